@@ -1,0 +1,47 @@
+# talus — the two commands a fresh clone needs are `make demo` and `make test` (README.md).
+# Both install the Debian packages they need (scripts/install-deps.sh, idempotent) and build first.
+
+BUILD ?= build
+JOBS ?= 2
+# Warnings are errors in CI (CI=true in its environment); locally they are shown but do not stop.
+WERROR ?= $(if $(filter true 1,$(CI)),ON,OFF)
+CMAKE_FLAGS ?=
+
+.PHONY: all deps configure build demo test bench asan format clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+configure: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DTALUS_WERROR=$(WERROR) $(CMAKE_FLAGS) > $(BUILD).configure.log 2>&1 \
+	  || { cat $(BUILD).configure.log; exit 1; }
+
+build: configure
+	@cmake --build $(BUILD) -j$(JOBS)
+
+# Runs every shipped scenario (scenarios/**/*.toml) into out/demo/<tier>/<name>/.
+demo: build
+	@bash scripts/demo.sh $(BUILD)/bin/talus out/demo
+
+# C++ tests (GoogleTest) and Python tests (pytest), through CTest.
+test: build
+	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+# Google Benchmark table on the terminal, and the whole table as JSON in $(BUILD)/bench.json.
+bench: build
+	@$(BUILD)/bin/talus_bench --benchmark_out=$(BUILD)/bench.json --benchmark_out_format=json
+
+# The C++ tests under AddressSanitizer and UndefinedBehaviorSanitizer (CI runs this too).
+asan: deps
+	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTALUS_SANITIZE=ON -DTALUS_PYTHON=OFF \
+	  -DTALUS_BENCH=OFF -DTALUS_WERROR=$(WERROR) > build-asan.configure.log 2>&1 || { cat build-asan.configure.log; exit 1; }
+	@cmake --build build-asan -j$(JOBS)
+	@cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j$(JOBS)
+
+format:
+	@clang-format -i $$(git ls-files '*.cpp' '*.hpp')
+
+clean:
+	rm -rf $(BUILD) build-asan out $(BUILD).configure.log build-asan.configure.log

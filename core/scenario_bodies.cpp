@@ -1,0 +1,108 @@
+#include "core/scenario_bodies.hpp"
+
+#include <fmt/format.h>
+
+#include "core/units.hpp"
+
+namespace talus {
+
+namespace {
+
+// Runs a library validator and reports its complaint at the table's place in the file.
+template <typename T>
+void validate_at(const ScenarioTable& table, const std::string& key, const T& value) {
+  try {
+    validate(value);
+  } catch (const std::invalid_argument& e) {
+    table.fail(key, e.what());
+  }
+}
+
+Pose read_pose(const ScenarioTable& t, const std::string& position_key) {
+  const Vec3 p = t.vec3(position_key, any_finite("[m]"));
+  Vec3 rpy = Vec3::Zero();
+  if (t.has("rpy_deg")) rpy = t.vec3("rpy_deg", any_finite("[deg]"));
+  return make_pose(p, deg_to_rad(rpy.x()), deg_to_rad(rpy.y()), deg_to_rad(rpy.z()));
+}
+
+}  // namespace
+
+Shape read_shape(const ScenarioTable& t) {
+  const std::string kind = t.choice("kind", {"box", "sphere", "cylinder", "capsule", "wheel"});
+  Shape shape;
+  if (kind == "box") {
+    shape = BoxShape{0.5 * t.vec3("size_m", positive("[m]"))};
+  } else if (kind == "sphere") {
+    shape = SphereShape{t.number("radius_m", positive("[m]"))};
+  } else if (kind == "cylinder") {
+    shape = CylinderShape{t.number("radius_m", positive("[m]")),
+                          0.5 * t.number("length_m", positive("[m]"))};
+  } else if (kind == "capsule") {
+    shape = CapsuleShape{t.number("radius_m", positive("[m]")),
+                         0.5 * t.number("length_m", non_negative("[m]"))};
+  } else {
+    const double radius = t.number("radius_m", positive("[m]"));
+    const double width = t.number("width_m", positive("[m]"));
+    const int count = t.integer_or("grouser_count", 0, 0, 1000);
+    const double height = t.number_or("grouser_height_m", 0.0, non_negative("[m]"));
+    if (t.has("grouser_fraction") && t.has("grouser_thickness_m")) {
+      t.fail("grouser_fraction", "give grouser_fraction or grouser_thickness_m, not both");
+    }
+    if (t.has("grouser_fraction")) {
+      const double fraction = t.number("grouser_fraction", in_open_range(0.0, 1.0, ""));
+      try {
+        shape = wheel_with_grouser_fraction(radius, width, count, height, fraction);
+      } catch (const std::invalid_argument& e) {
+        t.fail("grouser_fraction", e.what());
+      }
+    } else {
+      shape = WheelShape{radius, width, count, height,
+                         t.number_or("grouser_thickness_m", 0.005, positive("[m]"))};
+    }
+  }
+  t.refuse_unknown_keys();
+  validate_at(t, "", shape);
+  return shape;
+}
+
+Driver read_common_driver(const ScenarioTable& t, const std::string& kind) {
+  Driver driver;
+  if (kind == "waypoints") {
+    WaypointDriver d;
+    d.times_s = t.numbers("times_s", 0, any_finite("[s]"));
+    const auto positions = t.number_rows("positions_m", 3, any_finite("[m]"));
+    if (positions.size() != d.times_s.size()) {
+      t.fail("positions_m", fmt::format("expected one position per time ({}), got {}",
+                                        d.times_s.size(), positions.size()));
+    }
+    std::vector<std::vector<double>> rpy(positions.size(), std::vector<double>(3, 0.0));
+    if (t.has("rpy_deg")) {
+      rpy = t.number_rows("rpy_deg", 3, any_finite("[deg]"));
+      if (rpy.size() != d.times_s.size()) {
+        t.fail("rpy_deg", fmt::format("expected one orientation per time ({}), got {}",
+                                      d.times_s.size(), rpy.size()));
+      }
+    }
+    for (std::size_t k = 0; k < positions.size(); ++k) {
+      d.poses.push_back(make_pose(Vec3(positions[k][0], positions[k][1], positions[k][2]),
+                                  deg_to_rad(rpy[k][0]), deg_to_rad(rpy[k][1]),
+                                  deg_to_rad(rpy[k][2])));
+    }
+    validate_at(t, "times_s", Driver(d));
+    driver = d;
+  } else if (kind == "constant_twist") {
+    ConstantTwistDriver d;
+    d.X_WB0 = read_pose(t, "position_m");
+    d.V_WB.v_WBo = t.vec3("velocity_m_per_s", any_finite("[m/s]"));
+    if (t.has("angular_velocity_rad_per_s")) {
+      d.V_WB.w_W = t.vec3("angular_velocity_rad_per_s", any_finite("[rad/s]"));
+    }
+    driver = d;
+  } else {
+    t.fail("kind", fmt::format("unknown motion kind \"{}\"", kind));
+  }
+  validate_at(t, "", driver);
+  return driver;
+}
+
+}  // namespace talus

@@ -1,0 +1,326 @@
+#include "core/scenario_file.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <toml++/toml.h>
+
+namespace talus {
+
+namespace {
+
+std::string format_number(double v) { return fmt::format("{:g}", v); }
+
+std::string type_name(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::table:
+      return "a table";
+    case toml::node_type::array:
+      return "an array";
+    case toml::node_type::string:
+      return fmt::format("the string \"{}\"", *node.value<std::string>());
+    case toml::node_type::integer:
+      return fmt::format("the integer {}", *node.value<std::int64_t>());
+    case toml::node_type::floating_point:
+      return fmt::format("the number {}", format_number(*node.value<double>()));
+    case toml::node_type::boolean:
+      return *node.value<bool>() ? "true" : "false";
+    default:
+      return "a date or time";
+  }
+}
+
+}  // namespace
+
+NumberCheck positive(const std::string& unit) {
+  return [unit](double v) { return v > 0 ? std::string() : "a number > 0 " + unit; };
+}
+NumberCheck non_negative(const std::string& unit) {
+  return [unit](double v) { return v >= 0 ? std::string() : "a number >= 0 " + unit; };
+}
+NumberCheck in_open_range(double lo, double hi, const std::string& unit) {
+  return [=](double v) {
+    return (v > lo && v < hi)
+               ? std::string()
+               : fmt::format("a number in ({}, {}) {}", format_number(lo), format_number(hi), unit);
+  };
+}
+NumberCheck in_closed_range(double lo, double hi, const std::string& unit) {
+  return [=](double v) {
+    return (v >= lo && v <= hi)
+               ? std::string()
+               : fmt::format("a number in [{}, {}] {}", format_number(lo), format_number(hi), unit);
+  };
+}
+NumberCheck any_finite(const std::string& unit) {
+  return [unit](double) { return std::string(); };
+}
+
+// ---------------------------------------------------------------------------------------------
+ScenarioDocument::ScenarioDocument() = default;
+ScenarioDocument::~ScenarioDocument() = default;
+
+std::shared_ptr<const ScenarioDocument> ScenarioDocument::load(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw ScenarioError(fmt::format("{}: cannot open scenario file", path.string()));
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse(text.str(), path);
+}
+
+std::shared_ptr<const ScenarioDocument> ScenarioDocument::parse(const std::string& text,
+                                                                const std::filesystem::path& name) {
+  std::shared_ptr<ScenarioDocument> doc(new ScenarioDocument());
+  doc->path_ = name;
+  try {
+    doc->root_ = std::make_unique<toml::table>(toml::parse(text, name.string()));
+  } catch (const toml::parse_error& e) {
+    throw ScenarioError(fmt::format("{}:{}:{}: TOML syntax error: {}", name.string(),
+                                    e.source().begin.line, e.source().begin.column,
+                                    e.description()));
+  }
+  return doc;
+}
+
+ScenarioTable ScenarioDocument::root() const {
+  return ScenarioTable(shared_from_this(), root_.get(), "");
+}
+
+// ---------------------------------------------------------------------------------------------
+ScenarioTable::ScenarioTable(std::shared_ptr<const ScenarioDocument> doc, const toml::table* table,
+                             std::string key_path)
+    : doc_(std::move(doc)), table_(table), key_path_(std::move(key_path)) {}
+ScenarioTable::~ScenarioTable() = default;
+ScenarioTable::ScenarioTable(const ScenarioTable& other)
+    : doc_(other.doc_),
+      table_(other.table_),
+      key_path_(other.key_path_),
+      known_keys_(other.known_keys_) {}
+
+const std::filesystem::path& ScenarioTable::file() const { return doc_->path(); }
+
+std::string ScenarioTable::full_key(const std::string& key) const {
+  if (key.empty()) return key_path_.empty() ? "(top level)" : key_path_;
+  return key_path_.empty() ? key : key_path_ + "." + key;
+}
+
+std::string ScenarioTable::location(const toml::node* node) const {
+  const toml::source_region& src = node ? node->source() : table_->source();
+  if (src.begin.line == 0) return doc_->path().string();
+  return fmt::format("{}:{}:{}", doc_->path().string(), src.begin.line, src.begin.column);
+}
+
+void ScenarioTable::fail(const std::string& key, const std::string& message) const {
+  const toml::node* node = key.empty() ? nullptr : table_->get(key);
+  throw ScenarioError(fmt::format("{}: {}: {}", location(node), full_key(key), message));
+}
+
+const toml::node* ScenarioTable::find(const std::string& key) const {
+  known_keys_.insert(key);
+  return table_->get(key);
+}
+
+bool ScenarioTable::has(const std::string& key) const { return find(key) != nullptr; }
+
+namespace {
+
+// Reads a number node (integer or float) or explains what it is instead.
+std::optional<double> as_number(const toml::node& node) {
+  if (node.is_integer()) return static_cast<double>(*node.value<std::int64_t>());
+  if (node.is_floating_point()) return *node.value<double>();
+  return std::nullopt;
+}
+
+}  // namespace
+
+double ScenarioTable::number(const std::string& key, const NumberCheck& check) const {
+  const toml::node* node = find(key);
+  if (!node) fail("", fmt::format("missing key '{}': expected {}", key, check(std::nan(""))));
+  const std::optional<double> v = as_number(*node);
+  const std::string expectation = check(std::nan(""));
+  if (!v) fail(key, fmt::format("expected {}, got {}", expectation, type_name(*node)));
+  if (!std::isfinite(*v)) fail(key, fmt::format("expected a finite number, got {}", *v));
+  const std::string problem = check(*v);
+  if (!problem.empty()) fail(key, fmt::format("expected {}, got {}", problem, format_number(*v)));
+  return *v;
+}
+
+double ScenarioTable::number_or(const std::string& key, double fallback,
+                                const NumberCheck& check) const {
+  return find(key) ? number(key, check) : fallback;
+}
+
+int ScenarioTable::integer(const std::string& key, long lo, long hi) const {
+  const toml::node* node = find(key);
+  const std::string expected = fmt::format("an integer in [{}, {}]", lo, hi);
+  if (!node) fail("", fmt::format("missing key '{}': expected {}", key, expected));
+  if (!node->is_integer()) fail(key, fmt::format("expected {}, got {}", expected, type_name(*node)));
+  const std::int64_t v = *node->value<std::int64_t>();
+  if (v < lo || v > hi) fail(key, fmt::format("expected {}, got {}", expected, v));
+  return static_cast<int>(v);
+}
+
+int ScenarioTable::integer_or(const std::string& key, int fallback, long lo, long hi) const {
+  return find(key) ? integer(key, lo, hi) : fallback;
+}
+
+bool ScenarioTable::boolean_or(const std::string& key, bool fallback) const {
+  const toml::node* node = find(key);
+  if (!node) return fallback;
+  if (!node->is_boolean()) fail(key, fmt::format("expected true or false, got {}", type_name(*node)));
+  return *node->value<bool>();
+}
+
+std::string ScenarioTable::string(const std::string& key) const {
+  const toml::node* node = find(key);
+  if (!node) fail("", fmt::format("missing key '{}': expected a string", key));
+  if (!node->is_string()) fail(key, fmt::format("expected a string, got {}", type_name(*node)));
+  return *node->value<std::string>();
+}
+
+std::string ScenarioTable::string_or(const std::string& key, const std::string& fallback) const {
+  return find(key) ? string(key) : fallback;
+}
+
+std::string ScenarioTable::choice(const std::string& key,
+                                  const std::vector<std::string>& choices) const {
+  const std::string v = string(key);
+  for (const auto& c : choices) {
+    if (v == c) return v;
+  }
+  fail(key, fmt::format("expected one of \"{}\", got \"{}\"", fmt::join(choices, "\", \""), v));
+}
+
+std::string ScenarioTable::choice_or(const std::string& key, const std::string& fallback,
+                                     const std::vector<std::string>& choices) const {
+  return find(key) ? choice(key, choices) : fallback;
+}
+
+std::vector<double> ScenarioTable::numbers(const std::string& key, std::size_t n,
+                                           const NumberCheck& check) const {
+  const toml::node* node = find(key);
+  const std::string what =
+      n ? fmt::format("an array of {} numbers", n) : std::string("an array of numbers");
+  if (!node) fail("", fmt::format("missing key '{}': expected {}", key, what));
+  const toml::array* arr = node->as_array();
+  if (!arr) fail(key, fmt::format("expected {}, got {}", what, type_name(*node)));
+  if ((n && arr->size() != n) || arr->empty()) {
+    fail(key, fmt::format("expected {}, got {} element(s)", what, arr->size()));
+  }
+  std::vector<double> out;
+  for (std::size_t k = 0; k < arr->size(); ++k) {
+    const std::optional<double> v = as_number(*arr->get(k));
+    if (!v || !std::isfinite(*v)) {
+      fail(key, fmt::format("element {}: expected a finite number, got {}", k, type_name(*arr->get(k))));
+    }
+    const std::string problem = check(*v);
+    if (!problem.empty()) {
+      fail(key, fmt::format("element {}: expected {}, got {}", k, problem, format_number(*v)));
+    }
+    out.push_back(*v);
+  }
+  return out;
+}
+
+std::vector<std::string> ScenarioTable::strings(const std::string& key) const {
+  const toml::node* node = find(key);
+  if (!node) fail("", fmt::format("missing key '{}': expected an array of strings", key));
+  const toml::array* arr = node->as_array();
+  if (!arr || arr->empty()) {
+    fail(key, fmt::format("expected a non-empty array of strings, got {}", type_name(*node)));
+  }
+  std::vector<std::string> out;
+  for (std::size_t k = 0; k < arr->size(); ++k) {
+    const toml::node* e = arr->get(k);
+    if (!e->is_string()) {
+      fail(key, fmt::format("element {}: expected a string, got {}", k, type_name(*e)));
+    }
+    out.push_back(*e->value<std::string>());
+  }
+  return out;
+}
+
+Vec3 ScenarioTable::vec3(const std::string& key, const NumberCheck& check) const {
+  const std::vector<double> v = numbers(key, 3, check);
+  return Vec3(v[0], v[1], v[2]);
+}
+
+Vec2 ScenarioTable::vec2(const std::string& key, const NumberCheck& check) const {
+  const std::vector<double> v = numbers(key, 2, check);
+  return Vec2(v[0], v[1]);
+}
+
+std::vector<std::vector<double>> ScenarioTable::number_rows(const std::string& key, std::size_t n,
+                                                            const NumberCheck& check) const {
+  const toml::node* node = find(key);
+  const std::string what = fmt::format("an array of [{} numbers] arrays", n);
+  if (!node) fail("", fmt::format("missing key '{}': expected {}", key, what));
+  const toml::array* arr = node->as_array();
+  if (!arr || arr->empty()) fail(key, fmt::format("expected {}, got {}", what, type_name(*node)));
+  std::vector<std::vector<double>> rows;
+  for (std::size_t r = 0; r < arr->size(); ++r) {
+    const toml::array* row = arr->get(r)->as_array();
+    if (!row || row->size() != n) {
+      fail(key, fmt::format("element {}: expected an array of {} numbers", r, n));
+    }
+    std::vector<double> values;
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::optional<double> v = as_number(*row->get(k));
+      if (!v || !std::isfinite(*v)) {
+        fail(key, fmt::format("element {}[{}]: expected a finite number, got {}", r, k,
+                              type_name(*row->get(k))));
+      }
+      const std::string problem = check(*v);
+      if (!problem.empty()) {
+        fail(key, fmt::format("element {}[{}]: expected {}, got {}", r, k, problem, format_number(*v)));
+      }
+      values.push_back(*v);
+    }
+    rows.push_back(std::move(values));
+  }
+  return rows;
+}
+
+ScenarioTable ScenarioTable::table(const std::string& key) const {
+  const toml::node* node = find(key);
+  if (!node) fail("", fmt::format("missing table [{}]", full_key(key)));
+  const toml::table* t = node->as_table();
+  if (!t) fail(key, fmt::format("expected a table, got {}", type_name(*node)));
+  return ScenarioTable(doc_, t, full_key(key));
+}
+
+std::optional<ScenarioTable> ScenarioTable::optional_table(const std::string& key) const {
+  if (!find(key)) return std::nullopt;
+  return table(key);
+}
+
+std::vector<ScenarioTable> ScenarioTable::tables(const std::string& key) const {
+  const toml::node* node = find(key);
+  std::vector<ScenarioTable> out;
+  if (!node) return out;
+  const toml::array* arr = node->as_array();
+  if (!arr) fail(key, fmt::format("expected an array of tables [[{}]], got {}", key, type_name(*node)));
+  for (std::size_t k = 0; k < arr->size(); ++k) {
+    const toml::table* t = arr->get(k)->as_table();
+    if (!t) fail(key, fmt::format("element {}: expected a table", k));
+    out.emplace_back(doc_, t, fmt::format("{}[{}]", full_key(key), k));
+  }
+  return out;
+}
+
+void ScenarioTable::refuse_unknown_keys() const {
+  for (auto&& [k, v] : *table_) {
+    const std::string name(k.str());
+    if (!known_keys_.count(name)) {
+      std::vector<std::string> known(known_keys_.begin(), known_keys_.end());
+      throw ScenarioError(fmt::format("{}: {}: unknown key; expected one of: {}", location(&v),
+                                      full_key(name), fmt::join(known, ", ")));
+    }
+  }
+}
+
+}  // namespace talus

@@ -1,0 +1,117 @@
+#pragma once
+// Validated reading of TOML scenario files (toml++). Every value is read through a ScenarioTable,
+// which knows the file and the dotted key path, so a bad value is reported as
+//   scenarios/x.toml:12:17: heightmap.cell_size_m: expected a number > 0 [m], got -0.002
+// and every key a section does not know is refused with the list of keys it does know.
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/pose.hpp"
+
+namespace toml {
+inline namespace v3 {
+class table;
+class node;
+}  // namespace v3
+}  // namespace toml
+
+namespace talus {
+
+/// A scenario file that cannot be run as written: message names file, line, key and expectation.
+class ScenarioError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A range check for a number read from a scenario: returns an empty string when the value is
+/// acceptable, otherwise the expectation ("a number > 0 [m]").
+using NumberCheck = std::function<std::string(double)>;
+NumberCheck positive(const std::string& unit);
+NumberCheck non_negative(const std::string& unit);
+NumberCheck in_open_range(double lo, double hi, const std::string& unit);
+NumberCheck in_closed_range(double lo, double hi, const std::string& unit);
+NumberCheck any_finite(const std::string& unit);
+
+class ScenarioDocument;
+
+/// One table of a scenario file (the root, a [section] or an inline table).
+class ScenarioTable {
+ public:
+  ScenarioTable(std::shared_ptr<const ScenarioDocument> doc, const toml::table* table,
+                std::string key_path);
+  ~ScenarioTable();
+  ScenarioTable(const ScenarioTable&);
+  ScenarioTable& operator=(const ScenarioTable&) = delete;
+
+  bool has(const std::string& key) const;
+  double number(const std::string& key, const NumberCheck& check) const;
+  double number_or(const std::string& key, double fallback, const NumberCheck& check) const;
+  int integer(const std::string& key, long lo, long hi) const;
+  int integer_or(const std::string& key, int fallback, long lo, long hi) const;
+  bool boolean_or(const std::string& key, bool fallback) const;
+  std::string string(const std::string& key) const;
+  std::string string_or(const std::string& key, const std::string& fallback) const;
+  /// A string that must be one of `choices`.
+  std::string choice(const std::string& key, const std::vector<std::string>& choices) const;
+  std::string choice_or(const std::string& key, const std::string& fallback,
+                        const std::vector<std::string>& choices) const;
+  /// An array of exactly `n` numbers (n = 0: any length >= 1), each passing `check`.
+  std::vector<double> numbers(const std::string& key, std::size_t n, const NumberCheck& check) const;
+  std::vector<std::string> strings(const std::string& key) const;
+  Vec3 vec3(const std::string& key, const NumberCheck& check) const;
+  Vec2 vec2(const std::string& key, const NumberCheck& check) const;
+  /// An array of arrays of `n` numbers each ([[x, y, z], ...]).
+  std::vector<std::vector<double>> number_rows(const std::string& key, std::size_t n,
+                                               const NumberCheck& check) const;
+  ScenarioTable table(const std::string& key) const;
+  std::optional<ScenarioTable> optional_table(const std::string& key) const;
+  /// [[key]] arrays of tables.
+  std::vector<ScenarioTable> tables(const std::string& key) const;
+
+  /// Refuses any key of this table that no getter asked for (call after reading the table).
+  void refuse_unknown_keys() const;
+
+  /// "file:line:col: key.path: message", pointing at `key` when present, else at this table.
+  [[noreturn]] void fail(const std::string& key, const std::string& message) const;
+  const std::string& key_path() const { return key_path_; }
+  const std::filesystem::path& file() const;
+
+ private:
+  const toml::node* find(const std::string& key) const;
+  std::string full_key(const std::string& key) const;
+  std::string location(const toml::node* node) const;
+
+  std::shared_ptr<const ScenarioDocument> doc_;
+  const toml::table* table_;
+  std::string key_path_;
+  mutable std::set<std::string> known_keys_;
+};
+
+/// A parsed scenario file; keeps the TOML tree alive for the tables that point into it.
+class ScenarioDocument : public std::enable_shared_from_this<ScenarioDocument> {
+ public:
+  /// Parses `path`; a syntax error becomes a ScenarioError with file, line and column.
+  static std::shared_ptr<const ScenarioDocument> load(const std::filesystem::path& path);
+  /// Parses TOML text; `name` stands for the file in messages.
+  static std::shared_ptr<const ScenarioDocument> parse(const std::string& text,
+                                                       const std::filesystem::path& name);
+  ~ScenarioDocument();
+
+  ScenarioTable root() const;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  ScenarioDocument();
+  std::filesystem::path path_;
+  std::unique_ptr<toml::table> root_;
+  friend class ScenarioTable;
+};
+
+}  // namespace talus

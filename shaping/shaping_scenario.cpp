@@ -1,0 +1,217 @@
+#include "shaping/shaping_scenario.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "core/scenario_bodies.hpp"
+#include "core/units.hpp"
+#include "shaping/erosion.hpp"
+#include "shaping/letter_maps.hpp"
+
+namespace talus::shaping {
+
+namespace {
+
+HeightmapModel read_heightmap(const ScenarioTable& t, double& initial_height_m) {
+  HeightmapModel m;
+  const Vec2 size = t.vec2("size_m", positive("[m]"));
+  m.cell_size_m = t.number("cell_size_m", positive("[m]"));
+  const double nx = std::round(size.x() / m.cell_size_m);
+  const double ny = std::round(size.y() / m.cell_size_m);
+  if (nx < 2 || ny < 2 || nx * ny > 64e6) {
+    t.fail("cell_size_m", fmt::format("gives a {:g} x {:g} cell grid for size_m; expected at least "
+                                      "2 x 2 and at most 64 million cells",
+                                      nx, ny));
+  }
+  m.nx = static_cast<int>(nx);
+  m.ny = static_cast<int>(ny);
+  if (t.has("origin_m")) {
+    const Vec2 o = t.vec2("origin_m", any_finite("[m]"));
+    m.origin_x_m = o.x();
+    m.origin_y_m = o.y();
+  }
+  initial_height_m = t.number("initial_height_m", non_negative("[m]"));
+  m.repose_angle_rad = deg_to_rad(t.number("repose_angle_deg", in_open_range(0.0, 90.0, "[deg]")));
+  const int connectivity = t.integer_or("connectivity", 8, 4, 8);
+  if (connectivity != 4 && connectivity != 8) {
+    t.fail("connectivity", fmt::format("expected 4 or 8, got {}", connectivity));
+  }
+  m.connectivity = connectivity == 4 ? Connectivity::Four : Connectivity::Eight;
+  m.flow_rate = t.number_or("flow_rate", 0.0, in_closed_range(0.0, 0.5, "(0 = derived default)"));
+  m.tolerance_m = t.number_or("tolerance_m", 1e-9, positive("[m]"));
+  m.max_updates = t.integer_or("max_updates", 100000, 1, 100000000);
+  t.refuse_unknown_keys();
+  try {
+    validate(m);
+  } catch (const std::invalid_argument& e) {
+    t.fail("", e.what());
+  }
+  return m;
+}
+
+TrenchPlanSetup read_planner(const ScenarioTable& t, const HeightmapModel& hm) {
+  TrenchPlanSetup p;
+  if (t.has("letter") == t.has("goal")) {
+    t.fail("", "give exactly one of 'letter' (one of " + letter_map_names() +
+                   ") or 'goal' (rows of '#' and '.')");
+  }
+  try {
+    if (t.has("letter")) {
+      p.goal_name = t.string("letter");
+      if (p.goal_name.size() != 1) throw std::invalid_argument("expected a single letter");
+      p.goal = letter_map(p.goal_name[0]);
+    } else {
+      p.goal_name = "custom";
+      p.goal = BinaryMap::from_rows(t.strings("goal"));
+    }
+  } catch (const std::invalid_argument& e) {
+    t.fail(t.has("letter") ? "letter" : "goal", e.what());
+  }
+  p.options.heuristic = t.choice_or("heuristic", "path_cover", {"path_cover", "cells_remaining"}) ==
+                                "path_cover"
+                            ? TrenchHeuristic::PathCover
+                            : TrenchHeuristic::CellsRemaining;
+  p.options.alpha = t.number_or("alpha", 1.0, in_closed_range(1.0, 100.0, ""));
+  if (t.has("start")) {
+    const auto rc = t.numbers("start", 2, in_closed_range(0, 1000, "[cell]"));
+    p.options.start = GridCell{static_cast<int>(rc[0]), static_cast<int>(rc[1])};
+  }
+  p.placement.cell_m = t.number("cell_size_m", positive("[m]"));
+  p.placement.rows = p.goal.rows;
+  if (t.has("origin_m")) {
+    const Vec2 o = t.vec2("origin_m", any_finite("[m]"));
+    p.placement.origin_x_m = o.x();
+    p.placement.origin_y_m = o.y();
+  } else {  // centred on the heightmap
+    p.placement.origin_x_m = hm.origin_x_m + 0.5 * (hm.nx * hm.cell_size_m - p.goal.cols * p.placement.cell_m);
+    p.placement.origin_y_m = hm.origin_y_m + 0.5 * (hm.ny * hm.cell_size_m - p.goal.rows * p.placement.cell_m);
+  }
+  p.depth_m = t.number("depth_m", positive("[m]"));
+  p.seconds_per_cell = t.number_or("seconds_per_cell", 1.0, positive("[s]"));
+  t.refuse_unknown_keys();
+  if (p.placement.cell_m < 2.0 * hm.cell_size_m) {
+    t.fail("cell_size_m", fmt::format("a planning cell must span at least 2 heightmap cells ({} m)",
+                                      2.0 * hm.cell_size_m));
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    p.plan = plan_single_stroke_trench(p.goal, p.options);
+  } catch (const std::invalid_argument& e) {
+    t.fail("", e.what());
+  }
+  p.planning_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!p.plan.found) {
+    t.fail("", "the planner found no single-stroke path for this goal: " + p.plan.failure);
+  }
+  return p;
+}
+
+ShapingTool read_tool(const ScenarioTable& t, const ShapingScenario& sc) {
+  ShapingTool tool;
+  tool.name = t.string("name");
+  const ScenarioTable motion = t.table("motion");
+  const std::string kind = motion.choice(
+      "kind", {"wheel_trench", "straight_push", "trench_plan", "waypoints", "constant_twist"});
+  if (kind == "trench_plan") {
+    if (!sc.planner) motion.fail("kind", "a trench_plan motion needs a [planner] section");
+    if (t.has("shape")) t.fail("shape", "a trench_plan tool's blade is sized by the planner");
+    const double height = motion.number_or("blade_height_m", 0.1, positive("[m]"));
+    tool.shape = trench_plan_blade(sc.planner->placement, height);
+    tool.driver = trench_plan_driver(sc.planner->plan, sc.planner->placement,
+                                     sc.initial_height_m - sc.planner->depth_m, height,
+                                     sc.planner->seconds_per_cell);
+    motion.refuse_unknown_keys();
+    t.refuse_unknown_keys();
+    return tool;
+  }
+  tool.shape = read_shape(t.table("shape"));
+  if (kind == "wheel_trench") {
+    const auto* wheel = std::get_if<WheelShape>(&tool.shape);
+    if (!wheel) motion.fail("kind", "a wheel_trench motion needs a shape of kind \"wheel\"");
+    WheelTrenchMotion m;
+    m.start_W = motion.vec2("start_m", any_finite("[m]"));
+    m.heading_rad = deg_to_rad(motion.number_or("heading_deg", 0.0, any_finite("[deg]")));
+    m.surface_z_m = sc.initial_height_m;
+    m.sinkage_m = motion.number("sinkage_m", in_open_range(0.0, wheel->radius_m, "[m] (below the rim radius)"));
+    m.slip_ratio = motion.number("slip_ratio", in_closed_range(0.0, 0.95, ""));
+    m.slip_angle_rad = deg_to_rad(motion.number("slip_angle_deg", in_closed_range(-89, 89, "[deg]")));
+    m.speed_m_per_s = motion.number_or("speed_m_per_s", 0.03, positive("[m/s]"));
+    tool.driver = wheel_trench_driver(*wheel, m);
+  } else if (kind == "straight_push") {
+    const auto* box = std::get_if<BoxShape>(&tool.shape);
+    if (!box) motion.fail("kind", "a straight_push motion needs a blade: a shape of kind \"box\"");
+    StraightPush p;
+    p.start_W = motion.vec2("start_m", any_finite("[m]"));
+    p.end_W = motion.vec2("end_m", any_finite("[m]"));
+    if ((p.end_W - p.start_W).norm() < 1e-12) motion.fail("end_m", "must differ from start_m");
+    p.bottom_z_m = sc.initial_height_m - motion.number("depth_m", non_negative("[m] below the initial surface"));
+    p.blade_thickness_m = 2.0 * box->half_extents_m.x();
+    p.blade_width_m = 2.0 * box->half_extents_m.y();
+    p.blade_height_m = 2.0 * box->half_extents_m.z();
+    p.speed_m_per_s = motion.number_or("speed_m_per_s", 0.05, positive("[m/s]"));
+    tool.driver = straight_push_driver(p, motion.number_or("start_time_s", 0.0, non_negative("[s]")));
+  } else {
+    tool.driver = read_common_driver(motion, kind);
+  }
+  motion.refuse_unknown_keys();
+  t.refuse_unknown_keys();
+  return tool;
+}
+
+}  // namespace
+
+ShapingScenario load_shaping_scenario(const ScenarioTable& root) {
+  ShapingScenario sc;
+  sc.file = root.file();
+  const ScenarioTable head = root.table("scenario");
+  sc.name = head.string("name");
+  head.choice("tier", {"shaping"});
+  sc.description = head.string_or("description", "");
+  head.refuse_unknown_keys();
+
+  sc.model.heightmap = read_heightmap(root.table("heightmap"), sc.initial_height_m);
+  sc.initial = HeightmapState::flat(sc.model.heightmap, sc.initial_height_m);
+
+  if (const auto planner = root.optional_table("planner")) {
+    sc.planner = read_planner(*planner, sc.model.heightmap);
+  }
+  const std::vector<ScenarioTable> tools = root.tables("tool");
+  if (tools.empty()) root.fail("", "a shaping scenario needs at least one [[tool]]");
+  double end_time = 0.0;
+  for (const ScenarioTable& t : tools) {
+    sc.model.tools.push_back(read_tool(t, sc));
+    end_time = std::max(end_time, end_time_s(sc.model.tools.back().driver));
+  }
+
+  const ScenarioTable sim = root.table("simulation");
+  sc.model.time_step_s = sim.number("time_step_s", positive("[s]"));
+  double duration = end_time;
+  if (sim.has("duration_s")) {
+    duration = sim.number("duration_s", positive("[s]"));
+  } else if (!std::isfinite(end_time)) {
+    sim.fail("", "duration_s is needed: a tool moves forever (constant twist or towed wheel)");
+  }
+  sc.steps = static_cast<long>(std::ceil(duration / sc.model.time_step_s - 1e-9));
+  if (sc.steps < 1 || sc.steps > 10'000'000) {
+    sim.fail("duration_s", fmt::format("gives {} steps; expected 1 to 10 million", sc.steps));
+  }
+  sim.refuse_unknown_keys();
+
+  if (const auto out = root.optional_table("output")) {
+    if (out->has("cross_section_x_m")) {
+      sc.cross_section_x_m = out->number("cross_section_x_m", any_finite("[m]"));
+    }
+    out->refuse_unknown_keys();
+  }
+  root.refuse_unknown_keys();
+  try {
+    validate(sc.model);
+  } catch (const std::invalid_argument& e) {
+    root.fail("", e.what());
+  }
+  return sc;
+}
+
+}  // namespace talus::shaping

@@ -1,0 +1,67 @@
+#pragma once
+// One step of the sand-shaping tier (paper 003 §3, Fig. 2): drivers move the tools, the tools
+// push the sand they overlap, erosion brings the surface back to the angle of repose.
+
+#include <string>
+#include <vector>
+
+#include "core/driver.hpp"
+#include "core/shape.hpp"
+#include "shaping/heightmap.hpp"
+#include "shaping/tool_push.hpp"
+
+namespace talus::shaping {
+
+/// A tool of the shaping tier: a shape moved by a driver.
+struct ShapingTool {
+  std::string name;
+  Shape shape;
+  Driver driver;
+};
+
+/// Everything that does not change while simulating.
+struct ShapingModel {
+  HeightmapModel heightmap;
+  std::vector<ShapingTool> tools;
+  double time_step_s = 0.05;  ///< time between two tool actions [s]
+};
+
+/// Everything that does.
+struct ShapingState {
+  HeightmapState heightmap;
+  double time_s = 0.0;
+  long step = 0;
+  std::vector<std::uint8_t> tool_in_contact;  ///< per tool: did it cut sand in the last step?
+
+  static ShapingState initial(const ShapingModel& model, HeightmapState heightmap);
+};
+
+/// Scratch memory of the step, kept between steps.
+struct ShapingWorkspace {
+  PushWorkspace push;
+  std::vector<double> erosion_scratch;
+};
+
+struct ShapingStepReport {
+  double displaced_volume_m3 = 0.0;  ///< sand moved by tools in this step
+  int erosion_updates = 0;           ///< erosion updates until steady state
+  bool erosion_converged = true;
+  double max_repose_excess_m = 0.0;  ///< largest excess left after erosion
+  int cells_in_contact = 0;
+};
+
+/// Checks the model; throws std::invalid_argument naming the bad field.
+void validate(const ShapingModel& model);
+
+/// Advances the state by one time step: tools to their poses at the new time, push, erode.
+/// Throws std::runtime_error naming the step and cell if a height becomes NaN or infinite.
+ShapingStepReport step(const ShapingModel& model, ShapingState& state, ShapingWorkspace& work);
+
+/// Total sand volume above z = 0 [m^3].
+double sand_volume_m3(const HeightmapModel& model, const HeightmapState& state);
+
+/// Bilinear height of the sand surface at world (x, y) [m], clamped to the grid.
+double surface_height_at(const HeightmapModel& model, const HeightmapState& state, double x_W,
+                         double y_W);
+
+}  // namespace talus::shaping
