@@ -1,0 +1,145 @@
+#include "core/output_dir.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <utility>
+
+namespace talus {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::atomic<unsigned long> g_counter{0};
+
+// A sibling of `final_dir` named ".<name>.<tag>-<pid>-<n>" that does not exist yet.
+fs::path sibling_name(const fs::path& final_dir, const char* tag) {
+  return final_dir.parent_path() / fmt::format(".{}.{}-{}-{}", final_dir.filename().string(), tag,
+                                               static_cast<long>(::getpid()), g_counter++);
+}
+
+}  // namespace
+
+OutputDir::OutputDir(fs::path final_dir) {
+  // Drop a trailing separator ("out/" names "out") and make the parent explicit ("out" -> "./out").
+  if (!final_dir.empty() && !final_dir.has_filename()) final_dir = final_dir.parent_path();
+  const fs::path name = final_dir.filename();
+  if (final_dir.empty() || name.empty() || name == "." || name == "..") {
+    throw std::runtime_error(
+        fmt::format("OutputDir: '{}' does not name a folder", final_dir.string()));
+  }
+  if (final_dir.parent_path().empty()) final_dir = fs::path(".") / final_dir;
+  final_ = std::move(final_dir);
+
+  std::error_code ec;
+  fs::create_directories(final_.parent_path(), ec);
+  if (ec) {
+    throw std::runtime_error(fmt::format("OutputDir: cannot create the parent folder '{}': {}",
+                                         final_.parent_path().string(), ec.message()));
+  }
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    fs::path candidate = sibling_name(final_, "tmp");
+    if (fs::create_directory(candidate, ec)) {
+      temp_ = std::move(candidate);
+      return;
+    }
+    if (ec) {
+      throw std::runtime_error(fmt::format("OutputDir: cannot create the temporary folder '{}': {}",
+                                           candidate.string(), ec.message()));
+    }
+    // It already existed (left by an earlier process with our pid): try the next number.
+  }
+  throw std::runtime_error(fmt::format(
+      "OutputDir: no free temporary folder name next to '{}' after 100 tries", final_.string()));
+}
+
+OutputDir::OutputDir(OutputDir&& other) noexcept
+    : final_(std::move(other.final_)),
+      temp_(std::exchange(other.temp_, fs::path())),
+      committed_(other.committed_) {}
+
+OutputDir::~OutputDir() {
+  if (committed_ || temp_.empty()) return;
+  std::error_code ignored;
+  fs::remove_all(temp_, ignored);
+}
+
+fs::path OutputDir::path(const fs::path& relative) const {
+  if (committed_) {
+    throw std::runtime_error(fmt::format("OutputDir '{}': path('{}') after commit()",
+                                         final_.string(), relative.string()));
+  }
+  if (relative.empty() || relative.is_absolute() || relative.has_root_path()) {
+    throw std::runtime_error(fmt::format("OutputDir '{}': '{}' must be a non-empty relative path",
+                                         final_.string(), relative.string()));
+  }
+  const fs::path normal = relative.lexically_normal();
+  if (normal.empty() || normal == "." || *normal.begin() == "..") {
+    throw std::runtime_error(fmt::format("OutputDir '{}': '{}' leads outside the output folder",
+                                         final_.string(), relative.string()));
+  }
+  fs::path full = temp_ / normal;
+  if (normal.has_parent_path()) {
+    std::error_code ec;
+    fs::create_directories(full.parent_path(), ec);
+    if (ec) {
+      throw std::runtime_error(fmt::format("OutputDir: cannot create the folder '{}': {}",
+                                           full.parent_path().string(), ec.message()));
+    }
+  }
+  return full;
+}
+
+void OutputDir::commit() {
+  if (committed_) {
+    throw std::runtime_error(fmt::format("OutputDir '{}': commit() called twice", final_.string()));
+  }
+  std::error_code ec;
+  const fs::file_status status = fs::symlink_status(final_, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory) {
+    throw std::runtime_error(
+        fmt::format("OutputDir: cannot inspect '{}': {}", final_.string(), ec.message()));
+  }
+  ec.clear();
+  if (!fs::exists(status)) {
+    fs::rename(temp_, final_, ec);
+    if (ec) {
+      throw std::runtime_error(fmt::format("OutputDir: cannot rename '{}' to '{}': {}",
+                                           temp_.string(), final_.string(), ec.message()));
+    }
+    committed_ = true;
+    return;
+  }
+  if (!fs::is_directory(status)) {
+    throw std::runtime_error(fmt::format(
+        "OutputDir: '{}' exists and is not a folder; not replacing it", final_.string()));
+  }
+  const fs::path old = sibling_name(final_, "old");
+  fs::rename(final_, old, ec);
+  if (ec) {
+    throw std::runtime_error(
+        fmt::format("OutputDir: cannot move the existing '{}' aside to '{}': {}", final_.string(),
+                    old.string(), ec.message()));
+  }
+  fs::rename(temp_, final_, ec);
+  if (ec) {
+    const std::string reason = ec.message();
+    std::error_code restore_ec;
+    fs::rename(old, final_, restore_ec);  // put the previous outputs back
+    throw std::runtime_error(fmt::format(
+        "OutputDir: cannot rename '{}' to '{}': {}{}", temp_.string(), final_.string(), reason,
+        restore_ec ? fmt::format(" (and the previous folder stays at '{}': {})", old.string(),
+                                 restore_ec.message())
+                   : std::string()));
+  }
+  committed_ = true;
+  // The new outputs are in place; failing to delete the old ones does not undo that, so a
+  // failure here leaves the hidden ".old" folder behind rather than throwing.
+  fs::remove_all(old, ec);
+}
+
+}  // namespace talus
