@@ -214,7 +214,7 @@ int block_occupied(const HeightmapModel& model, HeightmapState& state, const Foo
       const double bottom = work.tool_bottom_z_m[fp.local(i, j)];
       // A relative tolerance: the cut sets h to exactly `bottom`; later deposits may leave it a
       // rounding error below.
-      if (bottom <= state.height_m[g] + 1e-12 * (1.0 + std::abs(bottom))) {
+      if (std::isfinite(bottom) && bottom <= state.height_m[g] + 1e-12 * (1.0 + std::abs(bottom))) {
         state.blocked[g] = 1;
         ++blocked;
       }

@@ -1,0 +1,239 @@
+// Scenario files of the shaping tier and the CLI: every shipped scenario is valid; bad input is
+// refused before anything runs, naming file, line, key and expectation, with exit code 2 and an
+// existing output folder left untouched; a run writes all its outputs.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "core/scenario_file.hpp"
+#include "runner/run_scenario.hpp"
+#include "shaping/shaping_scenario.hpp"
+
+namespace talus {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path temp_dir() {
+  const fs::path d = fs::temp_directory_path() /
+                     ("talus_scn_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+                      "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+fs::path write_file(const fs::path& dir, const std::string& name, const std::string& text) {
+  const fs::path p = dir / name;
+  std::ofstream(p) << text;
+  return p;
+}
+
+const char* kSmallPush = R"([scenario]
+name = "small_push"
+tier = "shaping"
+
+[heightmap]
+size_m = [0.2, 0.1]
+cell_size_m = 0.005
+initial_height_m = 0.05
+repose_angle_deg = 30.0
+
+[[tool]]
+name = "blade"
+[tool.shape]
+kind = "box"
+size_m = [0.005, 0.04, 0.05]
+[tool.motion]
+kind = "straight_push"
+start_m = [0.05, 0.05]
+end_m = [0.12, 0.05]
+depth_m = 0.01
+speed_m_per_s = 0.05
+
+[simulation]
+time_step_s = 0.05
+)";
+
+std::string with(std::string text, const std::string& from, const std::string& to) {
+  const auto pos = text.find(from);
+  EXPECT_NE(pos, std::string::npos) << from;
+  return text.replace(pos, from.size(), to);
+}
+
+// The message of the ScenarioError that checking `text` raises.
+std::string error_of(const std::string& text) {
+  const fs::path dir = temp_dir();
+  const fs::path file = write_file(dir, "bad.toml", text);
+  try {
+    check_scenario_file(file);
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no error for:\n" << text;
+  return "";
+}
+
+TEST(ShapingScenario, EveryShippedScenarioLoads) {
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(TALUS_SOURCE_DIR) / "scenarios/shaping")) {
+    if (entry.path().extension() != ".toml") continue;
+    SCOPED_TRACE(entry.path().string());
+    const nlohmann::json info = check_scenario_file(entry.path());
+    EXPECT_EQ(info["tier"], "shaping");
+    EXPECT_GT(info["steps"].get<long>(), 0);
+    ++count;
+  }
+  EXPECT_GE(count, 3);
+}
+
+TEST(ShapingScenario, UnknownKeyIsRefusedWithLineAndTheKnownKeys) {
+  const std::string msg = error_of(with(kSmallPush, "cell_size_m = 0.005", "cell_size_m = 0.005\ncell_sise = 1"));
+  EXPECT_NE(msg.find("bad.toml:10:"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("heightmap.cell_sise: unknown key"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("cell_size_m"), std::string::npos) << msg;
+}
+
+TEST(ShapingScenario, WrongTypeNamesWhatWasExpected) {
+  const std::string msg = error_of(with(kSmallPush, "cell_size_m = 0.005", "cell_size_m = \"fine\""));
+  EXPECT_NE(msg.find("bad.toml:9:"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("heightmap.cell_size_m: expected a number > 0 [m], got the string \"fine\""),
+            std::string::npos) << msg;
+}
+
+TEST(ShapingScenario, NegativeCellSizeIsRefused) {
+  const std::string msg = error_of(with(kSmallPush, "cell_size_m = 0.005", "cell_size_m = -0.005"));
+  EXPECT_NE(msg.find("heightmap.cell_size_m: expected a number > 0 [m], got -0.005"), std::string::npos) << msg;
+}
+
+TEST(ShapingScenario, ReposeAngleOutsideZeroToNinetyIsRefused) {
+  for (const char* bad : {"0.0", "90", "120.5", "-3"}) {
+    const std::string msg = error_of(with(kSmallPush, "repose_angle_deg = 30.0", std::string("repose_angle_deg = ") + bad));
+    EXPECT_NE(msg.find("heightmap.repose_angle_deg: expected a number in (0, 90) [deg]"), std::string::npos) << msg;
+  }
+}
+
+TEST(ShapingScenario, NonIncreasingWaypointTimesAreRefused) {
+  const std::string text = with(kSmallPush, R"(kind = "straight_push"
+start_m = [0.05, 0.05]
+end_m = [0.12, 0.05]
+depth_m = 0.01
+speed_m_per_s = 0.05)", R"(kind = "waypoints"
+times_s = [0.0, 1.0, 1.0]
+positions_m = [[0.05, 0.05, 0.06], [0.1, 0.05, 0.06], [0.12, 0.05, 0.06]])");
+  const std::string msg = error_of(text);
+  EXPECT_NE(msg.find("tool[0].motion.times_s"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("bad.toml:21:"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("not after"), std::string::npos) << msg;
+}
+
+TEST(ShapingScenario, SyntaxErrorNamesLineAndColumn) {
+  const std::string msg = error_of(with(kSmallPush, "initial_height_m = 0.05", "initial_height_m = = 0.05"));
+  EXPECT_TRUE(std::regex_search(msg, std::regex("bad\\.toml:10:\\d+: TOML syntax error"))) << msg;
+}
+
+TEST(ShapingScenario, MissingSectionAndBadChoiceAreNamed) {
+  EXPECT_NE(error_of(with(kSmallPush, "[simulation]\ntime_step_s = 0.05\n", "")).find("missing table [simulation]"),
+            std::string::npos);
+  const std::string msg = error_of(with(kSmallPush, "kind = \"box\"", "kind = \"cube\""));
+  EXPECT_NE(msg.find("tool[0].shape.kind: expected one of \"box\", \"sphere\""), std::string::npos) << msg;
+}
+
+TEST(ShapingScenario, RunWritesEveryOutputAndConservesVolume) {
+  const fs::path dir = temp_dir();
+  const fs::path file = write_file(dir, "push.toml", kSmallPush);
+  const nlohmann::json summary = run_scenario_file(file, dir / "out");
+  for (const char* name : {"summary.json", "steps.csv", "heightmap_final.png", "heightmap_final.npy",
+                           "cross_section.csv", "cross_section.png"}) {
+    EXPECT_TRUE(fs::exists(dir / "out" / name)) << name;
+  }
+  EXPECT_LT(summary["volume_relative_error"].get<double>(), 1e-12);
+  EXPECT_TRUE(summary["erosion_all_converged"].get<bool>());
+  EXPECT_NEAR(summary["cross_section"]["trench_depth_m"].get<double>(), 0.01, 1e-3);
+  // No temporary folders are left beside the output.
+  int entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++entries;
+  EXPECT_EQ(entries, 2);  // push.toml and out/
+}
+
+int run_cli(const std::string& args, std::string* output = nullptr) {
+  const fs::path log = fs::temp_directory_path() / "talus_cli_test.log";
+  const std::string cmd = std::string(TALUS_CLI) + " " + args + " > " + log.string() + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  if (output) {
+    std::stringstream ss;
+    ss << std::ifstream(log).rdbuf();
+    *output = ss.str();
+  }
+  return WEXITSTATUS(status);
+}
+
+TEST(ShapingScenario, CliRefusesBadInputWithExitCode2AndLeavesTheOutputFolderAlone) {
+  const fs::path dir = temp_dir();
+  fs::create_directories(dir / "out");
+  write_file(dir / "out", "keep.txt", "earlier results");
+  const fs::path bad = write_file(dir, "bad.toml", with(kSmallPush, "cell_size_m = 0.005", "cell_size_m = -1"));
+  std::string out;
+  EXPECT_EQ(run_cli("run " + bad.string() + " --out " + (dir / "out").string(), &out), 2);
+  EXPECT_NE(out.find("heightmap.cell_size_m"), std::string::npos) << out;
+  EXPECT_TRUE(fs::exists(dir / "out" / "keep.txt"));
+  EXPECT_FALSE(fs::exists(dir / "out" / "summary.json"));
+  int entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++entries;
+  EXPECT_EQ(entries, 2);  // bad.toml and out/: no temporary folder left
+  EXPECT_EQ(run_cli("run " + (dir / "missing.toml").string() + " --out " + (dir / "o2").string(), &out), 2);
+  EXPECT_NE(out.find("cannot open scenario file"), std::string::npos) << out;
+  EXPECT_EQ(run_cli("run", &out), 2);
+}
+
+TEST(ShapingScenario, CliRunReplacesTheOutputFolderWhenComplete) {
+  const fs::path dir = temp_dir();
+  fs::create_directories(dir / "out");
+  write_file(dir / "out", "stale.txt", "old");
+  const fs::path file = write_file(dir, "push.toml", kSmallPush);
+  std::string out;
+  EXPECT_EQ(run_cli("run " + file.string() + " --out " + (dir / "out").string(), &out), 0) << out;
+  EXPECT_FALSE(fs::exists(dir / "out" / "stale.txt"));
+  EXPECT_TRUE(fs::exists(dir / "out" / "summary.json"));
+  EXPECT_EQ(out.find('\r'), std::string::npos);  // no progress bar when not on a terminal
+}
+
+TEST(ShapingScenario, CliHelpDescribesTheCommands) {
+  std::string out;
+  EXPECT_EQ(run_cli("--help", &out), 0);
+  EXPECT_NE(out.find("run"), std::string::npos);
+  EXPECT_NE(out.find("check"), std::string::npos);
+  EXPECT_EQ(run_cli("run --help", &out), 0);
+  EXPECT_NE(out.find("--out"), std::string::npos);
+  EXPECT_NE(out.find("temporary folder"), std::string::npos);
+}
+
+TEST(ShapingScenario, NanInTheHeightmapStopsTheRunNamingStepAndCell) {
+  const fs::path dir = temp_dir();
+  const auto doc = ScenarioDocument::load(write_file(dir, "push.toml", kSmallPush));
+  shaping::ShapingScenario sc = shaping::load_shaping_scenario(doc->root());
+  shaping::ShapingState state = shaping::ShapingState::initial(sc.model, sc.initial);
+  const int i = 12, j = 10;  // under the blade's start
+  state.heightmap.height_m[static_cast<std::size_t>(j * sc.model.heightmap.nx + i)] =
+      std::numeric_limits<double>::quiet_NaN();
+  shaping::ShapingWorkspace work;
+  try {
+    for (int k = 0; k < 3; ++k) shaping::step(sc.model, state, work);
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("(12, 10)"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("step"), std::string::npos) << msg;
+  }
+}
+
+}  // namespace
+}  // namespace talus
