@@ -50,8 +50,13 @@ CellBox push_tools(const ShapingModel& model, ShapingState& state,
 void erode(const ShapingModel& model, ShapingState& state, const CellBox& touched,
            ShapingWorkspace& work, ShapingStepReport& report) {
   if (touched.empty()) return;
-  const ErosionResult r =
-      erode_to_steady_state(model.heightmap, state.heightmap, touched, work.erosion_scratch);
+  ErosionResult r;
+  try {
+    r = erode_to_steady_state(model.heightmap, state.heightmap, touched, work.erosion_scratch);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(
+        fmt::format("step {} (t = {:.4f} s): {}; stopping", state.step, state.time_s, e.what()));
+  }
   report.erosion_updates = r.updates;
   report.erosion_converged = r.converged;
   report.max_repose_excess_m = r.max_excess_m;

@@ -97,14 +97,14 @@ TEST(ShapingScenario, EveryShippedScenarioLoads) {
 
 TEST(ShapingScenario, UnknownKeyIsRefusedWithLineAndTheKnownKeys) {
   const std::string msg = error_of(with(kSmallPush, "cell_size_m = 0.005", "cell_size_m = 0.005\ncell_sise = 1"));
-  EXPECT_NE(msg.find("bad.toml:10:"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("bad.toml:8:"), std::string::npos) << msg;
   EXPECT_NE(msg.find("heightmap.cell_sise: unknown key"), std::string::npos) << msg;
   EXPECT_NE(msg.find("cell_size_m"), std::string::npos) << msg;
 }
 
 TEST(ShapingScenario, WrongTypeNamesWhatWasExpected) {
   const std::string msg = error_of(with(kSmallPush, "cell_size_m = 0.005", "cell_size_m = \"fine\""));
-  EXPECT_NE(msg.find("bad.toml:9:"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("bad.toml:7:"), std::string::npos) << msg;
   EXPECT_NE(msg.find("heightmap.cell_size_m: expected a number > 0 [m], got the string \"fine\""),
             std::string::npos) << msg;
 }
@@ -131,13 +131,13 @@ times_s = [0.0, 1.0, 1.0]
 positions_m = [[0.05, 0.05, 0.06], [0.1, 0.05, 0.06], [0.12, 0.05, 0.06]])");
   const std::string msg = error_of(text);
   EXPECT_NE(msg.find("tool[0].motion.times_s"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("bad.toml:21:"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("bad.toml:18:"), std::string::npos) << msg;
   EXPECT_NE(msg.find("not after"), std::string::npos) << msg;
 }
 
 TEST(ShapingScenario, SyntaxErrorNamesLineAndColumn) {
   const std::string msg = error_of(with(kSmallPush, "initial_height_m = 0.05", "initial_height_m = = 0.05"));
-  EXPECT_TRUE(std::regex_search(msg, std::regex("bad\\.toml:10:\\d+: TOML syntax error"))) << msg;
+  EXPECT_TRUE(std::regex_search(msg, std::regex("bad\\.toml:8:\\d+: TOML syntax error"))) << msg;
 }
 
 TEST(ShapingScenario, MissingSectionAndBadChoiceAreNamed) {

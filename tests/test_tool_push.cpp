@@ -91,17 +91,20 @@ TEST(ToolPush, FirstContactPushesRadiallyOutwardOnAllSides) {
 TEST(ToolPush, AMovingToolPushesSandAheadOfIt) {
   const HeightmapModel m = small_grid();
   HeightmapState s = HeightmapState::flat(m, 0.1);
-  const Shape blade = BoxShape{Vec3(0.005, 0.05, 0.05)};
+  // A blade over the one column of cells at x = 0.205 m, 10 cells wide, its bottom 3 cm deep.
+  const Shape blade = BoxShape{Vec3(0.003, 0.05, 0.05)};
   Twist V;
   V.v_WBo = Vec3(0.1, 0, 0);  // moving +x
-  ToolPlacement tool{&blade, make_pose(Vec3(0.2, 0.2, 0.12)), V};
+  ToolPlacement tool{&blade, make_pose(Vec3(0.205, 0.2, 0.12)), V};
   PushWorkspace work;
-  const double ahead_before = height_beyond_x(m, s, 0.205);
-  const double behind_before = total_height(s) - ahead_before;
-  push_sand(m, s, tool, /*first_contact=*/false, work);
-  const double ahead_after = height_beyond_x(m, s, 0.205);
-  EXPECT_GT(ahead_after, ahead_before + 0.02 * 10 - 1e-9);  // all 10 cells' 2 cm went ahead
-  EXPECT_LT(total_height(s) - ahead_after, behind_before);
+  const double ahead_before = height_beyond_x(m, s, 0.21);
+  const double behind_before = total_height(s) - height_beyond_x(m, s, 0.2);
+  const PushResult r = push_sand(m, s, tool, /*first_contact=*/false, work);
+  EXPECT_EQ(r.cells_in_contact, 10);
+  // All of the 10 cells' 3 cm went to the next column ahead; nothing went behind.
+  EXPECT_NEAR(height_beyond_x(m, s, 0.21), ahead_before + 0.03 * 10, 1e-12);
+  EXPECT_NEAR(total_height(s) - height_beyond_x(m, s, 0.2), behind_before, 1e-12);
+  EXPECT_NEAR(s.height_m[20 * m.nx + 21], 0.13, 1e-12);
 }
 
 TEST(ToolPush, ASlippingWheelThrowsSandBackwardsUnderneath) {
@@ -157,14 +160,16 @@ TEST(ToolPush, ErosionDoesNotFlowIntoCellsTheToolOccupies) {
   // The pit's walls stand vertical while the box holds them: the cells under it stay at 0.07.
   for (int j = 0; j < m.ny; ++j)
     for (int i = 0; i < m.nx; ++i)
-      if (s.blocked[j * m.nx + i]) EXPECT_NEAR(s.height_m[j * m.nx + i], 0.07, 1e-12);
+      if (s.blocked[j * m.nx + i]) {
+        EXPECT_NEAR(s.height_m[j * m.nx + i], 0.07, 1e-12);
+      }
 }
 
 TEST(ToolPush, VolumeIsConservedOverTenThousandRandomToolActions) {
   // The acceptance test: 10,000 random tool actions (shape, pose, velocity, first contact
   // or not, near the edges too), each followed by erosion; relative volume error below 1e-9.
   HeightmapModel m = small_grid(24, 0.01);
-  m.tolerance_m = 1e-6;
+  m.tolerance_m = 1e-4;  // 1 % of a cell: erosion's exactness is not what this test is about
   HeightmapState s = HeightmapState::flat(m, 0.1);
   std::mt19937_64 rng(12345);
   std::uniform_real_distribution<double> u(0.0, 1.0);
@@ -176,8 +181,10 @@ TEST(ToolPush, VolumeIsConservedOverTenThousandRandomToolActions) {
   const double volume0 = sand_volume_m3(m, s);
   for (int k = 0; k < 10000; ++k) {
     const Shape& shape = shapes[static_cast<std::size_t>(k) % shapes.size()];
-    const Pose X = make_pose(Vec3(-0.02 + 0.28 * u(rng), -0.02 + 0.28 * u(rng), 0.07 + 0.06 * u(rng)),
-                             0.4 * (u(rng) - 0.5), 0.4 * (u(rng) - 0.5), 2 * kPi * u(rng));
+    Pose X = make_pose(Vec3(-0.02 + 0.28 * u(rng), -0.02 + 0.28 * u(rng), 0.0),
+                       0.4 * (u(rng) - 0.5), 0.4 * (u(rng) - 0.5), 2 * kPi * u(rng));
+    // The tool's lowest point between 1.5 cm below and 0.5 cm above the 10 cm bed.
+    X.translation().z() += 0.085 + 0.02 * u(rng) - world_bounds(shape, X).lo.z();
     Twist V;
     V.v_WBo = Vec3(u(rng) - 0.5, u(rng) - 0.5, 0.0);
     V.w_W = Vec3(0, 0, 0) + 5.0 * Vec3(u(rng) - 0.5, u(rng) - 0.5, u(rng) - 0.5);
