@@ -24,6 +24,12 @@ constexpr double kTouch_m = 1e-7;
 // Sphere tracing: creeping steps after which a line still within kTouch_m of the surface is taken
 // to run along it (64 steps: 6.4 um, crossed by any surface met at less than ~89 deg incidence).
 constexpr int kMaxCreepSteps = 64;
+// Sphere tracing: a line running nearly parallel to a face at a small distance f advances only f
+// per step (a 5 mm grouser face at 0.2 um is 25000 steps). After this many consecutive steps closer
+// than kNear_m the line is taken to run along the surface and counts as touching where that run
+// began: at most a 10 um error, far below any heightmap cell, for a bounded 1000 steps.
+constexpr double kNear_m = 1e-5;
+constexpr int kMaxNearSteps = 1000;
 // Sphere tracing: width [m] to which a bracketed crossing is refined.
 constexpr double kRefineTol_m = 1e-10;
 // Sphere tracing: start this far [m] below the bounding volume so the first sample is outside.
@@ -361,17 +367,26 @@ double refine_crossing(Sdf& sdf, const Vec3& o, const Vec3& d, double a, double 
 // Marches up the line from z_start (below the shape) to z_end (above it) by the signed distance
 // f. A step of f(z) cannot pass a surface (f is a lower bound of the distance to the solid), so a
 // step that lands inside landed exactly on the first surface point. Once f < kTouch_m the march
-// creeps in steps of kTouch_m: a step that lands inside brackets the crossing, which is refined;
-// if the line instead stays within kTouch_m of the surface for kMaxCreepSteps steps it is running
-// along it (a face parallel to the line), and it counts as touching where it first came that
-// close, which is at or below the true lowest point.
+// creeps in steps of kTouch_m: a step that lands inside brackets the crossing, which is refined.
+// A line that runs along the surface instead (within kTouch_m for kMaxCreepSteps creeping steps,
+// or within kNear_m for kMaxNearSteps steps) counts as touching where that run began, which is at
+// or below the true lowest point.
 template <class Sdf>
 double march_up(Sdf& sdf, const Vec3& o, const Vec3& d, double z_start, double z_end) {
   double z = z_start;
   double f = sdf(o + z * d);
   if (f <= 0.0) return z;
+  int near_steps = 0;
+  double z_near = z;  // where the current run of steps closer than kNear_m began
   while (z < z_end) {
     if (f >= kTouch_m) {
+      if (f >= kNear_m) {
+        near_steps = 0;
+      } else if (near_steps++ == 0) {
+        z_near = z;
+      } else if (near_steps > kMaxNearSteps) {
+        return z_near;
+      }
       const double z_next = z + f;
       const double f_next = sdf(o + z_next * d);
       if (f_next <= 0.0) return z_next;
@@ -379,7 +394,7 @@ double march_up(Sdf& sdf, const Vec3& o, const Vec3& d, double z_start, double z
       f = f_next;
       continue;
     }
-    const double z_touch = z;
+    const double z_touch = near_steps > 0 ? z_near : z;
     for (int i = 0; i < kMaxCreepSteps && f < kTouch_m; ++i) {
       const double z_next = z + kTouch_m;
       const double f_next = sdf(o + z_next * d);

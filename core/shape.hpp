@@ -120,10 +120,11 @@ double lowest_point_z(const Shape& shape, const Pose& X_WB, double x_W, double y
 /// just below the shape's bounds by steps of signed_distance until within 1e-7 m of the surface,
 /// then creep in 1e-7 m steps and refine the crossing by bracketing to 1e-10 m. Because
 /// signed_distance is a lower bound outside, no part thicker than 1e-7 m along the line is stepped
-/// over. A line that runs within 1e-7 m of the surface without entering (along a face parallel to
-/// it) counts as touching where it first comes that close, so at grazing incidence the answer may
-/// lie up to a few micrometres below the true one (never more than 1e-10 m above it). A plane is
-/// answered exactly as by lowest_point_z.
+/// over. A line that runs along the surface without entering it (a face parallel to the line,
+/// within 1e-7 m for 64 creeping steps or within 1e-5 m for 1000 steps) counts as touching where
+/// that run began, which bounds the work per query; the answer is then at most 1e-5 m from the
+/// surface sideways and never above the true lowest point. A plane is answered exactly as by
+/// lowest_point_z.
 double lowest_point_z_traced(const Shape& shape, const Pose& X_WB, double x_W, double y_W);
 
 }  // namespace talus
