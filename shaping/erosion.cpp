@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -59,24 +60,20 @@ struct Rows {
   const std::uint8_t* bN = nullptr;
 };
 
-/// Adds the flow of the pair (cell, neighbour) to the cell's outflow [m] (E1 times k, applied by
-/// the caller) and keeps the largest excess. Branch-free so the column loop vectorises. The
-/// neighbour evaluates d' = hn - h = -d exactly, so it sees the same |d| and, through copysign, the
-/// exactly negated flow: what one cell loses the other gains, and volume is conserved to the
+/// The flow of a pair [m] per unit flow rate: the part of the height difference d = h - h_n that
+/// lies beyond the repose band [-limit, limit], i.e. copysign(max(|d| - limit, 0), d) (E1). Written
+/// as d - clamp(d) it costs three branch-free operations, and it is exactly antisymmetric: clamp
+/// is exact and rounding is sign-symmetric, so the neighbour, which computes -d exactly, gets the
+/// exactly negated flow. What one column loses the other gains; volume is conserved to the
 /// rounding of the per-cell sums.
-template <bool kMasked>
-inline void flow_pair(double h, double hn, double limit_m, bool neighbour_blocked, double& outflow,
-                      double& excess) {
-  const double d = h - hn;
-  double e = std::max(std::abs(d) - limit_m, 0.0);
-  if constexpr (kMasked) e = neighbour_blocked ? 0.0 : e;  // a select, not a multiply: NaN-safe
-  excess = std::max(excess, e);
-  outflow += std::copysign(e, d);
+inline double pair_flow(double d, double limit_m) {
+  return d - std::max(-limit_m, std::min(d, limit_m));
 }
 
-/// New heights of the interior columns [c0, c1) of a row (both horizontal neighbours exist).
-/// kMasked: some cell of rows S, C, N is blocked. kHasS / kHasN: row S / N exists. Neighbour order
-/// (W, E, S, N, SW, SE, NW, NE) matches relax_cell so both paths sum alike.
+/// New heights of the interior columns [c0, c1) of a row (both horizontal neighbours exist), and
+/// each cell's largest pair excess. kMasked: some cell of rows S, C, N is blocked. kHasS / kHasN:
+/// row S / N exists. Neighbour order (W, E, S, N, SW, SE, NW, NE) matches relax_cell so both paths
+/// sum alike.
 template <bool kEight, bool kMasked, bool kHasS, bool kHasN>
 void relax_span(const Rows& r, int c0, int c1, const Kernel& kr, double* out, double* excess_out) {
   const double ts = kr.limits.side_m;
@@ -88,29 +85,42 @@ void relax_span(const Rows& r, int c0, int c1, const Kernel& kr, double* out, do
   const std::uint8_t* bS = r.bS;
   const std::uint8_t* bC = r.bC;
   const std::uint8_t* bN = r.bN;
-#pragma omp simd
+#pragma omp simd simdlen(8)
   for (int c = c0; c < c1; ++c) {
     const double h = hC[c];
-    double s = 0.0;
-    double e = 0.0;
-    flow_pair<kMasked>(h, hC[c - 1], ts, kMasked && bC[c - 1] != 0, s, e);
-    flow_pair<kMasked>(h, hC[c + 1], ts, kMasked && bC[c + 1] != 0, s, e);
-    if constexpr (kHasS) flow_pair<kMasked>(h, hS[c], ts, kMasked && bS[c] != 0, s, e);
-    if constexpr (kHasN) flow_pair<kMasked>(h, hN[c], ts, kMasked && bN[c] != 0, s, e);
+    // A blocked neighbour passes nothing: a select, not a multiply, so its height cannot leak in.
+    const auto flow = [&](double hn, double limit_m, const std::uint8_t* brow, int cn) {
+      const double f = pair_flow(h - hn, limit_m);
+      if constexpr (kMasked) return brow[cn] != 0 ? 0.0 : f;
+      return f;
+    };
+    double s = flow(hC[c - 1], ts, bC, c - 1);
+    double hi = s;
+    double lo = s;
+    const auto add = [&](double f) {
+      s += f;
+      hi = std::max(hi, f);
+      lo = std::min(lo, f);
+    };
+    add(flow(hC[c + 1], ts, bC, c + 1));
+    if constexpr (kHasS) add(flow(hS[c], ts, bS, c));
+    if constexpr (kHasN) add(flow(hN[c], ts, bN, c));
     if constexpr (kEight && kHasS) {
-      flow_pair<kMasked>(h, hS[c - 1], td, kMasked && bS[c - 1] != 0, s, e);
-      flow_pair<kMasked>(h, hS[c + 1], td, kMasked && bS[c + 1] != 0, s, e);
+      add(flow(hS[c - 1], td, bS, c - 1));
+      add(flow(hS[c + 1], td, bS, c + 1));
     }
     if constexpr (kEight && kHasN) {
-      flow_pair<kMasked>(h, hN[c - 1], td, kMasked && bN[c - 1] != 0, s, e);
-      flow_pair<kMasked>(h, hN[c + 1], td, kMasked && bN[c + 1] != 0, s, e);
+      add(flow(hN[c - 1], td, bN, c - 1));
+      add(flow(hN[c + 1], td, bN, c + 1));
     }
+    double e = std::max(hi, -lo);
+    double h_new = h - k * s;
     if constexpr (kMasked) {
       const bool blocked = bC[c] != 0;
-      s = blocked ? 0.0 : s;
+      h_new = blocked ? h : h_new;
       e = blocked ? 0.0 : e;
     }
-    out[c] = h - k * s;
+    out[c] = h_new;
     excess_out[c] = e;
   }
 }
@@ -141,7 +151,10 @@ double relax_cell(const Rows& r, int c, int W, const Kernel& kr, double& excess_
   double s = 0.0;
   double e = 0.0;
   const auto pair = [&](const double* hrow, const std::uint8_t* brow, int cn, double limit_m) {
-    if (brow[cn] == 0) flow_pair<false>(h, hrow[cn], limit_m, false, s, e);
+    if (brow[cn] != 0) return;
+    const double f = pair_flow(h - hrow[cn], limit_m);
+    s += f;
+    e = std::max(e, std::abs(f));
   };
   if (has_w) pair(r.hC, r.bC, c - 1, ts);
   if (has_e) pair(r.hC, r.bC, c + 1, ts);
@@ -158,7 +171,7 @@ double relax_cell(const Rows& r, int c, int W, const Kernel& kr, double& excess_
 }
 
 bool any_set(const std::uint8_t* flags, int n) {
-  unsigned acc = 0;
+  std::uint8_t acc = 0;  // a byte-wide accumulator vectorises without widening
   for (int c = 0; c < n; ++c) acc |= flags[c];
   return acc != 0;
 }
@@ -200,21 +213,26 @@ struct Tally {
   }
 };
 
-/// Folds row j (start-of-update heights hC, per-cell excess) into the tally.
+/// Folds row j (start-of-update heights hC, per-cell excess) into the tally. The row maximum is
+/// taken on the excesses' bit patterns, which order non-negative doubles as int64 does: GCC
+/// vectorises that integer reduction but not a double max (whose NaN rules forbid reordering).
+/// Likewise a height is non-finite exactly when its exponent bits are all ones.
 void tally_row(const double* hC, const double* excess, int W, int j, Tally& t) {
-  double row_max = 0.0;
-  double probe = 0.0;  // x * 0 is 0 for finite x and NaN for NaN or inf
-#pragma omp simd reduction(max : row_max) reduction(+ : probe)
+  constexpr std::uint64_t kExponent = 0x7ff0000000000000ULL;
+  std::int64_t row_max_bits = 0;
+  std::uint64_t non_finite = 0;
   for (int c = 0; c < W; ++c) {
-    row_max = std::max(row_max, excess[c]);
-    probe += hC[c] * 0.0;
+    row_max_bits = std::max(row_max_bits, std::bit_cast<std::int64_t>(excess[c]));
+    non_finite |=
+        static_cast<std::uint64_t>((std::bit_cast<std::uint64_t>(hC[c]) & kExponent) == kExponent);
   }
-  if (!(probe == 0.0) && j < t.bad_j) {
-    int c = 0;
-    while (std::isfinite(hC[c])) ++c;
+  if (non_finite != 0 && j < t.bad_j) {
+    int bad = 0;
+    while (std::isfinite(hC[bad])) ++bad;
     t.bad_j = j;
-    t.bad_c = c;
+    t.bad_c = bad;
   }
+  const double row_max = std::bit_cast<double>(row_max_bits);
   if (row_max > 0.0) {
     int first = 0;
     while (!(excess[first] > 0.0)) ++first;
@@ -443,6 +461,7 @@ ErosionResult erode_to_steady_state(const HeightmapModel& model, HeightmapState&
   for (int n = 1; n <= model.max_updates; ++n) {
     const Tally t = update_region(model, state, region, scratch);
     result.updates = n;
+    result.cells_updated += static_cast<long long>(region.i1 - region.i0) * (region.j1 - region.j0);
     result.max_excess_m = t.max_excess_m;
     if (t.bad_c >= 0) {
       const int i = region.i0 + t.bad_c;

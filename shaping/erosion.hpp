@@ -72,8 +72,9 @@ ErosionUpdate erosion_update(const HeightmapModel& model, HeightmapState& state,
 
 /// The outcome of erode_to_steady_state.
 struct ErosionResult {
-  int updates = 0;         ///< erosion updates performed
-  bool converged = false;  ///< true when the last update found max excess <= tolerance_m
+  int updates = 0;              ///< erosion updates performed
+  bool converged = false;       ///< true when the last update found max excess <= tolerance_m
+  long long cells_updated = 0;  ///< sum over the updates of the cells in their regions
   /// The largest pair excess (E1) at the start of the last update [m] (0 when nothing was left
   /// to update): <= tolerance_m when converged.
   double max_excess_m = 0.0;

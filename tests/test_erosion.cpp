@@ -292,6 +292,7 @@ TEST(ErosionUpdate, PileAtReposeDoesNotChange) {
     const ErosionResult r = erode_to_steady_state(m, s, CellBox::whole(m), scratch);
     EXPECT_TRUE(r.converged);
     EXPECT_EQ(r.updates, 1);
+    EXPECT_EQ(r.cells_updated, m.cell_count());
     EXPECT_EQ(r.max_excess_m, 0.0);
     EXPECT_EQ(s.height_m, before);
   }
@@ -455,6 +456,8 @@ TEST(ErosionSteadyState, RegionLimitedIterationMatchesFullGrid) {
     }
     EXPECT_EQ(r.updates, updates);
     EXPECT_LT(max_abs_diff(s.height_m, full.height_m), 1e-12);
+    EXPECT_GT(r.cells_updated, 0);
+    EXPECT_LT(r.cells_updated, static_cast<long long>(updates) * m.cell_count());
   }
 }
 
