@@ -1,14 +1,14 @@
 // Angle-of-repose erosion (paper 003 §3.1, §5.1); the rule and its constants are derived in
 // docs/erosion.md. Written by hand: no packaged library does heightmap repose erosion.
 //
-// How an update runs. Each thread owns a block of rows of the region and updates it in place,
-// holding only two rows of new heights at a time: row j's new heights are written back once row
-// j + 1 has been computed (row j + 1 still needs row j's old heights). The rows just outside a
-// thread's block belong to its neighbours, who may already have overwritten them, so before
-// starting every thread copies its first and last rows into a shared halo and the neighbours read
-// those copies. Every cell is therefore computed from start-of-update heights only (a Jacobi
-// update), by the same code whatever the number of threads: results are bit-identical for any
-// thread count. Memory traffic is one read and one write of each height per update.
+// How an update runs. The region's rows are cut into blocks, and a thread updates a block in
+// place, holding only two rows of new heights at a time: row j's new heights are written back
+// once row j + 1 has been computed (row j + 1 still needs row j's old heights). The rows just
+// outside a block belong to its neighbours, which may already have overwritten them, so before
+// the blocks start the two rows on either side of every block boundary are copied aside and the
+// blocks read those copies. Every cell is therefore computed from start-of-update heights only (a
+// Jacobi update), by the same code whatever the blocks and threads: results are bit-identical for
+// any thread count. Memory traffic is one read and one write of each height per update.
 
 #include "shaping/erosion.hpp"
 
@@ -31,6 +31,8 @@ namespace {
 
 /// Regions smaller than this run on one thread: below it the fork/join costs more than it saves.
 constexpr long kMinCellsForThreads = 16384;
+/// Each thread takes one block of rows, of at least this many rows.
+constexpr int kMinRowsPerBlock = 16;
 
 /// The largest height difference [m] a pair holds at rest, d_ab * tan(repose) (E1).
 struct ReposeLimits {
@@ -259,8 +261,8 @@ struct Sweep {
 };
 
 /// Updates rows [ja, jb) of the region in place. halo_s / halo_n: copies of the start-of-update
-/// heights of rows ja - 1 / jb when another thread owns them (null: that row is outside the region,
-/// or this is the only thread). buf: 3 W doubles.
+/// heights of rows ja - 1 / jb when another block owns them (null: that row is outside the region,
+/// or this is the only block). buf: 3 W doubles.
 void relax_rows(const Sweep& sw, int ja, int jb, const double* halo_s, const double* halo_n,
                 double* buf, Tally& tally) {
   const int W = sw.W;
@@ -303,31 +305,41 @@ Tally update_region(const HeightmapModel& m, HeightmapState& s, const CellBox& r
 
   const std::size_t W = static_cast<std::size_t>(sw.W);
   const long cells = static_cast<long>(sw.W) * sw.H;
-  const int threads = cells >= kMinCellsForThreads ? std::min(omp_get_max_threads(), sw.H) : 1;
-  // Layout: 2 halo rows per thread, then 3 working rows per thread.
-  const std::size_t needed = static_cast<std::size_t>(threads) * 5 * W;
+  const int threads = cells >= kMinCellsForThreads ? omp_get_max_threads() : 1;
+  const int blocks = threads == 1 ? 1 : std::clamp(sw.H / kMinRowsPerBlock, 1, threads);
+  // Layout: 3 working rows per thread, then 2 halo rows per block boundary.
+  const std::size_t needed = (3 * static_cast<std::size_t>(threads) + 2 * (blocks - 1)) * W;
   if (scratch.size() < needed) scratch.resize(needed);
 
   Tally tally;
-  if (threads == 1) {
+  if (blocks == 1) {
     relax_rows(sw, sw.j0, sw.j0 + sw.H, nullptr, nullptr, scratch.data(), tally);
     return tally;
   }
-#pragma omp parallel num_threads(threads)
+  const auto block_start = [&](int b) {
+    return sw.j0 + static_cast<int>(static_cast<long>(sw.H) * b / blocks);
+  };
+  // Before anything is overwritten, keep the start-of-update heights of the two rows on either
+  // side of every block boundary: each block reads its neighbours' edge rows from these copies,
+  // so blocks can run in any order, on any thread, without waiting for one another.
+  double* halos = scratch.data() + 3 * static_cast<std::size_t>(threads) * W;
+  const auto halo_last = [&](int b) { return halos + (2 * static_cast<std::size_t>(b)) * W; };
+  const auto halo_first = [&](int b) { return halos + (2 * static_cast<std::size_t>(b) - 1) * W; };
+  for (int b = 0; b + 1 < blocks; ++b) {
+    std::memcpy(halo_last(b), sw.row(block_start(b + 1) - 1), sizeof(double) * W);
+    std::memcpy(halo_first(b + 1), sw.row(block_start(b + 1)), sizeof(double) * W);
+  }
+  // The merge is order-free, so the result does not depend on which thread ran which block (a
+  // team smaller than asked for simply runs several blocks per thread).
+#pragma omp parallel num_threads(blocks)
   {
-    const int T = omp_get_num_threads();  // may be fewer than asked; then T <= H still holds
-    const int t = omp_get_thread_num();
-    const int ja = sw.j0 + static_cast<int>(static_cast<long>(sw.H) * t / T);
-    const int jb = sw.j0 + static_cast<int>(static_cast<long>(sw.H) * (t + 1) / T);
-    double* halos = scratch.data();
-    std::memcpy(halos + (2 * t) * W, sw.row(ja), sizeof(double) * W);
-    std::memcpy(halos + (2 * t + 1) * W, sw.row(jb - 1), sizeof(double) * W);
-#pragma omp barrier
-    const double* halo_s = t > 0 ? halos + (2 * t - 1) * W : nullptr;
-    const double* halo_n = t + 1 < T ? halos + (2 * t + 2) * W : nullptr;
-    double* buf = scratch.data() + 2 * static_cast<std::size_t>(threads) * W + 3 * t * W;
+    double* buf = scratch.data() + 3 * static_cast<std::size_t>(omp_get_thread_num()) * W;
     Tally local;
-    relax_rows(sw, ja, jb, halo_s, halo_n, buf, local);
+#pragma omp for schedule(static) nowait
+    for (int b = 0; b < blocks; ++b) {
+      relax_rows(sw, block_start(b), block_start(b + 1), b > 0 ? halo_last(b - 1) : nullptr,
+                 b + 1 < blocks ? halo_first(b + 1) : nullptr, buf, local);
+    }
 #pragma omp critical(talus_erosion_tally)
     tally.merge(local);
   }
