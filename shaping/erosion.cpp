@@ -30,7 +30,7 @@ namespace talus::shaping {
 namespace {
 
 /// Regions smaller than this run on one thread: below it the fork/join costs more than it saves.
-constexpr long kMinCellsForThreads = 16384;
+constexpr long kMinCellsForThreads = 4096;
 /// Each thread takes one block of rows, of at least this many rows.
 constexpr int kMinRowsPerBlock = 16;
 
