@@ -1,0 +1,532 @@
+// Angle-of-repose erosion (paper 003 §3.1, §5.1); the rule and its constants are derived in
+// docs/erosion.md. Written by hand: no packaged library does heightmap repose erosion.
+//
+// How an update runs. The region's rows are cut into blocks, and a thread updates a block in
+// place, holding only two rows of new heights at a time: row j's new heights are written back
+// once row j + 1 has been computed (row j + 1 still needs row j's old heights). The rows just
+// outside a block belong to its neighbours, which may already have overwritten them, so before
+// the blocks start the two rows on either side of every block boundary are copied aside and the
+// blocks read those copies. Every cell is therefore computed from start-of-update heights only (a
+// Jacobi update), by the same code whatever the blocks and threads: results are bit-identical for
+// any thread count. Memory traffic is one read and one write of each height per update.
+
+#include "shaping/erosion.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <numbers>
+#include <stdexcept>
+#include <utility>
+
+namespace talus::shaping {
+namespace {
+
+/// Regions smaller than this run on one thread: below it the fork/join costs more than it saves.
+constexpr long kMinCellsForThreads = 4096;
+/// Each thread takes one block of rows, of at least this many rows.
+constexpr int kMinRowsPerBlock = 16;
+
+/// The largest height difference [m] a pair holds at rest, d_ab * tan(repose) (E1).
+struct ReposeLimits {
+  double side_m = 0.0;      ///< pair along x or y: centres one cell apart
+  double diagonal_m = 0.0;  ///< diagonal pair (8-connectivity): centres sqrt(2) cells apart
+};
+
+ReposeLimits repose_limits(const HeightmapModel& m) {
+  const double tan_repose = std::tan(m.repose_angle_rad);
+  return {m.cell_size_m * tan_repose, (m.cell_size_m * std::numbers::sqrt2) * tan_repose};
+}
+
+struct Kernel {
+  ReposeLimits limits;
+  double rate = 0.0;  ///< flow rate k, dimensionless
+  bool eight = false;
+};
+
+/// Start-of-update heights [m] and blocked flags of grid row j (C), j - 1 (S) and j + 1 (N),
+/// indexed by the region-local column c in [0, W). S and N are null at the region's edge rows.
+struct Rows {
+  const double* hS = nullptr;
+  const double* hC = nullptr;
+  const double* hN = nullptr;
+  const std::uint8_t* bS = nullptr;
+  const std::uint8_t* bC = nullptr;
+  const std::uint8_t* bN = nullptr;
+};
+
+/// The flow of a pair [m] per unit flow rate: the part of the height difference d = h - h_n that
+/// lies beyond the repose band [-limit, limit], i.e. copysign(max(|d| - limit, 0), d) (E1). Written
+/// as d - clamp(d) it costs three branch-free operations, and it is exactly antisymmetric: clamp
+/// is exact and rounding is sign-symmetric, so the neighbour, which computes -d exactly, gets the
+/// exactly negated flow. What one column loses the other gains; volume is conserved to the
+/// rounding of the per-cell sums.
+inline double pair_flow(double d, double limit_m) {
+  return d - std::max(-limit_m, std::min(d, limit_m));
+}
+
+/// New heights of the interior columns [c0, c1) of a row (both horizontal neighbours exist), and
+/// each cell's largest pair excess. kMasked: some cell of rows S, C, N is blocked. kHasS / kHasN:
+/// row S / N exists. Neighbour order (W, E, S, N, SW, SE, NW, NE) matches relax_cell so both paths
+/// sum alike.
+template <bool kEight, bool kMasked, bool kHasS, bool kHasN>
+void relax_span(const Rows& r, int c0, int c1, const Kernel& kr, double* out, double* excess_out) {
+  const double ts = kr.limits.side_m;
+  const double td = kr.limits.diagonal_m;
+  const double k = kr.rate;
+  const double* hS = r.hS;
+  const double* hC = r.hC;
+  const double* hN = r.hN;
+  const std::uint8_t* bS = r.bS;
+  const std::uint8_t* bC = r.bC;
+  const std::uint8_t* bN = r.bN;
+#pragma omp simd simdlen(8)
+  for (int c = c0; c < c1; ++c) {
+    const double h = hC[c];
+    // A blocked neighbour passes nothing: a select, not a multiply, so its height cannot leak in.
+    const auto flow = [&](double hn, double limit_m, const std::uint8_t* brow, int cn) {
+      const double f = pair_flow(h - hn, limit_m);
+      if constexpr (kMasked) return brow[cn] != 0 ? 0.0 : f;
+      return f;
+    };
+    double s = flow(hC[c - 1], ts, bC, c - 1);
+    double hi = s;
+    double lo = s;
+    const auto add = [&](double f) {
+      s += f;
+      hi = std::max(hi, f);
+      lo = std::min(lo, f);
+    };
+    add(flow(hC[c + 1], ts, bC, c + 1));
+    if constexpr (kHasS) add(flow(hS[c], ts, bS, c));
+    if constexpr (kHasN) add(flow(hN[c], ts, bN, c));
+    if constexpr (kEight && kHasS) {
+      add(flow(hS[c - 1], td, bS, c - 1));
+      add(flow(hS[c + 1], td, bS, c + 1));
+    }
+    if constexpr (kEight && kHasN) {
+      add(flow(hN[c - 1], td, bN, c - 1));
+      add(flow(hN[c + 1], td, bN, c + 1));
+    }
+    double e = std::max(hi, -lo);
+    double h_new = h - k * s;
+    if constexpr (kMasked) {
+      const bool blocked = bC[c] != 0;
+      h_new = blocked ? h : h_new;
+      e = blocked ? 0.0 : e;
+    }
+    out[c] = h_new;
+    excess_out[c] = e;
+  }
+}
+
+using SpanFn = void (*)(const Rows&, int, int, const Kernel&, double*, double*);
+
+template <std::size_t... I>
+constexpr std::array<SpanFn, sizeof...(I)> make_span_table(std::index_sequence<I...>) {
+  return {&relax_span<(I & 8U) != 0, (I & 4U) != 0, (I & 2U) != 0, (I & 1U) != 0>...};
+}
+
+constexpr auto kSpanTable = make_span_table(std::make_index_sequence<16>{});
+
+SpanFn select_span(bool eight, bool masked, bool has_s, bool has_n) {
+  return kSpanTable[(eight ? 8U : 0U) | (masked ? 4U : 0U) | (has_s ? 2U : 0U) | (has_n ? 1U : 0U)];
+}
+
+/// New height of the single cell at column c of a row W wide, with every neighbour checked: the
+/// path for the region's first and last columns.
+double relax_cell(const Rows& r, int c, int W, const Kernel& kr, double& excess_out) {
+  const double h = r.hC[c];
+  excess_out = 0.0;
+  if (r.bC[c] != 0) return h;
+  const double ts = kr.limits.side_m;
+  const double td = kr.limits.diagonal_m;
+  const bool has_w = c > 0;
+  const bool has_e = c + 1 < W;
+  double s = 0.0;
+  double e = 0.0;
+  const auto pair = [&](const double* hrow, const std::uint8_t* brow, int cn, double limit_m) {
+    if (brow[cn] != 0) return;
+    const double f = pair_flow(h - hrow[cn], limit_m);
+    s += f;
+    e = std::max(e, std::abs(f));
+  };
+  if (has_w) pair(r.hC, r.bC, c - 1, ts);
+  if (has_e) pair(r.hC, r.bC, c + 1, ts);
+  if (r.hS != nullptr) pair(r.hS, r.bS, c, ts);
+  if (r.hN != nullptr) pair(r.hN, r.bN, c, ts);
+  if (kr.eight) {
+    if (r.hS != nullptr && has_w) pair(r.hS, r.bS, c - 1, td);
+    if (r.hS != nullptr && has_e) pair(r.hS, r.bS, c + 1, td);
+    if (r.hN != nullptr && has_w) pair(r.hN, r.bN, c - 1, td);
+    if (r.hN != nullptr && has_e) pair(r.hN, r.bN, c + 1, td);
+  }
+  excess_out = e;
+  return h - kr.rate * s;
+}
+
+bool any_set(const std::uint8_t* flags, int n) {
+  std::uint8_t acc = 0;  // a byte-wide accumulator vectorises without widening
+  for (int c = 0; c < n; ++c) acc |= flags[c];
+  return acc != 0;
+}
+
+/// New heights and per-cell largest excess of one row of W cells.
+void relax_row(const Rows& r, int W, const Kernel& kr, double* out, double* excess) {
+  out[0] = relax_cell(r, 0, W, kr, excess[0]);
+  if (W == 1) return;
+  if (W > 2) {
+    // Rows without blocked cells (the common case) take the unmasked kernel.
+    const bool masked = any_set(r.bC, W) || (r.hS != nullptr && any_set(r.bS, W)) ||
+                        (r.hN != nullptr && any_set(r.bN, W));
+    select_span(kr.eight, masked, r.hS != nullptr, r.hN != nullptr)(r, 1, W - 1, kr, out, excess);
+  }
+  out[W - 1] = relax_cell(r, W - 1, W, kr, excess[W - 1]);
+}
+
+/// What an update saw, merged over rows and threads with exact, order-free operations (max, min),
+/// so the merge is deterministic.
+struct Tally {
+  double max_excess_m = 0.0;
+  int c_min = INT_MAX;  ///< region-local columns of cells that took part in a flow
+  int c_max = -1;
+  int j_min = INT_MAX;  ///< grid rows of those cells
+  int j_max = -1;
+  int bad_j = INT_MAX;  ///< first non-finite start-of-update height, row-major (grid row,
+  int bad_c = -1;       ///< region-local column); bad_c < 0: none
+
+  void merge(const Tally& o) {
+    max_excess_m = std::max(max_excess_m, o.max_excess_m);
+    c_min = std::min(c_min, o.c_min);
+    c_max = std::max(c_max, o.c_max);
+    j_min = std::min(j_min, o.j_min);
+    j_max = std::max(j_max, o.j_max);
+    if (o.bad_c >= 0 && o.bad_j < bad_j) {
+      bad_j = o.bad_j;
+      bad_c = o.bad_c;
+    }
+  }
+};
+
+/// Folds row j (start-of-update heights hC, per-cell excess) into the tally. The row maximum is
+/// taken on the excesses' bit patterns, which order non-negative doubles as int64 does: GCC
+/// vectorises that integer reduction but not a double max (whose NaN rules forbid reordering).
+/// Likewise a height is non-finite exactly when its exponent bits are all ones.
+void tally_row(const double* hC, const double* excess, int W, int j, Tally& t) {
+  constexpr std::uint64_t kExponent = 0x7ff0000000000000ULL;
+  std::int64_t row_max_bits = 0;
+  std::uint64_t non_finite = 0;
+  for (int c = 0; c < W; ++c) {
+    row_max_bits = std::max(row_max_bits, std::bit_cast<std::int64_t>(excess[c]));
+    non_finite |=
+        static_cast<std::uint64_t>((std::bit_cast<std::uint64_t>(hC[c]) & kExponent) == kExponent);
+  }
+  if (non_finite != 0 && j < t.bad_j) {
+    int bad = 0;
+    while (std::isfinite(hC[bad])) ++bad;
+    t.bad_j = j;
+    t.bad_c = bad;
+  }
+  const double row_max = std::bit_cast<double>(row_max_bits);
+  if (row_max > 0.0) {
+    int first = 0;
+    while (!(excess[first] > 0.0)) ++first;
+    int last = W - 1;
+    while (!(excess[last] > 0.0)) --last;
+    t.max_excess_m = std::max(t.max_excess_m, row_max);
+    t.c_min = std::min(t.c_min, first);
+    t.c_max = std::max(t.c_max, last);
+    t.j_min = std::min(t.j_min, j);
+    t.j_max = std::max(t.j_max, j);
+  }
+}
+
+/// The region being updated and where its rows live.
+struct Sweep {
+  double* h = nullptr;
+  const std::uint8_t* blocked = nullptr;
+  int nx = 0;
+  int i0 = 0, j0 = 0, W = 0, H = 0;
+  Kernel kernel;
+
+  double* row(int j) const { return h + static_cast<std::size_t>(j) * nx + i0; }
+  const std::uint8_t* brow(int j) const { return blocked + static_cast<std::size_t>(j) * nx + i0; }
+};
+
+/// Updates rows [ja, jb) of the region in place. halo_s / halo_n: copies of the start-of-update
+/// heights of rows ja - 1 / jb when another block owns them (null: that row is outside the region,
+/// or this is the only block). buf: 3 W doubles.
+void relax_rows(const Sweep& sw, int ja, int jb, const double* halo_s, const double* halo_n,
+                double* buf, Tally& tally) {
+  const int W = sw.W;
+  const int j_last = sw.j0 + sw.H - 1;
+  double* excess = buf + 2 * static_cast<std::size_t>(W);
+  double* pending = nullptr;  // new heights of row j - 1, written back once row j is done
+  for (int j = ja; j < jb; ++j) {
+    Rows r;
+    r.hC = sw.row(j);
+    r.bC = sw.brow(j);
+    if (j > sw.j0) {
+      r.hS = (j == ja && halo_s != nullptr) ? halo_s : sw.row(j - 1);
+      r.bS = sw.brow(j - 1);
+    }
+    if (j < j_last) {
+      r.hN = (j + 1 == jb && halo_n != nullptr) ? halo_n : sw.row(j + 1);
+      r.bN = sw.brow(j + 1);
+    }
+    double* out = buf + static_cast<std::size_t>((j - ja) & 1) * W;
+    relax_row(r, W, sw.kernel, out, excess);
+    tally_row(r.hC, excess, W, j, tally);
+    if (pending != nullptr) std::memcpy(sw.row(j - 1), pending, sizeof(double) * W);
+    pending = out;
+  }
+  if (pending != nullptr) std::memcpy(sw.row(jb - 1), pending, sizeof(double) * W);
+}
+
+/// One update of a non-empty region that lies inside the grid of a validated model and state.
+Tally update_region(const HeightmapModel& m, HeightmapState& s, const CellBox& region,
+                    std::vector<double>& scratch) {
+  Sweep sw;
+  sw.h = s.height_m.data();
+  sw.blocked = s.blocked.data();
+  sw.nx = m.nx;
+  sw.i0 = region.i0;
+  sw.j0 = region.j0;
+  sw.W = region.i1 - region.i0;
+  sw.H = region.j1 - region.j0;
+  sw.kernel = {repose_limits(m), effective_flow_rate(m), m.connectivity == Connectivity::Eight};
+
+  const std::size_t W = static_cast<std::size_t>(sw.W);
+  const long cells = static_cast<long>(sw.W) * sw.H;
+  const int threads = cells >= kMinCellsForThreads ? omp_get_max_threads() : 1;
+  const int blocks = threads == 1 ? 1 : std::clamp(sw.H / kMinRowsPerBlock, 1, threads);
+  // Layout: 3 working rows per thread, then 2 halo rows per block boundary.
+  const std::size_t needed = (3 * static_cast<std::size_t>(threads) + 2 * (blocks - 1)) * W;
+  if (scratch.size() < needed) scratch.resize(needed);
+
+  Tally tally;
+  if (blocks == 1) {
+    relax_rows(sw, sw.j0, sw.j0 + sw.H, nullptr, nullptr, scratch.data(), tally);
+    return tally;
+  }
+  const auto block_start = [&](int b) {
+    return sw.j0 + static_cast<int>(static_cast<long>(sw.H) * b / blocks);
+  };
+  // Before anything is overwritten, keep the start-of-update heights of the two rows on either
+  // side of every block boundary: each block reads its neighbours' edge rows from these copies,
+  // so blocks can run in any order, on any thread, without waiting for one another.
+  double* halos = scratch.data() + 3 * static_cast<std::size_t>(threads) * W;
+  const auto halo_last = [&](int b) { return halos + (2 * static_cast<std::size_t>(b)) * W; };
+  const auto halo_first = [&](int b) { return halos + (2 * static_cast<std::size_t>(b) - 1) * W; };
+  for (int b = 0; b + 1 < blocks; ++b) {
+    std::memcpy(halo_last(b), sw.row(block_start(b + 1) - 1), sizeof(double) * W);
+    std::memcpy(halo_first(b + 1), sw.row(block_start(b + 1)), sizeof(double) * W);
+  }
+  // The merge is order-free, so the result does not depend on which thread ran which block (a
+  // team smaller than asked for simply runs several blocks per thread).
+#pragma omp parallel num_threads(blocks)
+  {
+    double* buf = scratch.data() + 3 * static_cast<std::size_t>(omp_get_thread_num()) * W;
+    Tally local;
+#pragma omp for schedule(static) nowait
+    for (int b = 0; b < blocks; ++b) {
+      relax_rows(sw, block_start(b), block_start(b + 1), b > 0 ? halo_last(b - 1) : nullptr,
+                 b + 1 < blocks ? halo_first(b + 1) : nullptr, buf, local);
+    }
+#pragma omp critical(talus_erosion_tally)
+    tally.merge(local);
+  }
+  return tally;
+}
+
+CellBox changed_box(const Tally& t, int i0) {
+  if (t.j_max < 0) return {};
+  return {i0 + t.c_min, t.j_min, i0 + t.c_max + 1, t.j_max + 1};
+}
+
+CellBox clamp_to_grid(const HeightmapModel& m, CellBox b) {
+  return {std::max(b.i0, 0), std::max(b.j0, 0), std::min(b.i1, m.nx), std::min(b.j1, m.ny)};
+}
+
+CellBox grown_by_one(const HeightmapModel& m, const CellBox& b) {
+  return clamp_to_grid(m, {b.i0 - 1, b.j0 - 1, b.i1 + 1, b.j1 + 1});
+}
+
+double height_at(const HeightmapModel& m, const HeightmapState& s, int i, int j) {
+  return s.height_m[static_cast<std::size_t>(j) * m.nx + i];
+}
+
+[[noreturn]] void throw_invalid(const std::string& what) { throw std::invalid_argument(what); }
+
+}  // namespace
+
+double default_flow_rate(Connectivity connectivity) {
+  switch (connectivity) {
+    case Connectivity::Four:
+      return 1.0 / 5.0;
+    case Connectivity::Eight:
+      return 1.0 / 9.0;
+  }
+  throw_invalid(
+      fmt::format("connectivity must be Connectivity::Four or Connectivity::Eight, got {}",
+                  static_cast<int>(connectivity)));
+}
+
+double max_flow_rate(const HeightmapModel& model) {
+  if (model.nx == 1 || model.ny == 1) return 0.5;  // a line of cells: at most 2 neighbours
+  return model.connectivity == Connectivity::Four ? 0.25 : 0.125;
+}
+
+double effective_flow_rate(const HeightmapModel& model) {
+  return model.flow_rate == 0.0 ? default_flow_rate(model.connectivity) : model.flow_rate;
+}
+
+void validate(const HeightmapModel& m) {
+  if (m.nx < 1) throw_invalid(fmt::format("HeightmapModel.nx must be >= 1, got {}", m.nx));
+  if (m.ny < 1) throw_invalid(fmt::format("HeightmapModel.ny must be >= 1, got {}", m.ny));
+  if (static_cast<long long>(m.nx) * m.ny > INT_MAX) {
+    throw_invalid(
+        fmt::format("HeightmapModel.nx * ny must be <= {}, got {} * {}", INT_MAX, m.nx, m.ny));
+  }
+  if (!(m.cell_size_m > 0.0 && std::isfinite(m.cell_size_m))) {
+    throw_invalid(fmt::format("HeightmapModel.cell_size_m must be > 0 and finite [m], got {}",
+                              m.cell_size_m));
+  }
+  if (!(m.repose_angle_rad > 0.0 && m.repose_angle_rad < std::numbers::pi / 2)) {
+    throw_invalid(fmt::format("HeightmapModel.repose_angle_rad must be in (0, pi/2) [rad], got {}",
+                              m.repose_angle_rad));
+  }
+  if (m.connectivity != Connectivity::Four && m.connectivity != Connectivity::Eight) {
+    throw_invalid(fmt::format("HeightmapModel.connectivity must be Four (4) or Eight (8), got {}",
+                              static_cast<int>(m.connectivity)));
+  }
+  const double k_max = max_flow_rate(m);
+  if (!(m.flow_rate == 0.0 || (m.flow_rate > 0.0 && m.flow_rate <= k_max))) {
+    throw_invalid(fmt::format(
+        "HeightmapModel.flow_rate must be 0 (derived default) or in (0, {}] for this grid and "
+        "connectivity (stability bound, docs/erosion.md), got {}",
+        k_max, m.flow_rate));
+  }
+  if (!(m.tolerance_m > 0.0 && std::isfinite(m.tolerance_m))) {
+    throw_invalid(fmt::format("HeightmapModel.tolerance_m must be > 0 and finite [m], got {}",
+                              m.tolerance_m));
+  }
+  if (m.max_updates < 1) {
+    throw_invalid(fmt::format("HeightmapModel.max_updates must be >= 1, got {}", m.max_updates));
+  }
+}
+
+void validate(const HeightmapModel& m, const HeightmapState& s) {
+  validate(m);
+  const auto n = static_cast<std::size_t>(m.cell_count());
+  if (s.height_m.size() != n) {
+    throw_invalid(fmt::format("HeightmapState.height_m must hold nx * ny = {} values, got {}", n,
+                              s.height_m.size()));
+  }
+  if (s.blocked.size() != n) {
+    throw_invalid(fmt::format("HeightmapState.blocked must hold nx * ny = {} values, got {}", n,
+                              s.blocked.size()));
+  }
+}
+
+ErosionUpdate erosion_update(const HeightmapModel& model, HeightmapState& state,
+                             const CellBox& region, std::vector<double>& scratch) {
+  validate(model, state);
+  if (region.empty()) return {};
+  if (region.i0 < 0 || region.j0 < 0 || region.i1 > model.nx || region.j1 > model.ny) {
+    throw_invalid(
+        fmt::format("erosion_update: region must lie inside the grid, 0 <= i0 < i1 <= nx = {} and "
+                    "0 <= j0 < j1 <= ny = {}; got [{}, {}) x [{}, {})",
+                    model.nx, model.ny, region.i0, region.i1, region.j0, region.j1));
+  }
+  const Tally t = update_region(model, state, region, scratch);
+  if (t.bad_c >= 0) {
+    // The start-of-update value is gone; the cell still holds a non-finite value (it cannot heal).
+    const int i = region.i0 + t.bad_c;
+    throw std::runtime_error(fmt::format(
+        "erosion_update: height_m at cell (i, j) = ({}, {}) was not finite at the start of the "
+        "update (now {})",
+        i, t.bad_j, height_at(model, state, i, t.bad_j)));
+  }
+  return {changed_box(t, region.i0), t.max_excess_m};
+}
+
+ErosionResult erode_to_steady_state(const HeightmapModel& model, HeightmapState& state,
+                                    CellBox active, std::vector<double>& scratch) {
+  validate(model, state);
+  ErosionResult result;
+  active = clamp_to_grid(model, active);
+  if (active.empty()) {
+    result.converged = true;
+    return result;
+  }
+  // Cells of `active` changed, so the first update must also let their neighbours take sand.
+  CellBox region = grown_by_one(model, active);
+  CellBox last_changed;
+  for (int n = 1; n <= model.max_updates; ++n) {
+    const Tally t = update_region(model, state, region, scratch);
+    result.updates = n;
+    result.cells_updated += static_cast<long long>(region.i1 - region.i0) * (region.j1 - region.j0);
+    result.max_excess_m = t.max_excess_m;
+    if (t.bad_c >= 0) {
+      const int i = region.i0 + t.bad_c;
+      throw std::runtime_error(
+          fmt::format("erode_to_steady_state: height_m at cell (i, j) = ({}, {}) was not finite at "
+                      "the start of "
+                      "update {} (now {})",
+                      i, t.bad_j, n, height_at(model, state, i, t.bad_j)));
+    }
+    last_changed = changed_box(t, region.i0);
+    if (t.max_excess_m <= model.tolerance_m) {
+      result.converged = true;
+      break;
+    }
+    region = grown_by_one(model, last_changed);
+  }
+  // Every height an update wrote was checked at the start of the next one, except the last's.
+  for (int j = last_changed.j0; j < last_changed.j1; ++j) {
+    for (int i = last_changed.i0; i < last_changed.i1; ++i) {
+      const double h = height_at(model, state, i, j);
+      if (!std::isfinite(h)) {
+        throw std::runtime_error(fmt::format(
+            "erode_to_steady_state: height_m at cell (i, j) = ({}, {}) is {} after update {}", i, j,
+            h, result.updates));
+      }
+    }
+  }
+  return result;
+}
+
+double max_repose_excess(const HeightmapModel& model, const HeightmapState& state) {
+  validate(model, state);
+  const ReposeLimits lim = repose_limits(model);
+  const bool eight = model.connectivity == Connectivity::Eight;
+  double worst = 0.0;
+  // Each pair once: from every cell to its E, N, NE and NW neighbours.
+  const std::array<std::array<int, 2>, 4> forward = {{{1, 0}, {0, 1}, {1, 1}, {-1, 1}}};
+  for (int j = 0; j < model.ny; ++j) {
+    for (int i = 0; i < model.nx; ++i) {
+      if (state.blocked[static_cast<std::size_t>(j) * model.nx + i] != 0) continue;
+      const double h = height_at(model, state, i, j);
+      for (int n = 0; n < (eight ? 4 : 2); ++n) {
+        const int in = i + forward[n][0];
+        const int jn = j + forward[n][1];
+        if (in < 0 || in >= model.nx || jn >= model.ny) continue;
+        if (state.blocked[static_cast<std::size_t>(jn) * model.nx + in] != 0) continue;
+        const double d = h - height_at(model, state, in, jn);
+        if (std::isnan(d)) return d;
+        worst = std::max(worst, std::abs(d) - (n < 2 ? lim.side_m : lim.diagonal_m));
+      }
+    }
+  }
+  return worst;
+}
+
+}  // namespace talus::shaping
