@@ -19,7 +19,7 @@ configure: deps
 	  || { cat $(BUILD).configure.log; exit 1; }
 
 build: configure
-	@cmake --build $(BUILD) -j$(JOBS)
+	@cmake --build $(BUILD) -j$(JOBS) -- --no-print-directory
 
 # Runs every shipped scenario (scenarios/**/*.toml) into out/demo/<tier>/<name>/.
 demo: build
@@ -37,7 +37,7 @@ bench: build
 asan: deps
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTALUS_SANITIZE=ON -DTALUS_PYTHON=OFF \
 	  -DTALUS_BENCH=OFF -DTALUS_WERROR=$(WERROR) > build-asan.configure.log 2>&1 || { cat build-asan.configure.log; exit 1; }
-	@cmake --build build-asan -j$(JOBS)
+	@cmake --build build-asan -j$(JOBS) -- --no-print-directory
 	@cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j$(JOBS)
 
 format:

@@ -50,8 +50,9 @@ class ProgressBar {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"talus: robots in sand, soil and gravel, at four levels of fidelity.\n"
-               "Scenario files are TOML (see scenarios/ and docs/scenarios.md)."};
+  CLI::App app{
+      "talus: robots in sand, soil and gravel, at four levels of fidelity.\n"
+      "Scenario files are TOML (see scenarios/ and docs/scenarios.md)."};
   app.set_version_flag("--version", std::string("talus ") + talus::version());
   app.require_subcommand(1);
 
@@ -89,8 +90,8 @@ int main(int argc, char** argv) {
     ProgressBar bar(!quiet && isatty(fileno(stderr)));
     const auto summary = talus::run_scenario_file(
         scenario, out_dir, [&](long done, long total, double t) { bar.update(done, total, t); });
-    std::cout << "wrote " << out_dir.string() << " (" << summary.value("steps", 0L)
-              << " steps, " << summary.value("wall_time_s", 0.0) << " s)\n";
+    std::cout << "wrote " << out_dir.string() << " (" << summary.value("steps", 0L) << " steps, "
+              << summary.value("wall_time_s", 0.0) << " s)\n";
     return 0;
   } catch (const talus::ScenarioError& e) {
     std::cerr << "error: " << e.what() << "\n";

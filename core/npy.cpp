@@ -14,12 +14,13 @@ namespace talus {
 
 void write_npy(const std::filesystem::path& path, const std::vector<double>& data,
                const std::vector<std::size_t>& shape) {
-  static_assert(std::endian::native == std::endian::little, "the .npy writer assumes little-endian");
+  static_assert(std::endian::native == std::endian::little,
+                "the .npy writer assumes little-endian");
   const std::size_t count =
       std::accumulate(shape.begin(), shape.end(), std::size_t{1}, std::multiplies<>());
   if (count != data.size()) {
-    throw std::invalid_argument(
-        fmt::format("write_npy({}): shape holds {} values, data {}", path.string(), count, data.size()));
+    throw std::invalid_argument(fmt::format("write_npy({}): shape holds {} values, data {}",
+                                            path.string(), count, data.size()));
   }
   std::string dims;
   for (const std::size_t d : shape) dims += fmt::format("{}, ", d);
@@ -34,7 +35,8 @@ void write_npy(const std::filesystem::path& path, const std::vector<double>& dat
 
   std::ofstream out(path, std::ios::binary);
   if (!out) {
-    throw std::runtime_error(fmt::format("{}: cannot write: {}", path.string(), std::strerror(errno)));
+    throw std::runtime_error(
+        fmt::format("{}: cannot write: {}", path.string(), std::strerror(errno)));
   }
   const unsigned char magic[8] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
   out.write(reinterpret_cast<const char*>(magic), 8);
@@ -46,7 +48,8 @@ void write_npy(const std::filesystem::path& path, const std::vector<double>& dat
   out.write(reinterpret_cast<const char*>(data.data()),
             static_cast<std::streamsize>(data.size() * sizeof(double)));
   if (!out) {
-    throw std::runtime_error(fmt::format("{}: write failed: {}", path.string(), std::strerror(errno)));
+    throw std::runtime_error(
+        fmt::format("{}: write failed: {}", path.string(), std::strerror(errno)));
   }
 }
 

@@ -1,11 +1,11 @@
 #include "core/scenario_file.hpp"
 
 #include <fmt/format.h>
+#include <toml++/toml.h>
 
 #include <cmath>
 #include <fstream>
 #include <sstream>
-#include <toml++/toml.h>
 
 namespace talus {
 
@@ -158,7 +158,8 @@ int ScenarioTable::integer(const std::string& key, long lo, long hi) const {
   const toml::node* node = find(key);
   const std::string expected = fmt::format("an integer in [{}, {}]", lo, hi);
   if (!node) fail("", fmt::format("missing key '{}': expected {}", key, expected));
-  if (!node->is_integer()) fail(key, fmt::format("expected {}, got {}", expected, type_name(*node)));
+  if (!node->is_integer())
+    fail(key, fmt::format("expected {}, got {}", expected, type_name(*node)));
   const std::int64_t v = *node->value<std::int64_t>();
   if (v < lo || v > hi) fail(key, fmt::format("expected {}, got {}", expected, v));
   return static_cast<int>(v);
@@ -171,7 +172,8 @@ int ScenarioTable::integer_or(const std::string& key, int fallback, long lo, lon
 bool ScenarioTable::boolean_or(const std::string& key, bool fallback) const {
   const toml::node* node = find(key);
   if (!node) return fallback;
-  if (!node->is_boolean()) fail(key, fmt::format("expected true or false, got {}", type_name(*node)));
+  if (!node->is_boolean())
+    fail(key, fmt::format("expected true or false, got {}", type_name(*node)));
   return *node->value<bool>();
 }
 
@@ -215,7 +217,8 @@ std::vector<double> ScenarioTable::numbers(const std::string& key, std::size_t n
   for (std::size_t k = 0; k < arr->size(); ++k) {
     const std::optional<double> v = as_number(*arr->get(k));
     if (!v || !std::isfinite(*v)) {
-      fail(key, fmt::format("element {}: expected a finite number, got {}", k, type_name(*arr->get(k))));
+      fail(key,
+           fmt::format("element {}: expected a finite number, got {}", k, type_name(*arr->get(k))));
     }
     const std::string problem = check(*v);
     if (!problem.empty()) {
@@ -276,7 +279,8 @@ std::vector<std::vector<double>> ScenarioTable::number_rows(const std::string& k
       }
       const std::string problem = check(*v);
       if (!problem.empty()) {
-        fail(key, fmt::format("element {}[{}]: expected {}, got {}", r, k, problem, format_number(*v)));
+        fail(key,
+             fmt::format("element {}[{}]: expected {}, got {}", r, k, problem, format_number(*v)));
       }
       values.push_back(*v);
     }
@@ -303,7 +307,8 @@ std::vector<ScenarioTable> ScenarioTable::tables(const std::string& key) const {
   std::vector<ScenarioTable> out;
   if (!node) return out;
   const toml::array* arr = node->as_array();
-  if (!arr) fail(key, fmt::format("expected an array of tables [[{}]], got {}", key, type_name(*node)));
+  if (!arr)
+    fail(key, fmt::format("expected an array of tables [[{}]], got {}", key, type_name(*node)));
   for (std::size_t k = 0; k < arr->size(); ++k) {
     const toml::table* t = arr->get(k)->as_table();
     if (!t) fail(key, fmt::format("element {}: expected a table", k));

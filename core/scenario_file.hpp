@@ -63,7 +63,8 @@ class ScenarioTable {
   std::string choice_or(const std::string& key, const std::string& fallback,
                         const std::vector<std::string>& choices) const;
   /// An array of exactly `n` numbers (n = 0: any length >= 1), each passing `check`.
-  std::vector<double> numbers(const std::string& key, std::size_t n, const NumberCheck& check) const;
+  std::vector<double> numbers(const std::string& key, std::size_t n,
+                              const NumberCheck& check) const;
   std::vector<std::string> strings(const std::string& key) const;
   Vec3 vec3(const std::string& key, const NumberCheck& check) const;
   Vec2 vec2(const std::string& key, const NumberCheck& check) const;

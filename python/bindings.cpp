@@ -32,9 +32,10 @@ py::array_t<T> grid_view(std::vector<T>& data, int ny, int nx, py::handle owner)
   if (data.size() != static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny)) {
     throw std::runtime_error("heightmap state does not match its model's grid");
   }
-  return py::array_t<T>({static_cast<py::ssize_t>(ny), static_cast<py::ssize_t>(nx)},
-                        {static_cast<py::ssize_t>(nx * sizeof(T)), static_cast<py::ssize_t>(sizeof(T))},
-                        data.data(), owner);
+  return py::array_t<T>(
+      {static_cast<py::ssize_t>(ny), static_cast<py::ssize_t>(nx)},
+      {static_cast<py::ssize_t>(nx * sizeof(T)), static_cast<py::ssize_t>(sizeof(T))}, data.data(),
+      owner);
 }
 
 Eigen::Matrix4d pose_to_matrix(const Pose& X) { return X.matrix(); }
@@ -59,14 +60,18 @@ PYBIND11_MODULE(_talus, m) {
   py::register_exception<ScenarioError>(m, "ScenarioError", PyExc_ValueError);
 
   // ---------------------------------------------------------------- poses, shapes, drivers
-  m.def("make_pose", [](const Vec3& p, double roll, double pitch, double yaw) {
+  m.def(
+      "make_pose",
+      [](const Vec3& p, double roll, double pitch, double yaw) {
         return pose_to_matrix(make_pose(p, roll, pitch, yaw));
       },
       py::arg("p_WB"), py::arg("roll") = 0.0, py::arg("pitch") = 0.0, py::arg("yaw") = 0.0,
       "4x4 pose from a position [m] and roll, pitch, yaw [rad] (R = Rz(yaw) Ry(pitch) Rx(roll)).");
 
   py::class_<Twist>(m, "Twist", "Spatial velocity of a body in world: w_W [rad/s], v_WBo [m/s].")
-      .def(py::init([](const Vec3& w_W, const Vec3& v_WBo) { return Twist{w_W, v_WBo}; }),
+      .def(py::init([](const Vec3& w_W, const Vec3& v_WBo) {
+             return Twist{w_W, v_WBo};
+           }),
            py::arg("w_W") = Vec3::Zero(), py::arg("v_WBo") = Vec3::Zero())
       .def_readwrite("w_W", &Twist::w_W)
       .def_readwrite("v_WBo", &Twist::v_WBo);
@@ -79,13 +84,17 @@ PYBIND11_MODULE(_talus, m) {
       .def(py::init([](double r) { return SphereShape{r}; }), py::arg("radius_m"))
       .def_readwrite("radius_m", &SphereShape::radius_m);
   py::class_<CylinderShape>(m, "CylinderShape", "Axis along z_B.")
-      .def(py::init([](double r, double h) { return CylinderShape{r, h}; }), py::arg("radius_m"),
-           py::arg("half_length_m"))
+      .def(py::init([](double r, double h) {
+             return CylinderShape{r, h};
+           }),
+           py::arg("radius_m"), py::arg("half_length_m"))
       .def_readwrite("radius_m", &CylinderShape::radius_m)
       .def_readwrite("half_length_m", &CylinderShape::half_length_m);
   py::class_<CapsuleShape>(m, "CapsuleShape", "Segment along z_B.")
-      .def(py::init([](double r, double h) { return CapsuleShape{r, h}; }), py::arg("radius_m"),
-           py::arg("half_length_m"))
+      .def(py::init([](double r, double h) {
+             return CapsuleShape{r, h};
+           }),
+           py::arg("radius_m"), py::arg("half_length_m"))
       .def_readwrite("radius_m", &CapsuleShape::radius_m)
       .def_readwrite("half_length_m", &CapsuleShape::half_length_m);
   py::class_<WheelShape>(m, "WheelShape", "Wheel with grousers; axis along y_B, rolls along x_B.")
@@ -106,11 +115,14 @@ PYBIND11_MODULE(_talus, m) {
   m.def("validate_shape", [](const Shape& s) { validate(s); });
   m.def("signed_distance", &signed_distance, py::arg("shape"), py::arg("p_B"),
         "Signed distance [m] from p_B (body frame) to the shape; negative inside.");
-  m.def("lowest_point_z", [](const Shape& s, const Eigen::Matrix4d& X, double x, double y) {
+  m.def(
+      "lowest_point_z",
+      [](const Shape& s, const Eigen::Matrix4d& X, double x, double y) {
         return lowest_point_z(s, matrix_to_pose(X), x, y);
       },
       py::arg("shape"), py::arg("X_WB"), py::arg("x_W"), py::arg("y_W"),
-      "World z [m] of the shape's lowest point on the vertical line through (x_W, y_W); inf if missed.");
+      "World z [m] of the shape's lowest point on the vertical line through (x_W, y_W); inf if "
+      "missed.");
 
   py::class_<ConstantTwistDriver>(m, "ConstantTwistDriver")
       .def(py::init([](const Eigen::Matrix4d& X0, const Twist& V) {
@@ -126,20 +138,23 @@ PYBIND11_MODULE(_talus, m) {
              return d;
            }),
            py::arg("times_s"), py::arg("poses"));
-  m.def("pose_at", [](const Driver& d, double t) { return pose_to_matrix(pose_at(d, t)); },
-        py::arg("driver"), py::arg("t_s"));
-  m.def("twist_at", [](const Driver& d, double t) { return twist_at(d, t); }, py::arg("driver"),
-        py::arg("t_s"));
+  m.def(
+      "pose_at", [](const Driver& d, double t) { return pose_to_matrix(pose_at(d, t)); },
+      py::arg("driver"), py::arg("t_s"));
+  m.def(
+      "twist_at", [](const Driver& d, double t) { return twist_at(d, t); }, py::arg("driver"),
+      py::arg("t_s"));
 
   // ---------------------------------------------------------------- heightmap and erosion
   py::enum_<Connectivity>(m, "Connectivity")
       .value("Four", Connectivity::Four)
       .value("Eight", Connectivity::Eight);
 
-  py::class_<HeightmapModel>(m, "HeightmapModel",
-                             "Grid geometry and material of the sand-shaping tier (immutable in use).")
-      .def(py::init([](int nx, int ny, double cell, double repose_deg, int connectivity,
-                       double ox, double oy, double flow_rate, double tol, int max_updates) {
+  py::class_<HeightmapModel>(
+      m, "HeightmapModel",
+      "Grid geometry and material of the sand-shaping tier (immutable in use).")
+      .def(py::init([](int nx, int ny, double cell, double repose_deg, int connectivity, double ox,
+                       double oy, double flow_rate, double tol, int max_updates) {
              HeightmapModel hm;
              hm.nx = nx;
              hm.ny = ny;
@@ -169,25 +184,34 @@ PYBIND11_MODULE(_talus, m) {
       .def_readonly("repose_angle_rad", &HeightmapModel::repose_angle_rad)
       .def_readonly("connectivity", &HeightmapModel::connectivity)
       .def_readonly("tolerance_m", &HeightmapModel::tolerance_m)
-      .def_property_readonly("flow_rate", [](const HeightmapModel& hm) { return effective_flow_rate(hm); });
+      .def_property_readonly("flow_rate",
+                             [](const HeightmapModel& hm) { return effective_flow_rate(hm); });
 
   py::class_<HeightmapState>(m, "HeightmapState", "Sand heights; arrays are (ny, nx) numpy views.")
       .def_static("flat", &HeightmapState::flat, py::arg("model"), py::arg("height_m"))
       .def_property_readonly("shape", [](const HeightmapState& s) { return s.height_m.size(); })
-      .def("heights", [](py::object self, const HeightmapModel& hm) {
-             auto& s = self.cast<HeightmapState&>();
-             return grid_view(s.height_m, hm.ny, hm.nx, self);
-           }, py::arg("model"), "(ny, nx) float64 view of the heights [m]; row j is y, column i is x.")
-      .def("blocked", [](py::object self, const HeightmapModel& hm) {
-             auto& s = self.cast<HeightmapState&>();
-             return grid_view(s.blocked, hm.ny, hm.nx, self);
-           }, py::arg("model"), "(ny, nx) uint8 view: 1 where a tool occupies the cell.");
+      .def(
+          "heights",
+          [](py::object self, const HeightmapModel& hm) {
+            auto& s = self.cast<HeightmapState&>();
+            return grid_view(s.height_m, hm.ny, hm.nx, self);
+          },
+          py::arg("model"), "(ny, nx) float64 view of the heights [m]; row j is y, column i is x.")
+      .def(
+          "blocked",
+          [](py::object self, const HeightmapModel& hm) {
+            auto& s = self.cast<HeightmapState&>();
+            return grid_view(s.blocked, hm.ny, hm.nx, self);
+          },
+          py::arg("model"), "(ny, nx) uint8 view: 1 where a tool occupies the cell.");
 
   py::class_<ErosionResult>(m, "ErosionResult")
       .def_readonly("updates", &ErosionResult::updates)
       .def_readonly("converged", &ErosionResult::converged)
       .def_readonly("max_excess_m", &ErosionResult::max_excess_m);
-  m.def("erode_to_steady_state", [](const HeightmapModel& hm, HeightmapState& s) {
+  m.def(
+      "erode_to_steady_state",
+      [](const HeightmapModel& hm, HeightmapState& s) {
         std::vector<double> scratch;
         return erode_to_steady_state(hm, s, CellBox::whole(hm), scratch);
       },
@@ -228,9 +252,9 @@ PYBIND11_MODULE(_talus, m) {
            py::arg("model"), py::arg("heightmap"))
       .def_readonly("time_s", &ShapingState::time_s)
       .def_readonly("step", &ShapingState::step)
-      .def_property_readonly("heightmap",
-                             [](ShapingState& s) -> HeightmapState& { return s.heightmap; },
-                             py::return_value_policy::reference_internal);
+      .def_property_readonly(
+          "heightmap", [](ShapingState& s) -> HeightmapState& { return s.heightmap; },
+          py::return_value_policy::reference_internal);
   m.def("step", &step, py::arg("model"), py::arg("state"), py::arg("workspace"),
         "One action: drivers move the tools, tools push sand, erosion to steady state.");
 
@@ -243,7 +267,8 @@ PYBIND11_MODULE(_talus, m) {
            py::arg("blade_width_m") = 0.05, py::arg("blade_thickness_m") = 0.005,
            py::arg("blade_height_m") = 0.1, py::arg("speed_m_per_s") = 0.05);
   m.def("execute_straight_push", &execute_straight_push, py::arg("model"), py::arg("state"),
-        py::arg("push"), "Multi-stroke primitive: lower, push, lift; the state is updated in place.");
+        py::arg("push"),
+        "Multi-stroke primitive: lower, push, lift; the state is updated in place.");
 
   py::class_<WheelTrenchMotion>(m, "WheelTrenchMotion")
       .def(py::init([](const Vec2& start, double heading, double surface, double sinkage,
@@ -257,7 +282,10 @@ PYBIND11_MODULE(_talus, m) {
 
   // ---------------------------------------------------------------- trench planner
   py::class_<GridCell>(m, "GridCell")
-      .def(py::init([](int r, int c) { return GridCell{r, c}; }), py::arg("row"), py::arg("col"))
+      .def(py::init([](int r, int c) {
+             return GridCell{r, c};
+           }),
+           py::arg("row"), py::arg("col"))
       .def_readonly("row", &GridCell::row)
       .def_readonly("col", &GridCell::col)
       .def("__repr__", [](const GridCell& c) {
@@ -286,27 +314,31 @@ PYBIND11_MODULE(_talus, m) {
         for (const TrenchAction x : p.actions) a.emplace_back(to_string(x));
         return a;
       });
-  m.def("plan_single_stroke_trench",
-        [](const BinaryMap& goal, TrenchHeuristic h, double alpha, std::optional<GridCell> start) {
-          TrenchPlanOptions o;
-          o.heuristic = h;
-          o.alpha = alpha;
-          o.start = start;
-          return plan_single_stroke_trench(goal, o);
-        },
-        py::arg("goal"), py::arg("heuristic") = TrenchHeuristic::PathCover, py::arg("alpha") = 1.0,
-        py::arg("start") = std::nullopt, "A* single-stroke trench plan (paper 003 §4.2).");
-  m.def("exhaustive_min_steps", &exhaustive_min_steps, py::arg("goal"), py::arg("start") = std::nullopt);
+  m.def(
+      "plan_single_stroke_trench",
+      [](const BinaryMap& goal, TrenchHeuristic h, double alpha, std::optional<GridCell> start) {
+        TrenchPlanOptions o;
+        o.heuristic = h;
+        o.alpha = alpha;
+        o.start = start;
+        return plan_single_stroke_trench(goal, o);
+      },
+      py::arg("goal"), py::arg("heuristic") = TrenchHeuristic::PathCover, py::arg("alpha") = 1.0,
+      py::arg("start") = std::nullopt, "A* single-stroke trench plan (paper 003 §4.2).");
+  m.def("exhaustive_min_steps", &exhaustive_min_steps, py::arg("goal"),
+        py::arg("start") = std::nullopt);
   m.def("letter_map", &letter_map, py::arg("letter"), "7x7 goal map of a letter (A, S, T, R).");
 
   // ---------------------------------------------------------------- scenarios
-  m.def("run_scenario", [](const std::filesystem::path& file, const std::filesystem::path& out) {
+  m.def(
+      "run_scenario",
+      [](const std::filesystem::path& file, const std::filesystem::path& out) {
         return run_scenario_file(file, out).dump();
       },
       py::arg("scenario"), py::arg("out"),
       "Runs a scenario file into `out`; returns summary.json's text.");
-  m.def("check_scenario", [](const std::filesystem::path& file) {
-        return check_scenario_file(file).dump();
-      },
+  m.def(
+      "check_scenario",
+      [](const std::filesystem::path& file) { return check_scenario_file(file).dump(); },
       py::arg("scenario"));
 }

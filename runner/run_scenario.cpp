@@ -26,7 +26,8 @@ nlohmann::json check_scenario_file(const std::filesystem::path& scenario_file) {
 }
 
 nlohmann::json run_scenario_file(const std::filesystem::path& scenario_file,
-                                 const std::filesystem::path& out_dir, const RunProgress& progress) {
+                                 const std::filesystem::path& out_dir,
+                                 const RunProgress& progress) {
   const auto doc = ScenarioDocument::load(scenario_file);
   const ScenarioTable root = doc->root();
   read_tier(root);

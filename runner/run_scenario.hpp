@@ -4,9 +4,8 @@
 
 #include <filesystem>
 #include <functional>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace talus {
 

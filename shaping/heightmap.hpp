@@ -17,11 +17,11 @@ namespace talus::shaping {
 enum class Connectivity : int { Four = 4, Eight = 8 };
 
 struct HeightmapModel {
-  int nx = 0;                 ///< cells along x
-  int ny = 0;                 ///< cells along y
-  double cell_size_m = 0.0;   ///< edge length of a square cell [m]
-  double origin_x_m = 0.0;    ///< world x of the grid's lower-left corner [m]
-  double origin_y_m = 0.0;    ///< world y of the grid's lower-left corner [m]
+  int nx = 0;                     ///< cells along x
+  int ny = 0;                     ///< cells along y
+  double cell_size_m = 0.0;       ///< edge length of a square cell [m]
+  double origin_x_m = 0.0;        ///< world x of the grid's lower-left corner [m]
+  double origin_y_m = 0.0;        ///< world y of the grid's lower-left corner [m]
   double repose_angle_rad = 0.0;  ///< angle of repose of the material, in (0, pi/2)
   Connectivity connectivity = Connectivity::Eight;
   /// Fraction of a neighbour pair's excess height difference that flows per update; 0 selects
@@ -29,7 +29,7 @@ struct HeightmapModel {
   double flow_rate = 0.0;
   /// Erosion stops when no pair's height difference exceeds the repose limit by more than this [m].
   double tolerance_m = 1e-9;
-  int max_updates = 100000;   ///< erosion gives up (and says so) after this many updates
+  int max_updates = 100000;  ///< erosion gives up (and says so) after this many updates
 
   int cell_count() const { return nx * ny; }
   double cell_area_m2() const { return cell_size_m * cell_size_m; }
@@ -38,8 +38,9 @@ struct HeightmapModel {
 };
 
 struct HeightmapState {
-  std::vector<double> height_m;      ///< nx * ny sand surface heights [m], row-major
-  std::vector<std::uint8_t> blocked;  ///< nx * ny; 1 where a tool occupies the cell: no flow in or out
+  std::vector<double> height_m;  ///< nx * ny sand surface heights [m], row-major
+  std::vector<std::uint8_t>
+      blocked;  ///< nx * ny; 1 where a tool occupies the cell: no flow in or out
 
   static HeightmapState flat(const HeightmapModel& model, double height_m) {
     HeightmapState s;

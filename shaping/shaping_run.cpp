@@ -32,7 +32,8 @@ CrossSection take_cross_section(const ShapingScenario& sc, const HeightmapState&
   const HeightmapModel& m = sc.model.heightmap;
   const double x = sc.cross_section_x_m.value_or(m.origin_x_m + 0.5 * m.nx * m.cell_size_m);
   CrossSection cs;
-  cs.column = std::clamp(static_cast<int>(std::floor((x - m.origin_x_m) / m.cell_size_m)), 0, m.nx - 1);
+  cs.column =
+      std::clamp(static_cast<int>(std::floor((x - m.origin_x_m) / m.cell_size_m)), 0, m.nx - 1);
   cs.x_m = m.cell_center_x(cs.column);
   for (int j = 0; j < m.ny; ++j) {
     const std::size_t c = static_cast<std::size_t>(j * m.nx + cs.column);
@@ -125,8 +126,8 @@ nlohmann::json planner_summary(const TrenchPlanSetup& p) {
   for (const TrenchAction a : p.plan.actions) actions += to_string(a)[0];
   return {{"goal", p.goal_name},
           {"goal_map", p.goal.to_rows()},
-          {"heuristic", p.options.heuristic == TrenchHeuristic::PathCover ? "path_cover"
-                                                                          : "cells_remaining"},
+          {"heuristic",
+           p.options.heuristic == TrenchHeuristic::PathCover ? "path_cover" : "cells_remaining"},
           {"alpha", p.options.alpha},
           {"steps", p.plan.steps},
           {"nodes_expanded", p.plan.nodes_expanded},
@@ -137,7 +138,8 @@ nlohmann::json planner_summary(const TrenchPlanSetup& p) {
           {"path", path}};
 }
 
-void write_heightmap_images(OutputDir& out, const ShapingScenario& sc, const HeightmapState& state) {
+void write_heightmap_images(OutputDir& out, const ShapingScenario& sc,
+                            const HeightmapState& state) {
   const HeightmapModel& m = sc.model.heightmap;
   HeightmapImageOptions opt;
   opt.title = fmt::format("{}: final sand surface ({} x {} cells of {:g} mm)", sc.name, m.nx, m.ny,
@@ -214,7 +216,8 @@ nlohmann::json run_shaping_scenario(const ShapingScenario& sc, OutputDir& out,
       {"volume_relative_error", std::abs(volume_final - volume_initial) / volume_initial},
       {"displaced_volume_total_m3", displaced_total},
       {"erosion_updates_total", total_updates},
-      {"erosion_updates_mean_per_step", static_cast<double>(total_updates) / static_cast<double>(sc.steps)},
+      {"erosion_updates_mean_per_step",
+       static_cast<double>(total_updates) / static_cast<double>(sc.steps)},
       {"erosion_updates_max_per_step", max_updates},
       {"erosion_all_converged", all_converged},
       {"max_repose_excess_final_m", max_repose_excess(hm, state.heightmap)},

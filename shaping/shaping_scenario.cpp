@@ -69,10 +69,10 @@ TrenchPlanSetup read_planner(const ScenarioTable& t, const HeightmapModel& hm) {
   } catch (const std::invalid_argument& e) {
     t.fail(t.has("letter") ? "letter" : "goal", e.what());
   }
-  p.options.heuristic = t.choice_or("heuristic", "path_cover", {"path_cover", "cells_remaining"}) ==
-                                "path_cover"
-                            ? TrenchHeuristic::PathCover
-                            : TrenchHeuristic::CellsRemaining;
+  p.options.heuristic =
+      t.choice_or("heuristic", "path_cover", {"path_cover", "cells_remaining"}) == "path_cover"
+          ? TrenchHeuristic::PathCover
+          : TrenchHeuristic::CellsRemaining;
   p.options.alpha = t.number_or("alpha", 1.0, in_closed_range(1.0, 100.0, ""));
   if (t.has("start")) {
     const auto rc = t.numbers("start", 2, in_closed_range(0, 1000, "[cell]"));
@@ -85,8 +85,10 @@ TrenchPlanSetup read_planner(const ScenarioTable& t, const HeightmapModel& hm) {
     p.placement.origin_x_m = o.x();
     p.placement.origin_y_m = o.y();
   } else {  // centred on the heightmap
-    p.placement.origin_x_m = hm.origin_x_m + 0.5 * (hm.nx * hm.cell_size_m - p.goal.cols * p.placement.cell_m);
-    p.placement.origin_y_m = hm.origin_y_m + 0.5 * (hm.ny * hm.cell_size_m - p.goal.rows * p.placement.cell_m);
+    p.placement.origin_x_m =
+        hm.origin_x_m + 0.5 * (hm.nx * hm.cell_size_m - p.goal.cols * p.placement.cell_m);
+    p.placement.origin_y_m =
+        hm.origin_y_m + 0.5 * (hm.ny * hm.cell_size_m - p.goal.rows * p.placement.cell_m);
   }
   p.depth_m = t.number("depth_m", positive("[m]"));
   p.seconds_per_cell = t.number_or("seconds_per_cell", 1.0, positive("[s]"));
@@ -134,9 +136,11 @@ ShapingTool read_tool(const ScenarioTable& t, const ShapingScenario& sc) {
     m.start_W = motion.vec2("start_m", any_finite("[m]"));
     m.heading_rad = deg_to_rad(motion.number_or("heading_deg", 0.0, any_finite("[deg]")));
     m.surface_z_m = sc.initial_height_m;
-    m.sinkage_m = motion.number("sinkage_m", in_open_range(0.0, wheel->radius_m, "[m] (below the rim radius)"));
+    m.sinkage_m = motion.number("sinkage_m",
+                                in_open_range(0.0, wheel->radius_m, "[m] (below the rim radius)"));
     m.slip_ratio = motion.number("slip_ratio", in_closed_range(0.0, 0.95, ""));
-    m.slip_angle_rad = deg_to_rad(motion.number("slip_angle_deg", in_closed_range(-89, 89, "[deg]")));
+    m.slip_angle_rad =
+        deg_to_rad(motion.number("slip_angle_deg", in_closed_range(-89, 89, "[deg]")));
     m.speed_m_per_s = motion.number_or("speed_m_per_s", 0.03, positive("[m/s]"));
     tool.driver = wheel_trench_driver(*wheel, m);
   } else if (kind == "straight_push") {
@@ -146,12 +150,14 @@ ShapingTool read_tool(const ScenarioTable& t, const ShapingScenario& sc) {
     p.start_W = motion.vec2("start_m", any_finite("[m]"));
     p.end_W = motion.vec2("end_m", any_finite("[m]"));
     if ((p.end_W - p.start_W).norm() < 1e-12) motion.fail("end_m", "must differ from start_m");
-    p.bottom_z_m = sc.initial_height_m - motion.number("depth_m", non_negative("[m] below the initial surface"));
+    p.bottom_z_m = sc.initial_height_m -
+                   motion.number("depth_m", non_negative("[m] below the initial surface"));
     p.blade_thickness_m = 2.0 * box->half_extents_m.x();
     p.blade_width_m = 2.0 * box->half_extents_m.y();
     p.blade_height_m = 2.0 * box->half_extents_m.z();
     p.speed_m_per_s = motion.number_or("speed_m_per_s", 0.05, positive("[m/s]"));
-    tool.driver = straight_push_driver(p, motion.number_or("start_time_s", 0.0, non_negative("[s]")));
+    tool.driver =
+        straight_push_driver(p, motion.number_or("start_time_s", 0.0, non_negative("[s]")));
   } else {
     tool.driver = read_common_driver(motion, kind);
   }

@@ -4,10 +4,9 @@
 
 #include <filesystem>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "core/scenario_file.hpp"
 #include "shaping/shaping_step.hpp"
@@ -38,8 +37,8 @@ struct ShapingScenario {
   std::string description;
   ShapingModel model;
   HeightmapState initial;
-  double initial_height_m = 0.0;  ///< level of the undisturbed sand [m]
-  long steps = 0;                 ///< number of steps the run takes
+  double initial_height_m = 0.0;            ///< level of the undisturbed sand [m]
+  long steps = 0;                           ///< number of steps the run takes
   std::optional<double> cross_section_x_m;  ///< profile across y at this x (default: grid centre)
   std::optional<TrenchPlanSetup> planner;
 };

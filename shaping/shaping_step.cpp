@@ -36,8 +36,8 @@ CellBox push_tools(const ShapingModel& model, ShapingState& state,
   CellBox touched;
   for (std::size_t k = 0; k < placements.size(); ++k) {
     const bool first_contact = !state.tool_in_contact[k];
-    const PushResult r = push_sand(model.heightmap, state.heightmap, placements[k], first_contact,
-                                   work.push);
+    const PushResult r =
+        push_sand(model.heightmap, state.heightmap, placements[k], first_contact, work.push);
     state.tool_in_contact[k] = r.cells_in_contact > 0;
     report.displaced_volume_m3 += r.displaced_volume_m3;
     report.cells_in_contact += r.cells_in_contact;
@@ -66,11 +66,12 @@ void erode(const ShapingModel& model, ShapingState& state, const CellBox& touche
 void check_finite(const ShapingModel& model, const ShapingState& state, const CellBox& box) {
   for (int j = box.j0; j < box.j1; ++j) {
     for (int i = box.i0; i < box.i1; ++i) {
-      const double h = state.heightmap.height_m[static_cast<std::size_t>(j * model.heightmap.nx + i)];
+      const double h =
+          state.heightmap.height_m[static_cast<std::size_t>(j * model.heightmap.nx + i)];
       if (!std::isfinite(h)) {
-        throw std::runtime_error(fmt::format(
-            "step {} (t = {:.4f} s): sand height at cell ({}, {}) is {}; stopping", state.step,
-            state.time_s, i, j, h));
+        throw std::runtime_error(
+            fmt::format("step {} (t = {:.4f} s): sand height at cell ({}, {}) is {}; stopping",
+                        state.step, state.time_s, i, j, h));
       }
     }
   }
@@ -138,7 +139,8 @@ double surface_height_at(const HeightmapModel& model, const HeightmapState& stat
   const int j1 = std::min(j0 + 1, model.ny - 1);
   const double fu = u - i0, fv = v - j0;
   auto h = [&](int i, int j) { return state.height_m[static_cast<std::size_t>(j * model.nx + i)]; };
-  return (1 - fv) * ((1 - fu) * h(i0, j0) + fu * h(i1, j0)) + fv * ((1 - fu) * h(i0, j1) + fu * h(i1, j1));
+  return (1 - fv) * ((1 - fu) * h(i0, j0) + fu * h(i1, j0)) +
+         fv * ((1 - fu) * h(i0, j1) + fu * h(i1, j1));
 }
 
 }  // namespace talus::shaping

@@ -35,8 +35,8 @@ ConstantTwistDriver wheel_trench_driver(const WheelShape& wheel, const WheelTren
 }
 
 BoxShape straight_push_blade(const StraightPush& push) {
-  return BoxShape{Vec3(0.5 * push.blade_thickness_m, 0.5 * push.blade_width_m,
-                       0.5 * push.blade_height_m)};
+  return BoxShape{
+      Vec3(0.5 * push.blade_thickness_m, 0.5 * push.blade_width_m, 0.5 * push.blade_height_m)};
 }
 
 WaypointDriver straight_push_driver(const StraightPush& push, double start_time_s) {
@@ -85,8 +85,8 @@ ShapingStepReport execute_straight_push(const HeightmapModel& heightmap, Heightm
   }
   // Lift the blade: the walls it held are free to relax.
   std::fill(sim.heightmap.blocked.begin(), sim.heightmap.blocked.end(), 0);
-  const ErosionResult relax = erode_to_steady_state(heightmap, sim.heightmap,
-                                                    CellBox::whole(heightmap), work.erosion_scratch);
+  const ErosionResult relax = erode_to_steady_state(
+      heightmap, sim.heightmap, CellBox::whole(heightmap), work.erosion_scratch);
   total.erosion_updates += relax.updates;
   total.erosion_converged = total.erosion_converged && relax.converged;
   total.max_repose_excess_m = relax.max_excess_m;
@@ -107,12 +107,15 @@ WaypointDriver trench_plan_driver(const TrenchPlan& plan, const PlanPlacement& p
   }
   const double z = bottom_z_m + 0.5 * blade_height_m;
   auto yaw_of = [](const Vec2& d) { return std::atan2(d.y(), d.x()); };
-  auto pose = [&](const Vec2& p, double yaw) { return make_pose(Vec3(p.x(), p.y(), z), 0, 0, yaw); };
+  auto pose = [&](const Vec2& p, double yaw) {
+    return make_pose(Vec3(p.x(), p.y(), z), 0, 0, yaw);
+  };
 
   WaypointDriver d;
   const std::size_t n = plan.cells.size();
-  double yaw = n > 1 ? yaw_of(placement.cell_center(plan.cells[1]) - placement.cell_center(plan.cells[0]))
-                     : 0.0;
+  double yaw =
+      n > 1 ? yaw_of(placement.cell_center(plan.cells[1]) - placement.cell_center(plan.cells[0]))
+            : 0.0;
   double t = 0.0;
   d.times_s.push_back(t);
   d.poses.push_back(pose(placement.cell_center(plan.cells[0]), yaw));

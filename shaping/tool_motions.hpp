@@ -25,7 +25,7 @@ namespace talus::shaping {
 struct WheelTrenchMotion {
   Vec2 start_W = Vec2::Zero();  ///< centre's (x, y) at t = 0 [m]
   double heading_rad = 0.0;
-  double surface_z_m = 0.0;     ///< height of the level sand [m]
+  double surface_z_m = 0.0;  ///< height of the level sand [m]
   double sinkage_m = 0.0;
   double slip_ratio = 0.0;
   double slip_angle_rad = 0.0;
@@ -63,7 +63,8 @@ struct PlanPlacement {
   double cell_m = 0.05;
   int rows = 0;
   Vec2 cell_center(GridCell c) const {
-    return Vec2(origin_x_m + (c.col + 0.5) * cell_m, origin_y_m + (rows - 1 - c.row + 0.5) * cell_m);
+    return Vec2(origin_x_m + (c.col + 0.5) * cell_m,
+                origin_y_m + (rows - 1 - c.row + 0.5) * cell_m);
   }
 };
 
@@ -71,7 +72,8 @@ struct PlanPlacement {
 /// bottom height: it moves from cell centre to cell centre in `seconds_per_cell`, facing the way it
 /// moves, and turns in place at corners.
 WaypointDriver trench_plan_driver(const TrenchPlan& plan, const PlanPlacement& placement,
-                                  double bottom_z_m, double blade_height_m, double seconds_per_cell);
+                                  double bottom_z_m, double blade_height_m,
+                                  double seconds_per_cell);
 BoxShape trench_plan_blade(const PlanPlacement& placement, double blade_height_m);
 
 }  // namespace talus::shaping

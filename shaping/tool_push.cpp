@@ -33,7 +33,9 @@ struct Footprint {
   int width() const { return box.i1 - box.i0; }
   int height() const { return box.j1 - box.j0; }
   int size() const { return width() * height(); }
-  bool contains(int i, int j) const { return i >= box.i0 && i < box.i1 && j >= box.j0 && j < box.j1; }
+  bool contains(int i, int j) const {
+    return i >= box.i0 && i < box.i1 && j >= box.j0 && j < box.j1;
+  }
   int local(int i, int j) const { return (j - box.j0) * width() + (i - box.i0); }
 };
 
@@ -43,8 +45,8 @@ void sample_tool_bottom(const HeightmapModel& model, const ToolPlacement& tool, 
   work.tool_bottom_z_m.assign(static_cast<std::size_t>(fp.size()), kInf);
   for (int j = fp.box.j0; j < fp.box.j1; ++j) {
     for (int i = fp.box.i0; i < fp.box.i1; ++i) {
-      work.tool_bottom_z_m[fp.local(i, j)] = lowest_point_z(
-          *tool.shape, tool.X_WB, model.cell_center_x(i), model.cell_center_y(j));
+      work.tool_bottom_z_m[fp.local(i, j)] =
+          lowest_point_z(*tool.shape, tool.X_WB, model.cell_center_x(i), model.cell_center_y(j));
     }
   }
 }
@@ -82,7 +84,7 @@ Vec2 push_direction(const HeightmapModel& model, const ToolPlacement& tool, int 
   if (out.norm() > 1e-12 * model.cell_size_m) return out.normalized();
   const Vec3 v = tool.V_WB.v_WBo;
   return Vec2(v.x(), v.y()).norm() > kStillSpeed_m_per_s ? Vec2(v.x(), v.y()).normalized()
-                                                          : Vec2(1.0, 0.0);
+                                                         : Vec2(1.0, 0.0);
 }
 
 struct Carrier {
@@ -137,8 +139,8 @@ struct Carrier {
     double best_dot = 0.0;
     for (int k = 0; k < 8; ++k) {
       if (!inside(i + kSteps[k].di, j + kSteps[k].dj)) continue;
-      const double dot = (d.x() * kSteps[k].di + d.y() * kSteps[k].dj) /
-                         std::hypot(kSteps[k].di, kSteps[k].dj);
+      const double dot =
+          (d.x() * kSteps[k].di + d.y() * kSteps[k].dj) / std::hypot(kSteps[k].di, kSteps[k].dj);
       if (dot > best_dot) {
         best_dot = dot;
         best = k;

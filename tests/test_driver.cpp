@@ -9,19 +9,12 @@
 
 #include "core/driver.hpp"
 #include "core/units.hpp"
+#include "error_message.hpp"
 
 namespace talus {
 namespace {
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
-}
+using talus::test_support::error_of;
 
 // Largest elementwise difference, by plain loops: Eigen's vectorised reductions over 4x4 matrices
 // trip a GCC 12 -Wuninitialized false positive under -march=native with AVX-512.

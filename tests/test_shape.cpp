@@ -9,6 +9,7 @@
 
 #include "core/shape.hpp"
 #include "core/units.hpp"
+#include "error_message.hpp"
 
 namespace talus {
 namespace {
@@ -16,15 +17,7 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // The message of the std::invalid_argument that f throws, or "" when it throws none.
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
-}
+using talus::test_support::error_of;
 
 WheelShape grousered_wheel(int count = 12, double thickness_m = 0.004) {
   WheelShape w;

@@ -23,9 +23,10 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path temp_dir() {
-  const fs::path d = fs::temp_directory_path() /
-                     ("talus_scn_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-                      "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  const fs::path d =
+      fs::temp_directory_path() /
+      ("talus_scn_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+       ::testing::UnitTest::GetInstance()->current_test_info()->name());
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
@@ -84,7 +85,8 @@ std::string error_of(const std::string& text) {
 
 TEST(ShapingScenario, EveryShippedScenarioLoads) {
   int count = 0;
-  for (const auto& entry : fs::directory_iterator(fs::path(TALUS_SOURCE_DIR) / "scenarios/shaping")) {
+  for (const auto& entry :
+       fs::directory_iterator(fs::path(TALUS_SOURCE_DIR) / "scenarios/shaping")) {
     if (entry.path().extension() != ".toml") continue;
     SCOPED_TRACE(entry.path().string());
     const nlohmann::json info = check_scenario_file(entry.path());
@@ -96,28 +98,36 @@ TEST(ShapingScenario, EveryShippedScenarioLoads) {
 }
 
 TEST(ShapingScenario, UnknownKeyIsRefusedWithLineAndTheKnownKeys) {
-  const std::string msg = error_of(with(kSmallPush, "cell_size_m = 0.005", "cell_size_m = 0.005\ncell_sise = 1"));
+  const std::string msg =
+      error_of(with(kSmallPush, "cell_size_m = 0.005", "cell_size_m = 0.005\ncell_sise = 1"));
   EXPECT_NE(msg.find("bad.toml:8:"), std::string::npos) << msg;
   EXPECT_NE(msg.find("heightmap.cell_sise: unknown key"), std::string::npos) << msg;
   EXPECT_NE(msg.find("cell_size_m"), std::string::npos) << msg;
 }
 
 TEST(ShapingScenario, WrongTypeNamesWhatWasExpected) {
-  const std::string msg = error_of(with(kSmallPush, "cell_size_m = 0.005", "cell_size_m = \"fine\""));
+  const std::string msg =
+      error_of(with(kSmallPush, "cell_size_m = 0.005", "cell_size_m = \"fine\""));
   EXPECT_NE(msg.find("bad.toml:7:"), std::string::npos) << msg;
   EXPECT_NE(msg.find("heightmap.cell_size_m: expected a number > 0 [m], got the string \"fine\""),
-            std::string::npos) << msg;
+            std::string::npos)
+      << msg;
 }
 
 TEST(ShapingScenario, NegativeCellSizeIsRefused) {
   const std::string msg = error_of(with(kSmallPush, "cell_size_m = 0.005", "cell_size_m = -0.005"));
-  EXPECT_NE(msg.find("heightmap.cell_size_m: expected a number > 0 [m], got -0.005"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("heightmap.cell_size_m: expected a number > 0 [m], got -0.005"),
+            std::string::npos)
+      << msg;
 }
 
 TEST(ShapingScenario, ReposeAngleOutsideZeroToNinetyIsRefused) {
   for (const char* bad : {"0.0", "90", "120.5", "-3"}) {
-    const std::string msg = error_of(with(kSmallPush, "repose_angle_deg = 30.0", std::string("repose_angle_deg = ") + bad));
-    EXPECT_NE(msg.find("heightmap.repose_angle_deg: expected a number in (0, 90) [deg]"), std::string::npos) << msg;
+    const std::string msg = error_of(
+        with(kSmallPush, "repose_angle_deg = 30.0", std::string("repose_angle_deg = ") + bad));
+    EXPECT_NE(msg.find("heightmap.repose_angle_deg: expected a number in (0, 90) [deg]"),
+              std::string::npos)
+        << msg;
   }
 }
 
@@ -126,7 +136,8 @@ TEST(ShapingScenario, NonIncreasingWaypointTimesAreRefused) {
 start_m = [0.05, 0.05]
 end_m = [0.12, 0.05]
 depth_m = 0.01
-speed_m_per_s = 0.05)", R"(kind = "waypoints"
+speed_m_per_s = 0.05)",
+                                R"(kind = "waypoints"
 times_s = [0.0, 1.0, 1.0]
 positions_m = [[0.05, 0.05, 0.06], [0.1, 0.05, 0.06], [0.12, 0.05, 0.06]])");
   const std::string msg = error_of(text);
@@ -136,23 +147,26 @@ positions_m = [[0.05, 0.05, 0.06], [0.1, 0.05, 0.06], [0.12, 0.05, 0.06]])");
 }
 
 TEST(ShapingScenario, SyntaxErrorNamesLineAndColumn) {
-  const std::string msg = error_of(with(kSmallPush, "initial_height_m = 0.05", "initial_height_m = = 0.05"));
+  const std::string msg =
+      error_of(with(kSmallPush, "initial_height_m = 0.05", "initial_height_m = = 0.05"));
   EXPECT_TRUE(std::regex_search(msg, std::regex("bad\\.toml:8:\\d+: TOML syntax error"))) << msg;
 }
 
 TEST(ShapingScenario, MissingSectionAndBadChoiceAreNamed) {
-  EXPECT_NE(error_of(with(kSmallPush, "[simulation]\ntime_step_s = 0.05\n", "")).find("missing table [simulation]"),
+  EXPECT_NE(error_of(with(kSmallPush, "[simulation]\ntime_step_s = 0.05\n", ""))
+                .find("missing table [simulation]"),
             std::string::npos);
   const std::string msg = error_of(with(kSmallPush, "kind = \"box\"", "kind = \"cube\""));
-  EXPECT_NE(msg.find("tool[0].shape.kind: expected one of \"box\", \"sphere\""), std::string::npos) << msg;
+  EXPECT_NE(msg.find("tool[0].shape.kind: expected one of \"box\", \"sphere\""), std::string::npos)
+      << msg;
 }
 
 TEST(ShapingScenario, RunWritesEveryOutputAndConservesVolume) {
   const fs::path dir = temp_dir();
   const fs::path file = write_file(dir, "push.toml", kSmallPush);
   const nlohmann::json summary = run_scenario_file(file, dir / "out");
-  for (const char* name : {"summary.json", "steps.csv", "heightmap_final.png", "heightmap_final.npy",
-                           "cross_section.csv", "cross_section.png"}) {
+  for (const char* name : {"summary.json", "steps.csv", "heightmap_final.png",
+                           "heightmap_final.npy", "cross_section.csv", "cross_section.png"}) {
     EXPECT_TRUE(fs::exists(dir / "out" / name)) << name;
   }
   EXPECT_LT(summary["volume_relative_error"].get<double>(), 1e-12);
@@ -180,7 +194,8 @@ TEST(ShapingScenario, CliRefusesBadInputWithExitCode2AndLeavesTheOutputFolderAlo
   const fs::path dir = temp_dir();
   fs::create_directories(dir / "out");
   write_file(dir / "out", "keep.txt", "earlier results");
-  const fs::path bad = write_file(dir, "bad.toml", with(kSmallPush, "cell_size_m = 0.005", "cell_size_m = -1"));
+  const fs::path bad =
+      write_file(dir, "bad.toml", with(kSmallPush, "cell_size_m = 0.005", "cell_size_m = -1"));
   std::string out;
   EXPECT_EQ(run_cli("run " + bad.string() + " --out " + (dir / "out").string(), &out), 2);
   EXPECT_NE(out.find("heightmap.cell_size_m"), std::string::npos) << out;
@@ -189,7 +204,9 @@ TEST(ShapingScenario, CliRefusesBadInputWithExitCode2AndLeavesTheOutputFolderAlo
   int entries = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++entries;
   EXPECT_EQ(entries, 2);  // bad.toml and out/: no temporary folder left
-  EXPECT_EQ(run_cli("run " + (dir / "missing.toml").string() + " --out " + (dir / "o2").string(), &out), 2);
+  EXPECT_EQ(
+      run_cli("run " + (dir / "missing.toml").string() + " --out " + (dir / "o2").string(), &out),
+      2);
   EXPECT_NE(out.find("cannot open scenario file"), std::string::npos) << out;
   EXPECT_EQ(run_cli("run", &out), 2);
 }

@@ -53,7 +53,8 @@ TEST(ToolPush, CutsTheOverlapDownToTheToolBottomAndKeepsTheVolume) {
   EXPECT_NEAR(total_height(s), before, 1e-12 * before);
   for (int j = 0; j < m.ny; ++j) {
     for (int i = 0; i < m.nx; ++i) {
-      const bool under = std::abs(m.cell_center_x(i) - 0.2) < 0.05 && std::abs(m.cell_center_y(j) - 0.2) < 0.05;
+      const bool under =
+          std::abs(m.cell_center_x(i) - 0.2) < 0.05 && std::abs(m.cell_center_y(j) - 0.2) < 0.05;
       const double h = s.height_m[j * m.nx + i];
       if (under) {
         EXPECT_NEAR(h, 0.07, 1e-12) << i << "," << j;
@@ -108,7 +109,8 @@ TEST(ToolPush, AMovingToolPushesSandAheadOfIt) {
 }
 
 TEST(ToolPush, ASlippingWheelThrowsSandBackwardsUnderneath) {
-  // Contact-point velocity, not body velocity: at slip ratio 0.9 the wheel's bottom moves backwards.
+  // Contact-point velocity, not body velocity: at slip ratio 0.9 the wheel's bottom moves
+  // backwards.
   const HeightmapModel m = small_grid(80, 0.004);
   const WheelShape wheel{0.05, 0.05, 0, 0.0, 0.005};
   WheelTrenchMotion motion;

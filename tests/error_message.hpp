@@ -1,0 +1,19 @@
+#pragma once
+// Test helper: the message of the std::invalid_argument a callable throws ("" if none).
+
+#include <stdexcept>
+#include <string>
+
+namespace talus::test_support {
+
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace talus::test_support
