@@ -29,9 +29,11 @@ demo: build
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
 
-# Google Benchmark table on the terminal, and the whole table as JSON in $(BUILD)/bench.json.
+# Google Benchmark table (mean, median, stddev of 3 repetitions) on the terminal, and the whole
+# table as JSON in $(BUILD)/bench.json.
 bench: build
-	@$(BUILD)/bin/talus_bench --benchmark_out=$(BUILD)/bench.json --benchmark_out_format=json
+	@$(BUILD)/bin/talus_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+	  --benchmark_out=$(BUILD)/bench.json --benchmark_out_format=json
 
 # The C++ tests under AddressSanitizer and UndefinedBehaviorSanitizer (CI runs this too).
 asan: deps
