@@ -52,8 +52,8 @@ ShapingScenario load_shaping_scenario(const ScenarioTable& root);
 using ProgressCallback = std::function<void(long, long, double)>;
 
 /// Runs the scenario, writing into `out` (an OutputDir's temporary folder): summary.json,
-/// steps.csv (one row per step), heightmap_final.png and heightmap_initial.png, cross_section.csv
-/// and .png, heightmap_final.npy. Returns the summary that was written.
+/// steps.csv (one row per step), heightmap_final.png and .npy, cross_section.csv and .png.
+/// Returns the summary that was written.
 nlohmann::json run_shaping_scenario(const ShapingScenario& scenario, OutputDir& out,
                                     const ProgressCallback& progress = {});
 
