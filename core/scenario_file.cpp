@@ -55,7 +55,8 @@ NumberCheck in_closed_range(double lo, double hi, const std::string& unit) {
   };
 }
 NumberCheck any_finite(const std::string& unit) {
-  return [unit](double) { return std::string(); };
+  // Values reaching a check are finite already; NaN is how callers ask for the expected form.
+  return [unit](double v) { return std::isfinite(v) ? std::string() : "a finite number " + unit; };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,14 +3,12 @@
 // temporary folder that becomes `out_dir` only when the run completed (ARCHITECTURE.md, data flow).
 
 #include <filesystem>
-#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace talus {
+#include "core/progress.hpp"
 
-/// Progress of a run: steps done, steps in all, simulated time [s].
-using RunProgress = std::function<void(long, long, double)>;
+namespace talus {
 
 /// Reads and validates `scenario_file` without running it; returns its tier and name. Throws
 /// ScenarioError (file, line, key, expectation) when the file cannot run as written.

@@ -165,7 +165,7 @@ void write_heightmap_images(OutputDir& out, const ShapingScenario& sc,
 }  // namespace
 
 nlohmann::json run_shaping_scenario(const ShapingScenario& sc, OutputDir& out,
-                                    const ProgressCallback& progress) {
+                                    const RunProgress& progress) {
   const auto wall_start = std::chrono::steady_clock::now();
   const HeightmapModel& hm = sc.model.heightmap;
   ShapingState state = ShapingState::initial(sc.model, sc.initial);

@@ -3,11 +3,11 @@
 // and running them to their outputs. The file format is documented in docs/scenarios.md.
 
 #include <filesystem>
-#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
+#include "core/progress.hpp"
 #include "core/scenario_file.hpp"
 #include "shaping/shaping_step.hpp"
 #include "shaping/tool_motions.hpp"
@@ -48,13 +48,10 @@ struct ShapingScenario {
 /// the whole file is known to be good.
 ShapingScenario load_shaping_scenario(const ScenarioTable& root);
 
-/// Progress of a run: steps done, steps in all, simulated time [s].
-using ProgressCallback = std::function<void(long, long, double)>;
-
 /// Runs the scenario, writing into `out` (an OutputDir's temporary folder): summary.json,
 /// steps.csv (one row per step), heightmap_final.png and .npy, cross_section.csv and .png.
 /// Returns the summary that was written.
 nlohmann::json run_shaping_scenario(const ShapingScenario& scenario, OutputDir& out,
-                                    const ProgressCallback& progress = {});
+                                    const RunProgress& progress = {});
 
 }  // namespace talus::shaping

@@ -120,8 +120,8 @@ ShapingStepReport step(const ShapingModel& model, ShapingState& state, ShapingWo
 }
 
 double sand_volume_m3(const HeightmapModel& model, const HeightmapState& state) {
-  // Kahan-free pairwise enough: a plain sum in a fixed order is deterministic; the error is far
-  // below the 1e-9 relative conservation the tests ask for.
+  // A plain sum in a fixed order: deterministic, and its rounding error is far below the 1e-9
+  // relative conservation the tests ask for.
   double sum = 0.0;
   for (const double h : state.height_m) sum += h;
   return sum * model.cell_area_m2();

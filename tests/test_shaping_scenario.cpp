@@ -146,6 +146,14 @@ positions_m = [[0.05, 0.05, 0.06], [0.1, 0.05, 0.06], [0.12, 0.05, 0.06]])");
   EXPECT_NE(msg.find("not after"), std::string::npos) << msg;
 }
 
+TEST(ShapingScenario, MissingKeyNamesTheTableAndTheExpectedForm) {
+  const std::string msg = error_of(with(kSmallPush, "depth_m = 0.01\n", ""));
+  EXPECT_NE(msg.find("tool[0].motion: missing key 'depth_m': expected a number >= 0 [m] below the "
+                     "initial surface"),
+            std::string::npos)
+      << msg;
+}
+
 TEST(ShapingScenario, SyntaxErrorNamesLineAndColumn) {
   const std::string msg =
       error_of(with(kSmallPush, "initial_height_m = 0.05", "initial_height_m = = 0.05"));

@@ -189,7 +189,7 @@ TEST(ToolPush, VolumeIsConservedOverTenThousandRandomToolActions) {
     X.translation().z() += 0.085 + 0.02 * u(rng) - world_bounds(shape, X).lo.z();
     Twist V;
     V.v_WBo = Vec3(u(rng) - 0.5, u(rng) - 0.5, 0.0);
-    V.w_W = Vec3(0, 0, 0) + 5.0 * Vec3(u(rng) - 0.5, u(rng) - 0.5, u(rng) - 0.5);
+    V.w_W = 5.0 * Vec3(u(rng) - 0.5, u(rng) - 0.5, u(rng) - 0.5);
     std::fill(s.blocked.begin(), s.blocked.end(), 0);
     const PushResult r = push_sand(m, s, ToolPlacement{&shape, X, V}, u(rng) < 0.3, work);
     if (!r.touched.empty()) erode_to_steady_state(m, s, r.touched, scratch);
