@@ -13,6 +13,7 @@
 #include "core/shape.hpp"
 #include "core/units.hpp"
 #include "core/version.hpp"
+#include "python/bind_common.hpp"
 #include "runner/run_scenario.hpp"
 #include "shaping/erosion.hpp"
 #include "shaping/letter_maps.hpp"
@@ -23,28 +24,9 @@
 namespace py = pybind11;
 using namespace talus;
 using namespace talus::shaping;
+using namespace talus::python;
 
 namespace {
-
-// A (rows, cols) numpy view of a vector owned by `owner`, kept alive by the view.
-template <typename T>
-py::array_t<T> grid_view(std::vector<T>& data, int ny, int nx, py::handle owner) {
-  if (data.size() != static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny)) {
-    throw std::runtime_error("heightmap state does not match its model's grid");
-  }
-  return py::array_t<T>(
-      {static_cast<py::ssize_t>(ny), static_cast<py::ssize_t>(nx)},
-      {static_cast<py::ssize_t>(nx * sizeof(T)), static_cast<py::ssize_t>(sizeof(T))}, data.data(),
-      owner);
-}
-
-Eigen::Matrix4d pose_to_matrix(const Pose& X) { return X.matrix(); }
-Pose matrix_to_pose(const Eigen::Matrix4d& m) {
-  Pose X = Pose::Identity();
-  X.linear() = m.block<3, 3>(0, 0);
-  X.translation() = m.block<3, 1>(0, 3);
-  return X;
-}
 
 // The state does not know its grid's shape; Python users always have the model at hand.
 struct StateGrid {

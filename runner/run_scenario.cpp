@@ -1,5 +1,7 @@
 #include "runner/run_scenario.hpp"
 
+#include <array>
+
 #include "core/output_dir.hpp"
 #include "core/scenario_file.hpp"
 #include "shaping/shaping_scenario.hpp"
@@ -8,11 +10,42 @@ namespace talus {
 
 namespace {
 
-// The tiers a scenario can name in [scenario] tier; more arrive with their issues.
-const std::vector<std::string> kTiers = {"shaping"};
+// One entry per tier a scenario can name in [scenario] tier. `check` reads and validates the
+// whole file and returns {tier, name, steps}; `run` reads it, then simulates into an OutputDir
+// that it commits when the run completed (nothing is written before the file was checked).
+struct TierEntry {
+  const char* name;
+  nlohmann::json (*check)(const ScenarioTable& root);
+  nlohmann::json (*run)(const ScenarioTable& root, const std::filesystem::path& out_dir,
+                        const RunProgress& progress);
+};
 
-std::string read_tier(const ScenarioTable& root) {
-  return root.table("scenario").choice("tier", kTiers);
+nlohmann::json check_shaping(const ScenarioTable& root) {
+  const shaping::ShapingScenario sc = shaping::load_shaping_scenario(root);
+  return {{"tier", "shaping"}, {"name", sc.name}, {"steps", sc.steps}};
+}
+
+nlohmann::json run_shaping(const ScenarioTable& root, const std::filesystem::path& out_dir,
+                           const RunProgress& progress) {
+  const shaping::ShapingScenario sc = shaping::load_shaping_scenario(root);
+  OutputDir out(out_dir);
+  nlohmann::json summary = shaping::run_shaping_scenario(sc, out, progress);
+  out.commit();
+  return summary;
+}
+
+const std::array kTiers = {
+    TierEntry{"shaping", check_shaping, run_shaping},
+};
+
+const TierEntry& read_tier(const ScenarioTable& root) {
+  std::vector<std::string> names;
+  for (const TierEntry& t : kTiers) names.emplace_back(t.name);
+  const std::string tier = root.table("scenario").choice("tier", names);
+  for (const TierEntry& t : kTiers) {
+    if (tier == t.name) return t;
+  }
+  throw std::logic_error("choice() returned a tier that is not in the table");
 }
 
 }  // namespace
@@ -20,9 +53,7 @@ std::string read_tier(const ScenarioTable& root) {
 nlohmann::json check_scenario_file(const std::filesystem::path& scenario_file) {
   const auto doc = ScenarioDocument::load(scenario_file);
   const ScenarioTable root = doc->root();
-  const std::string tier = read_tier(root);
-  const shaping::ShapingScenario sc = shaping::load_shaping_scenario(root);
-  return {{"tier", tier}, {"name", sc.name}, {"steps", sc.steps}};
+  return read_tier(root).check(root);
 }
 
 nlohmann::json run_scenario_file(const std::filesystem::path& scenario_file,
@@ -30,13 +61,7 @@ nlohmann::json run_scenario_file(const std::filesystem::path& scenario_file,
                                  const RunProgress& progress) {
   const auto doc = ScenarioDocument::load(scenario_file);
   const ScenarioTable root = doc->root();
-  read_tier(root);
-  // Everything is read and checked before the output folder is touched.
-  const shaping::ShapingScenario sc = shaping::load_shaping_scenario(root);
-  OutputDir out(out_dir);
-  nlohmann::json summary = shaping::run_shaping_scenario(sc, out, progress);
-  out.commit();
-  return summary;
+  return read_tier(root).run(root, out_dir, progress);
 }
 
 }  // namespace talus

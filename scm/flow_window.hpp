@@ -1,0 +1,68 @@
+#pragma once
+// The seam between the SCM step (scm/scm_step.*) and its two soil-deformation methods: the soil
+// flow by superposed local flow fields (paper 002 §3.1, scm/soil_flow.*) and the simpler border
+// deposit (scm/border_flow.*). The step copies a dense rectangle of nodes around the contact
+// patches into a FlowWindow, a method fills the outputs, and the step applies eq. 30 (height +=
+// (V_delta - V_zeta) / A_grid) and erodes the nodes not in contact.
+//
+// Both methods conserve volume: sum(deposited_volume_m3) == sum(displaced_volume_m3) to rounding.
+
+#include <cstdint>
+#include <vector>
+
+#include "core/pose.hpp"
+
+namespace talus::scm {
+
+/// Parameters of the soil flow model (paper 002 §3.1). Lengths in metres, angles in radians.
+struct FlowParameters {
+  int chord_count = 16;       ///< n_C, chords per displacing node (eq. 3-4)
+  double psi_shape_m = 1.5;   ///< Psi_Shape: how fast the propagation angle relaxes (eq. 15-16)
+  double psi_angle = 6.0;     ///< Psi_Angle: directional weighting exponent (eq. 17)
+  double psi_distance = 2.0;  ///< Psi_Distance: deposit non-linearity along a chord (eq. 18)
+  double friction_angle_rad = 0.5;  ///< phi, for the Rankine active/passive angles (eq. 9-11)
+  std::uint64_t seed = 1;           ///< seed of the chord set's random rotation alpha_RND
+};
+
+/// A dense, row-major rectangle of grid nodes: node (i, j) of the window is global node
+/// (i0 + i, j0 + j) and sits at index k = j * nx + i of every array.
+struct FlowWindow {
+  int i0 = 0, j0 = 0;  ///< global index of the window's node (0, 0)
+  int nx = 0, ny = 0;  ///< nodes along x and y
+  double cell_size_m = 0.0;
+
+  // ---- inputs, filled by the step
+  std::vector<double> height_m;             ///< surface height after the bodies cut [m]
+  std::vector<double> displaced_volume_m3;  ///< V_zeta: soil a body displaced here this step [m^3]
+  std::vector<std::uint8_t> in_contact;     ///< 1 where a body loads the node, else 0
+  std::vector<Vec3> contact_velocity_W;     ///< velocity of the body at contact nodes [m/s]
+  std::vector<Vec3> previous_flow_velocity_W;  ///< v_delta of the previous step [m/s]
+
+  // ---- outputs, filled by a flow method
+  std::vector<double> deposited_volume_m3;  ///< V_delta: soil deposited here (eq. 24) [m^3]
+  std::vector<Vec3> volumetric_flow_W;      ///< Q_delta: soil flow through the node (eq. 25) [m^3]
+  std::vector<double> flow_depth_m;         ///< h_delta (eq. 27) [m]
+  std::vector<Vec3> flow_velocity_W;        ///< v_delta (eq. 29) [m/s]
+
+  std::size_t size() const { return static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny); }
+  std::size_t index(int i, int j) const {
+    return static_cast<std::size_t>(j) * static_cast<std::size_t>(nx) + static_cast<std::size_t>(i);
+  }
+  /// Sizes every array for nx * ny nodes and zeroes it.
+  void resize(int nx_nodes, int ny_nodes) {
+    nx = nx_nodes;
+    ny = ny_nodes;
+    const std::size_t n = size();
+    height_m.assign(n, 0.0);
+    displaced_volume_m3.assign(n, 0.0);
+    in_contact.assign(n, 0);
+    contact_velocity_W.assign(n, Vec3::Zero());
+    previous_flow_velocity_W.assign(n, Vec3::Zero());
+    deposited_volume_m3.assign(n, 0.0);
+    volumetric_flow_W.assign(n, Vec3::Zero());
+    flow_depth_m.assign(n, 0.0);
+    flow_velocity_W.assign(n, Vec3::Zero());
+  }
+};
+
+}  // namespace talus::scm
