@@ -44,9 +44,9 @@ TriangleMesh load_mesh(const std::filesystem::path& path, double scale) {
   Assimp::Importer importer;
   // Normals are dropped so that joining compares positions only (STL gives each corner its face's
   // normal, which would keep shared corners apart); node transforms are baked into the vertices.
-  const aiScene* scene = importer.ReadFile(
-      path.string(), aiProcess_Triangulate | aiProcess_JoinIdenticalVertices |
-                         aiProcess_PreTransformVertices | aiProcess_DropNormals);
+  const aiScene* scene =
+      importer.ReadFile(path.string(), aiProcess_Triangulate | aiProcess_JoinIdenticalVertices |
+                                           aiProcess_PreTransformVertices | aiProcess_DropNormals);
   if (scene == nullptr) {
     throw std::runtime_error(
         fmt::format("mesh {}: cannot read: {}", path.string(), importer.GetErrorString()));
@@ -62,8 +62,8 @@ TriangleMesh load_mesh(const std::filesystem::path& path, double scale) {
       const aiVector3D& p = am->mVertices[v];
       const Vec3 q = scale * Vec3(p.x, p.y, p.z);
       if (!q.allFinite()) {
-        throw std::runtime_error(fmt::format("mesh {}: vertex {} of mesh {} is not finite",
-                                             path.string(), v, m));
+        throw std::runtime_error(
+            fmt::format("mesh {}: vertex {} of mesh {} is not finite", path.string(), v, m));
       }
       const auto [it, inserted] =
           index_of.try_emplace({q.x(), q.y(), q.z()}, static_cast<int>(mesh.vertices_m.size()));
@@ -83,9 +83,9 @@ TriangleMesh load_mesh(const std::filesystem::path& path, double scale) {
     }
   }
   if (mesh.triangles.empty()) {
-    throw std::runtime_error(fmt::format(
-        "mesh {}: no triangles found ({} meshes, {} point or line primitives)", path.string(),
-        scene->mNumMeshes, skipped_primitives));
+    throw std::runtime_error(
+        fmt::format("mesh {}: no triangles found ({} meshes, {} point or line primitives)",
+                    path.string(), scene->mNumMeshes, skipped_primitives));
   }
   return mesh;
 }
@@ -105,8 +105,9 @@ ClosednessReport check_closedness(const TriangleMesh& mesh) {
       const int a = t[i];
       const int b = t[(i + 1) % 3];
       if (a < 0 || a >= n || b < 0 || b >= n) {
-        throw std::invalid_argument(fmt::format(
-            "triangle {} indexes vertex {} of a mesh with {} vertices", k, a < 0 || a >= n ? a : b, n));
+        throw std::invalid_argument(
+            fmt::format("triangle {} indexes vertex {} of a mesh with {} vertices", k,
+                        a < 0 || a >= n ? a : b, n));
       }
       const auto lo = static_cast<std::uint64_t>(std::min(a, b));
       const auto hi = static_cast<std::uint64_t>(std::max(a, b));

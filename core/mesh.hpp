@@ -26,7 +26,8 @@ struct TriangleMesh {
 
   /// Smallest and largest vertex coordinates [m]; throws std::invalid_argument when empty.
   std::array<Vec3, 2> bounds() const;
-  /// Signed enclosed volume [m^3] (divergence theorem); positive for an outward-oriented closed mesh.
+  /// Signed enclosed volume [m^3] (divergence theorem); positive for an outward-oriented closed
+  /// mesh.
   double signed_volume() const;
 };
 

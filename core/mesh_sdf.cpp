@@ -123,9 +123,9 @@ double TriangleBvh::box_distance_sq(const Node& n, const Vec3& p) const {
   return d.squaredNorm();
 }
 
-double TriangleBvh::distance(const Vec3& p) const {
-  double best = std::numeric_limits<double>::infinity();
-  if (nodes_.empty()) return best;
+double TriangleBvh::distance(const Vec3& p, double upper_bound) const {
+  double best = upper_bound;
+  if (nodes_.empty()) return std::numeric_limits<double>::infinity();
   int stack[128];
   int top = 0;
   stack[top++] = 0;
@@ -135,9 +135,9 @@ double TriangleBvh::distance(const Vec3& p) const {
     if (n.count > 0) {
       for (int i = n.first; i < n.first + n.count; ++i) {
         const auto& t = mesh_->triangles[order_[i]];
-        best = std::min(best, point_triangle_distance(p, mesh_->vertices_m[t[0]],
-                                                      mesh_->vertices_m[t[1]],
-                                                      mesh_->vertices_m[t[2]]));
+        best = std::min(best,
+                        point_triangle_distance(p, mesh_->vertices_m[t[0]], mesh_->vertices_m[t[1]],
+                                                mesh_->vertices_m[t[2]]));
       }
       continue;
     }
@@ -154,6 +154,8 @@ double TriangleBvh::distance(const Vec3& p) const {
       stack[top++] = b;
     }
   }
+  // Nothing nearer than the bound (it was not one): search again without it.
+  if (best >= upper_bound && std::isfinite(upper_bound)) return distance(p);
   return best;
 }
 
@@ -277,9 +279,14 @@ std::shared_ptr<const MeshSdfGrid> MeshSdfGrid::build(TriangleMesh mesh, double 
 #pragma omp parallel for schedule(dynamic, 1)
   for (int k = 0; k < dims.z(); ++k) {
     for (int j = 0; j < dims.y(); ++j) {
+      // Along a row, the distance grows by at most the cell size from node to node (1-Lipschitz):
+      // the previous node's distance bounds the search for the next.
+      double previous = std::numeric_limits<double>::infinity();
       for (int i = 0; i < dims.x(); ++i) {
         const std::size_t id = (static_cast<std::size_t>(k) * dims.y() + j) * dims.x() + i;
-        const double d = bvh.distance(lo + cell_m * Vec3(i, j, k));
+        const double d =
+            bvh.distance(lo + cell_m * Vec3(i, j, k), previous + cell_m * (1.0 + 1e-9));
+        previous = d;
         values[id] = static_cast<float>(votes[id] >= 2 ? -d : d);
       }
     }
@@ -313,8 +320,8 @@ double MeshSdfGrid::interpolate(const Vec3& q, Vec3* gradient) const {
   if (gradient != nullptr) {
     const double dx0 = (1 - y) * (v100 - v000) + y * (v110 - v010);
     const double dx1 = (1 - y) * (v101 - v001) + y * (v111 - v011);
-    (*gradient) = Vec3((1 - z) * dx0 + z * dx1, (1 - z) * (v10 - v00) + z * (v11 - v01), v1 - v0) /
-                  cell_;
+    (*gradient) =
+        Vec3((1 - z) * dx0 + z * dx1, (1 - z) * (v10 - v00) + z * (v11 - v01), v1 - v0) / cell_;
   }
   return v0 + z * (v1 - v0);
 }

@@ -13,6 +13,7 @@
 
 #include <array>
 #include <cstddef>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -27,8 +28,10 @@ namespace talus {
 class TriangleBvh {
  public:
   explicit TriangleBvh(const TriangleMesh& mesh);
-  /// Distance [m] from p to the nearest triangle.
-  double distance(const Vec3& p) const;
+  /// Distance [m] from p to the nearest triangle. A known upper bound of it (a neighbour's
+  /// distance plus their separation) lets the search skip every box farther than that.
+  double distance(const Vec3& p,
+                  double upper_bound = std::numeric_limits<double>::infinity()) const;
 
  private:
   struct Node {

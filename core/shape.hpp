@@ -65,7 +65,8 @@ class MeshSdfGrid;  // core/mesh_sdf.hpp
 /// A closed triangle mesh in the body frame, as its signed distance sampled on a regular grid
 /// (core/mesh_sdf.hpp; docs/meshes.md). The grid is shared, so copying the shape is cheap. Its
 /// signed distance is the grid's trilinear interpolation: within about a cell of the true mesh
-/// distance, and 1-Lipschitz per axis (sqrt(3)-Lipschitz overall, which the sphere traces allow for).
+/// distance, and 1-Lipschitz per axis (sqrt(3)-Lipschitz overall, which the sphere traces allow
+/// for).
 struct MeshShape {
   std::shared_ptr<const MeshSdfGrid> sdf;  ///< not null
   std::string source;                      ///< where the mesh came from (a file), for messages
@@ -105,7 +106,8 @@ Vec3 outward_normal(const Shape& shape, const Vec3& p_B);
 
 /// World-frame axis-aligned bounds [m] of the shape at pose X_WB: exact for box, sphere, cylinder
 /// and capsule; for a wheel with grousers, the bounds of the rim cylinder widened to the grouser
-/// corners' radius; for a mesh, the bounds of its vertices' box (in B) at the pose. Throws std::invalid_argument for a plane (unbounded).
+/// corners' radius; for a mesh, the bounds of its vertices' box (in B) at the pose. Throws
+/// std::invalid_argument for a plane (unbounded).
 Aabb world_bounds(const Shape& shape, const Pose& X_WB);
 
 /// A bound L on how fast signed_distance can fall along any line (|f(p) - f(q)| <= L |p - q|): 1
@@ -129,10 +131,11 @@ WheelShape wheel_with_grouser_fraction(double radius_m, double width_m, int grou
 ///
 /// Box, sphere, cylinder and capsule are intersected exactly with the line mapped into B; the
 /// wheel and the mesh are sphere traced (see lowest_point_z_traced; a mesh's answer is the
-/// crossing of its interpolated grid surface, so within the grid's accuracy of the true mesh). A plane returns the height where the line
-/// crosses it when its solid side faces down (normal with negative world z), -infinity when its
-/// solid side reaches down to -infinity (normal with positive world z, or a vertical plane whose
-/// solid side holds the line) and +infinity for a vertical plane whose solid side misses the line.
+/// crossing of its interpolated grid surface, so within the grid's accuracy of the true mesh). A
+/// plane returns the height where the line crosses it when its solid side faces down (normal with
+/// negative world z), -infinity when its solid side reaches down to -infinity (normal with positive
+/// world z, or a vertical plane whose solid side holds the line) and +infinity for a vertical plane
+/// whose solid side misses the line.
 double lowest_point_z(const Shape& shape, const Pose& X_WB, double x_W, double y_W);
 
 /// The general method behind lowest_point_z, usable for any shape: march up the vertical line from

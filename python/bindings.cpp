@@ -93,9 +93,9 @@ PYBIND11_MODULE(_talus, m) {
       .def_readwrite("grouser_thickness_m", &WheelShape::grouser_thickness_m);
   py::class_<MeshShape>(m, "MeshShape", "Closed triangle mesh as a signed-distance grid.")
       .def(py::init([](const std::filesystem::path& file, double sdf_cell_m, double scale) {
-             return MeshShape{MeshSdfGrid::build(load_mesh(file, scale), sdf_cell_m, -1.0,
-                                                 file.string()),
-                              file.string()};
+             return MeshShape{
+                 MeshSdfGrid::build(load_mesh(file, scale), sdf_cell_m, -1.0, file.string()),
+                 file.string()};
            }),
            py::arg("file"), py::arg("sdf_cell_m"), py::arg("scale") = 1.0)
       .def_readonly("source", &MeshShape::source);

@@ -44,8 +44,7 @@ TEST(MeshLoad, ScaleConvertsToMetres) {
 }
 
 TEST(MeshLoad, ErrorsNameTheFile) {
-  const std::string missing =
-      runtime_error_of([] { load_mesh(mesh_data("no_such_mesh.stl")); });
+  const std::string missing = runtime_error_of([] { load_mesh(mesh_data("no_such_mesh.stl")); });
   EXPECT_NE(missing.find("no_such_mesh.stl"), std::string::npos) << missing;
   EXPECT_NE(missing.find("no such file"), std::string::npos) << missing;
   const std::string junk = runtime_error_of([] { load_mesh(mesh_data("../CMakeLists.txt")); });
