@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "core/mesh.hpp"
+#include "core/mesh_sdf.hpp"
+#include "core/scenario_bodies.hpp"
 #include "error_message.hpp"
 #include "mesh_fixtures.hpp"
 
@@ -101,6 +103,43 @@ TEST(MeshClosedness, BadIndexIsReported) {
   m.triangles = {{0, 1, 5}};
   EXPECT_NE(error_of([&] { check_closedness(m); }).find("triangle 0 indexes vertex 5"),
             std::string::npos);
+}
+
+std::string scenario_error_of(const std::string& toml) {
+  try {
+    // The document stands for a file in tests/data, so mesh paths resolve there.
+    const auto doc = ScenarioDocument::parse(toml, mesh_data("scenario.toml"));
+    read_shape(doc->root().table("shape"));
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(MeshScenario, ReadsAMeshShapeRelativeToTheFile) {
+  const auto doc = ScenarioDocument::parse(
+      "[shape]\nkind = \"mesh\"\nfile = \"cube.stl\"\nscale = 0.1\nsdf_cell_m = 0.01\n",
+      mesh_data("scenario.toml"));
+  const Shape shape = read_shape(doc->root().table("shape"));
+  ASSERT_TRUE(std::holds_alternative<MeshShape>(shape));
+  const MeshShape& m = std::get<MeshShape>(shape);
+  EXPECT_DOUBLE_EQ(m.sdf->cell_m(), 0.01);
+  EXPECT_TRUE(m.sdf->mesh_bounds()[1].isApprox(Vec3::Constant(0.1)));
+  EXPECT_NEAR(signed_distance(shape, Vec3(0.05, 0.05, 0.05)), -0.05, 1e-6);
+}
+
+TEST(MeshScenario, OpenMeshAndBadKeysAreReportedAtTheirPlace) {
+  const std::string open =
+      scenario_error_of("[shape]\nkind = \"mesh\"\nfile = \"open_box.obj\"\nsdf_cell_m = 0.1\n");
+  EXPECT_NE(open.find("scenario.toml:3:"), std::string::npos) << open;
+  EXPECT_NE(open.find("shape.file"), std::string::npos) << open;
+  EXPECT_NE(open.find("4 boundary edges"), std::string::npos) << open;
+  const std::string cell =
+      scenario_error_of("[shape]\nkind = \"mesh\"\nfile = \"cube.stl\"\nsdf_cell_m = -1\n");
+  EXPECT_NE(cell.find("shape.sdf_cell_m"), std::string::npos) << cell;
+  const std::string missing =
+      scenario_error_of("[shape]\nkind = \"mesh\"\nfile = \"nope.stl\"\nsdf_cell_m = 0.1\n");
+  EXPECT_NE(missing.find("nope.stl: no such file"), std::string::npos) << missing;
 }
 
 }  // namespace
