@@ -15,7 +15,7 @@ namespace talus {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr int kTile = 8;  // bucket tiles are kTile x kTile pixels
+constexpr int kTile = 4;  // bucket tiles are kTile x kTile pixels
 // Sphere tracing stops within this distance [m] of a body's surface.
 constexpr double kHit_m = 1e-7;
 constexpr int kMaxTraceSteps = 2000;

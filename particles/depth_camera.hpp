@@ -5,7 +5,7 @@
 //
 // Particles are spheres (ray-sphere intersection), bodies are their signed-distance shapes (sphere
 // tracing, Hart 1996, stepping by distance / lipschitz_bound(shape); a plane is intersected
-// exactly). Particles are bucketed by the 8 x 8-pixel image tiles their silhouettes can cover, so
+// exactly). Particles are bucketed by the 4 x 4-pixel image tiles their silhouettes can cover, so
 // each pixel tests only the particles of its tile. The nearest hit wins. Every pixel is computed
 // on its own (parallel over tiles), so images are identical for any thread count.
 //
