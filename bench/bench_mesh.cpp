@@ -65,7 +65,8 @@ BENCHMARK(BM_GearSdfQuery)->Arg(2000)->Arg(1000)->Unit(benchmark::kMillisecond);
 // exact point-triangle search; sign: the point turned back by the helix inside the profile
 // polygon), over 20,000 uniform points in the gear's bounds grown by 1 mm (inside every grid's box:
 // the default margin is 2 cells >= 1 mm; outside the box the query is a lower bound by design).
-// Counters in mm; near = points within 2 mm of the surface. The time is not the point of this benchmark.
+// Counters in mm; near = points within 2 mm of the surface. The time is not the point of this
+// benchmark.
 bool inside_profile(const std::vector<Vec2>& poly, const Vec2& p) {
   bool in = false;
   for (std::size_t i = 0, j = poly.size() - 1; i < poly.size(); j = i++) {

@@ -1,6 +1,7 @@
 // Signed-distance grids of closed meshes and the MeshShape in the Shape vocabulary.
 
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <cmath>
 #include <random>
@@ -108,6 +109,22 @@ TEST(MeshSdfGrid, SphereErrorShrinksWithTheCell) {
   }
   EXPECT_LT(worst[1], worst[0]);
   EXPECT_LT(worst[1], 0.002);
+}
+
+TEST(MeshSdfGrid, SameGridForOneAndTwoThreads) {
+  const TriangleMesh sphere = icosphere(0.1, 2);
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const auto one = MeshSdfGrid::build(sphere, 0.01);
+  omp_set_num_threads(2);
+  const auto two = MeshSdfGrid::build(sphere, 0.01);
+  omp_set_num_threads(before);
+  ASSERT_EQ(one->dims(), two->dims());
+  for (int k = 0; k < one->dims().z(); ++k) {
+    for (int j = 0; j < one->dims().y(); ++j) {
+      for (int i = 0; i < one->dims().x(); ++i) ASSERT_EQ(one->node(i, j, k), two->node(i, j, k));
+    }
+  }
 }
 
 TEST(MeshSdfGrid, RefusesOpenMeshesAndBadCells) {
