@@ -243,6 +243,10 @@ std::shared_ptr<const MeshSdfGrid> MeshSdfGrid::build(TriangleMesh mesh, double 
     throw std::invalid_argument(
         fmt::format("mesh {}: sdf cell size must be finite and > 0 m, got {}", name, cell_m));
   }
+  if (std::isnan(margin_m) || std::isinf(margin_m)) {
+    throw std::invalid_argument(fmt::format(
+        "mesh {}: sdf margin must be finite (or negative for 2 cells), got {}", name, margin_m));
+  }
   require_closed(mesh, name);
   auto grid = std::shared_ptr<MeshSdfGrid>(new MeshSdfGrid());
   grid->mesh_ = std::move(mesh);

@@ -58,8 +58,8 @@ class MeshSdfGrid {
  public:
   /// Builds the grid over the mesh's bounds grown by margin_m on every side (margin_m < 0 picks 2
   /// cells), nodes cell_m apart. The mesh must be closed (require_closed is applied, naming
-  /// `name`). Throws std::invalid_argument for a cell size that is not positive or a grid of more
-  /// than 2^28 nodes. Deterministic; parallel over grid rows.
+  /// `name`). Throws std::invalid_argument for a cell size that is not positive, a margin that is
+  /// not finite, or a grid of more than 2^28 nodes. Deterministic; parallel over grid rows.
   static std::shared_ptr<const MeshSdfGrid> build(TriangleMesh mesh, double cell_m,
                                                   double margin_m = -1.0,
                                                   const std::string& name = "mesh");

@@ -134,6 +134,9 @@ TEST(MeshSdfGrid, RefusesOpenMeshesAndBadCells) {
   const std::string cell =
       error_of([] { MeshSdfGrid::build(load_mesh(mesh_data("cube.stl")), 0.0, -1.0, "c"); });
   EXPECT_NE(cell.find("sdf cell size must be finite and > 0"), std::string::npos) << cell;
+  const std::string margin = error_of(
+      [] { MeshSdfGrid::build(load_mesh(mesh_data("cube.stl")), 0.1, std::nan(""), "c"); });
+  EXPECT_NE(margin.find("sdf margin must be finite"), std::string::npos) << margin;
   const std::string huge =
       error_of([] { MeshSdfGrid::build(load_mesh(mesh_data("cube.stl")), 1e-4, -1.0, "c"); });
   EXPECT_NE(huge.find("more than 2^28 grid nodes"), std::string::npos) << huge;
