@@ -7,7 +7,7 @@ packages=(
   build-essential cmake make pkg-config
   libeigen3-dev libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev libpng-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libassimp-dev libmujoco-dev libqhull-dev
+  libassimp-dev libmujoco-dev libqhull-dev libhdf5-dev
   pybind11-dev python3-dev python3-numpy python3-pytest
 )
 

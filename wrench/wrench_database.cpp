@@ -1,0 +1,383 @@
+// Validation and HDF5 storage of wrench-space databases (layout: docs/wrench_space.md).
+
+// GCC 12 reports -Wmaybe-uninitialized inside Eigen's AVX-512 matrix-product kernels under
+// -march=native (GCC bug 105593, a false positive in <avx512fintrin.h>); silenced for this file.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+#include "wrench/wrench_database.hpp"
+
+#include <fmt/format.h>
+#include <hdf5.h>
+
+#include <cmath>
+#include <vector>
+
+namespace talus::wrench {
+
+namespace {
+
+std::string components_name(int dimension) {
+  return dimension == 3 ? "f_x,f_z,tau_y" : "f_x,f_y,f_z,tau_x,tau_y,tau_z";
+}
+
+[[noreturn]] void fail(const std::string& where, const std::string& field,
+                       const std::string& what) {
+  throw DatabaseError(fmt::format("{}: {}: {}", where, field, what));
+}
+
+}  // namespace
+
+void WrenchDatabase::validate(const std::string& where) const {
+  const int D = wrench_dimension();
+  const int m = direction_count();
+  const int n = configuration_count();
+  if (D != 3 && D != 6) {
+    fail(where, "velocity_directions",
+         fmt::format("expected 3 (planar) or 6 (spatial) columns, got {}", D));
+  }
+  if (m < 1) fail(where, "velocity_directions", "no directions");
+  if (!velocity_directions.allFinite()) fail(where, "velocity_directions", "NaN or infinite entry");
+  for (int i = 0; i < m; ++i) {
+    const double norm = velocity_directions.row(i).norm();
+    if (std::abs(norm - 1.0) > 1e-6) {
+      fail(where, "velocity_directions",
+           fmt::format("row {} has norm {:.9g}, expected a unit direction", i, norm));
+    }
+  }
+  if (velocity_scale.size() != D) {
+    fail(where, "velocity_scale",
+         fmt::format("{} entries, but velocity_directions has {} columns", velocity_scale.size(),
+                     D));
+  }
+  for (int k = 0; k < D; ++k) {
+    if (!(velocity_scale[k] > 0.0) || !std::isfinite(velocity_scale[k])) {
+      fail(where, "velocity_scale",
+           fmt::format("entry {} is {}, expected > 0", k, velocity_scale[k]));
+    }
+  }
+  if (n < 1) fail(where, "configurations", "no configurations");
+  if (!configurations.allFinite()) fail(where, "configurations", "NaN or infinite entry");
+  for (int j = 0; j < n; ++j) {
+    if (configurations(j, 0) > 0.0) {
+      fail(where, "configurations",
+           fmt::format("row {} has depth {} m; depths are <= 0 (0 at the surface)", j,
+                       configurations(j, 0)));
+    }
+    for (int k = 0; k < j; ++k) {
+      if ((configurations.row(j) - configurations.row(k)).norm() < 1e-12) {
+        fail(where, "configurations",
+             fmt::format("rows {} and {} repeat the configuration (d = {}, phi = {})", k, j,
+                         configurations(j, 0), configurations(j, 1)));
+      }
+    }
+  }
+  if (static_cast<int>(wrenches.size()) != n) {
+    fail(where, "wrenches",
+         fmt::format("{} configurations of wrenches, but {} configurations", wrenches.size(), n));
+  }
+  for (int j = 0; j < n; ++j) {
+    const Eigen::MatrixXd& w = wrenches[static_cast<size_t>(j)];
+    if (w.rows() != m || w.cols() != D) {
+      fail(where, "wrenches",
+           fmt::format("configuration {} has {}x{} wrenches, expected {}x{} (directions x "
+                       "components)",
+                       j, w.rows(), w.cols(), m, D));
+    }
+    if (!w.allFinite())
+      fail(where, "wrenches", fmt::format("configuration {}: NaN or infinite", j));
+  }
+  if (!reference_point_m.allFinite()) fail(where, "reference_point", "NaN or infinite entry");
+  if (medium.name.empty()) fail(where, "medium.name", "empty");
+  if (!(medium.grain_radius_m > 0.0) || !std::isfinite(medium.grain_radius_m)) {
+    fail(where, "medium.grain_radius_m", fmt::format("{}, expected > 0", medium.grain_radius_m));
+  }
+  if (!(medium.density_kg_m3 > 0.0) || !std::isfinite(medium.density_kg_m3)) {
+    fail(where, "medium.density_kg_m3", fmt::format("{}, expected > 0", medium.density_kg_m3));
+  }
+  if (!(medium.friction >= 0.0) || !std::isfinite(medium.friction)) {
+    fail(where, "medium.friction", fmt::format("{}, expected >= 0", medium.friction));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// HDF5 (C API). Handles are closed by small RAII holders; HDF5's own error printing is silenced
+// and every failure is reported with the file and the object's name.
+
+namespace {
+
+class Handle {
+ public:
+  Handle(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  ~Handle() {
+    if (id_ >= 0) close_(id_);
+  }
+  hid_t get() const { return id_; }
+  bool ok() const { return id_ >= 0; }
+
+ private:
+  hid_t id_;
+  herr_t (*close_)(hid_t);
+};
+
+struct SilenceHdf5Errors {
+  SilenceHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+};
+
+void write_dataset(hid_t file, const std::string& where, const char* name,
+                   const std::vector<hsize_t>& dims, const std::vector<double>& data) {
+  const Handle space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
+                     H5Sclose);
+  const Handle set(
+      H5Dcreate2(file, name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+      H5Dclose);
+  if (!space.ok() || !set.ok() ||
+      H5Dwrite(set.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()) < 0) {
+    throw DatabaseError(fmt::format("{}: {}: cannot write dataset", where, name));
+  }
+}
+
+void write_string_attribute(hid_t object, const std::string& where, const char* name,
+                            const std::string& value) {
+  const Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(type.get(), std::max<size_t>(1, value.size()));
+  H5Tset_strpad(type.get(), H5T_STR_NULLPAD);
+  const Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+  const Handle attr(H5Acreate2(object, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                    H5Aclose);
+  std::string padded = value.empty() ? std::string(1, '\0') : value;
+  if (!attr.ok() || H5Awrite(attr.get(), type.get(), padded.data()) < 0) {
+    throw DatabaseError(fmt::format("{}: attribute {}: cannot write", where, name));
+  }
+}
+
+void write_number_attribute(hid_t object, const std::string& where, const char* name,
+                            double value) {
+  const Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+  const Handle attr(H5Acreate2(object, name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                    H5Aclose);
+  if (!attr.ok() || H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, &value) < 0) {
+    throw DatabaseError(fmt::format("{}: attribute {}: cannot write", where, name));
+  }
+}
+
+// Reads a dataset of doubles, checking its rank; returns dims.
+std::vector<double> read_dataset(hid_t file, const std::string& where, const char* name, int rank,
+                                 std::vector<hsize_t>& dims) {
+  if (H5Lexists(file, name, H5P_DEFAULT) <= 0) {
+    throw DatabaseError(fmt::format("{}: {}: missing dataset", where, name));
+  }
+  const Handle set(H5Dopen2(file, name, H5P_DEFAULT), H5Dclose);
+  if (!set.ok()) throw DatabaseError(fmt::format("{}: {}: not a dataset", where, name));
+  const Handle space(H5Dget_space(set.get()), H5Sclose);
+  const int actual_rank = H5Sget_simple_extent_ndims(space.get());
+  if (actual_rank != rank) {
+    throw DatabaseError(
+        fmt::format("{}: {}: expected {} dimensions, got {}", where, name, rank, actual_rank));
+  }
+  dims.assign(static_cast<size_t>(rank), 0);
+  H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+  const Handle type(H5Dget_type(set.get()), H5Tclose);
+  const H5T_class_t type_class = H5Tget_class(type.get());
+  if (type_class != H5T_FLOAT && type_class != H5T_INTEGER) {
+    throw DatabaseError(fmt::format("{}: {}: expected numbers", where, name));
+  }
+  size_t count = 1;
+  for (const hsize_t d : dims) count *= static_cast<size_t>(d);
+  std::vector<double> data(count);
+  if (count > 0 &&
+      H5Dread(set.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()) < 0) {
+    throw DatabaseError(fmt::format("{}: {}: cannot read", where, name));
+  }
+  return data;
+}
+
+std::string read_string_attribute(hid_t object, const std::string& where, const std::string& label,
+                                  const char* name) {
+  if (H5Aexists(object, name) <= 0) {
+    throw DatabaseError(fmt::format("{}: {}: missing attribute", where, label));
+  }
+  const Handle attr(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
+  const Handle file_type(H5Aget_type(attr.get()), H5Tclose);
+  if (H5Tget_class(file_type.get()) != H5T_STRING) {
+    throw DatabaseError(fmt::format("{}: {}: expected a string", where, label));
+  }
+  if (H5Tis_variable_str(file_type.get()) > 0) {
+    // Variable-length strings, as h5py writes them.
+    const Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
+    H5Tset_size(mem.get(), H5T_VARIABLE);
+    char* text = nullptr;
+    if (H5Aread(attr.get(), mem.get(), &text) < 0 || text == nullptr) {
+      throw DatabaseError(fmt::format("{}: {}: cannot read", where, label));
+    }
+    std::string out(text);
+    H5free_memory(text);
+    return out;
+  }
+  // Fixed-length: read into a null-terminated type one longer, so that a null-padded string that
+  // fills its whole size keeps its last character.
+  const size_t size = H5Tget_size(file_type.get());
+  const Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(mem.get(), size + 1);
+  std::string buffer(size + 1, '\0');
+  if (H5Aread(attr.get(), mem.get(), buffer.data()) < 0) {
+    throw DatabaseError(fmt::format("{}: {}: cannot read", where, label));
+  }
+  return buffer.substr(0, buffer.find('\0'));
+}
+
+double read_number_attribute(hid_t object, const std::string& where, const std::string& label,
+                             const char* name) {
+  if (H5Aexists(object, name) <= 0) {
+    throw DatabaseError(fmt::format("{}: {}: missing attribute", where, label));
+  }
+  const Handle attr(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
+  const Handle file_type(H5Aget_type(attr.get()), H5Tclose);
+  const H5T_class_t type_class = H5Tget_class(file_type.get());
+  if (type_class != H5T_FLOAT && type_class != H5T_INTEGER) {
+    throw DatabaseError(fmt::format("{}: {}: expected a number", where, label));
+  }
+  double value = 0.0;
+  if (H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &value) < 0) {
+    throw DatabaseError(fmt::format("{}: {}: cannot read", where, label));
+  }
+  return value;
+}
+
+}  // namespace
+
+void save_database(const WrenchDatabase& db, const std::filesystem::path& path) {
+  const std::string where = path.string();
+  db.validate(where);
+  const SilenceHdf5Errors silence;
+  const Handle file(H5Fcreate(where.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+  if (!file.ok()) throw DatabaseError(fmt::format("{}: cannot create the file", where));
+  const auto n = static_cast<size_t>(db.configuration_count());
+  const auto m = static_cast<size_t>(db.direction_count());
+  const auto D = static_cast<size_t>(db.wrench_dimension());
+
+  const Handle version_space(H5Screate(H5S_SCALAR), H5Sclose);
+  const Handle version(H5Acreate2(file.get(), "format_version", H5T_STD_I32LE, version_space.get(),
+                                  H5P_DEFAULT, H5P_DEFAULT),
+                       H5Aclose);
+  const int format_version = kDatabaseFormatVersion;
+  if (!version.ok() || H5Awrite(version.get(), H5T_NATIVE_INT, &format_version) < 0) {
+    throw DatabaseError(fmt::format("{}: format_version: cannot write", where));
+  }
+  write_string_attribute(file.get(), where, "wrench_components",
+                         components_name(db.wrench_dimension()));
+
+  std::vector<double> data;
+  for (size_t j = 0; j < n; ++j) {
+    data.push_back(db.configurations(static_cast<Eigen::Index>(j), 0));
+    data.push_back(db.configurations(static_cast<Eigen::Index>(j), 1));
+  }
+  write_dataset(file.get(), where, "configurations", {n, 2}, data);
+  data.clear();
+  for (size_t i = 0; i < m; ++i) {
+    for (size_t k = 0; k < D; ++k) {
+      data.push_back(
+          db.velocity_directions(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k)));
+    }
+  }
+  write_dataset(file.get(), where, "velocity_directions", {m, D}, data);
+  write_dataset(file.get(), where, "velocity_scale", {D},
+                std::vector<double>(db.velocity_scale.data(), db.velocity_scale.data() + D));
+  data.clear();
+  for (size_t j = 0; j < n; ++j) {
+    for (size_t i = 0; i < m; ++i) {
+      for (size_t k = 0; k < D; ++k) {
+        data.push_back(db.wrenches[j](static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k)));
+      }
+    }
+  }
+  write_dataset(file.get(), where, "wrenches", {n, m, D}, data);
+  write_dataset(file.get(), where, "reference_point", {3},
+                {db.reference_point_m.x(), db.reference_point_m.y(), db.reference_point_m.z()});
+
+  const Handle medium(H5Gcreate2(file.get(), "medium", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                      H5Gclose);
+  if (!medium.ok()) throw DatabaseError(fmt::format("{}: medium: cannot create group", where));
+  write_string_attribute(medium.get(), where, "name", db.medium.name);
+  write_string_attribute(medium.get(), where, "source", db.medium.source);
+  write_number_attribute(medium.get(), where, "grain_radius_m", db.medium.grain_radius_m);
+  write_number_attribute(medium.get(), where, "density_kg_m3", db.medium.density_kg_m3);
+  write_number_attribute(medium.get(), where, "friction", db.medium.friction);
+}
+
+WrenchDatabase load_database(const std::filesystem::path& path) {
+  const std::string where = path.string();
+  if (!std::filesystem::exists(path)) throw DatabaseError(fmt::format("{}: no such file", where));
+  const SilenceHdf5Errors silence;
+  if (H5Fis_hdf5(where.c_str()) <= 0) {
+    throw DatabaseError(fmt::format("{}: not an HDF5 file", where));
+  }
+  const Handle file(H5Fopen(where.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (!file.ok()) throw DatabaseError(fmt::format("{}: cannot open", where));
+
+  const double version =
+      read_number_attribute(file.get(), where, "format_version", "format_version");
+  if (version != kDatabaseFormatVersion) {
+    throw DatabaseError(fmt::format("{}: format_version: {} is not supported (this build reads {})",
+                                    where, version, kDatabaseFormatVersion));
+  }
+  WrenchDatabase db;
+  std::vector<hsize_t> dims;
+  std::vector<double> data = read_dataset(file.get(), where, "configurations", 2, dims);
+  if (dims[1] != 2) {
+    throw DatabaseError(fmt::format("{}: configurations: expected n x 2 (depth, tilt), got {}x{}",
+                                    where, dims[0], dims[1]));
+  }
+  const auto n = static_cast<Eigen::Index>(dims[0]);
+  db.configurations.resize(n, 2);
+  for (Eigen::Index j = 0; j < n; ++j) {
+    db.configurations(j, 0) = data[static_cast<size_t>(2 * j)];
+    db.configurations(j, 1) = data[static_cast<size_t>(2 * j + 1)];
+  }
+  data = read_dataset(file.get(), where, "velocity_directions", 2, dims);
+  const auto m = static_cast<Eigen::Index>(dims[0]);
+  const auto D = static_cast<Eigen::Index>(dims[1]);
+  db.velocity_directions =
+      Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+          data.data(), m, D);
+  data = read_dataset(file.get(), where, "velocity_scale", 1, dims);
+  db.velocity_scale =
+      Eigen::Map<const Eigen::VectorXd>(data.data(), static_cast<Eigen::Index>(dims[0]));
+  data = read_dataset(file.get(), where, "wrenches", 3, dims);
+  if (static_cast<Eigen::Index>(dims[0]) != n || static_cast<Eigen::Index>(dims[1]) != m ||
+      static_cast<Eigen::Index>(dims[2]) != D) {
+    throw DatabaseError(fmt::format(
+        "{}: wrenches: shape {}x{}x{}, expected {}x{}x{} (configurations x directions x "
+        "components)",
+        where, dims[0], dims[1], dims[2], n, m, D));
+  }
+  for (Eigen::Index j = 0; j < n; ++j) {
+    db.wrenches.emplace_back(
+        Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+            data.data() + j * m * D, m, D));
+  }
+  data = read_dataset(file.get(), where, "reference_point", 1, dims);
+  if (dims[0] != 3) {
+    throw DatabaseError(
+        fmt::format("{}: reference_point: expected 3 entries, got {}", where, dims[0]));
+  }
+  db.reference_point_m = Eigen::Vector3d(data[0], data[1], data[2]);
+
+  if (H5Lexists(file.get(), "medium", H5P_DEFAULT) <= 0) {
+    throw DatabaseError(fmt::format("{}: medium: missing group", where));
+  }
+  const Handle medium(H5Gopen2(file.get(), "medium", H5P_DEFAULT), H5Gclose);
+  if (!medium.ok()) throw DatabaseError(fmt::format("{}: medium: not a group", where));
+  db.medium.name = read_string_attribute(medium.get(), where, "medium.name", "name");
+  db.medium.source = read_string_attribute(medium.get(), where, "medium.source", "source");
+  db.medium.grain_radius_m =
+      read_number_attribute(medium.get(), where, "medium.grain_radius_m", "grain_radius_m");
+  db.medium.density_kg_m3 =
+      read_number_attribute(medium.get(), where, "medium.density_kg_m3", "density_kg_m3");
+  db.medium.friction = read_number_attribute(medium.get(), where, "medium.friction", "friction");
+  db.validate(where);
+  return db;
+}
+
+}  // namespace talus::wrench
