@@ -1,12 +1,12 @@
 #include "scm/border_flow.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace talus::scm {
 
-void border_flow(double, FlowWindow& w, BorderFlowScratch& s) {
+void border_flow(double shear_band_m, double dt_s, FlowWindow& w, BorderFlowScratch& s) {
   const std::size_t n = w.size();
-  const double area = w.cell_size_m * w.cell_size_m;
   std::fill(w.deposited_volume_m3.begin(), w.deposited_volume_m3.end(), 0.0);
   std::fill(w.volumetric_flow_W.begin(), w.volumetric_flow_W.end(), Vec3::Zero());
   std::fill(w.flow_depth_m.begin(), w.flow_depth_m.end(), 0.0);
@@ -87,10 +87,33 @@ void border_flow(double, FlowWindow& w, BorderFlowScratch& s) {
     }
   }
 
+  // Sheared soil moves with the body (see the header): row-major order, so the sums are the same
+  // for any thread count.
+  for (int j = 0; j < w.ny; ++j) {
+    for (int i = 0; i < w.nx; ++i) {
+      const std::size_t k = w.index(i, j);
+      if (!w.in_contact[k] || shear_band_m <= 0.0) continue;
+      const Vec3& v = w.contact_velocity_W[k];
+      const double speed = std::hypot(v.x(), v.y());
+      if (!(speed > 0.0)) continue;
+      const double q = std::min(speed * dt_s, w.cell_size_m) * w.cell_size_m * shear_band_m;
+      // Target point one cell downstream, in window node coordinates.
+      const double ti = i + v.x() / speed, tj = j + v.y() / speed;
+      const int a = static_cast<int>(std::floor(ti)), c = static_cast<int>(std::floor(tj));
+      if (a < 0 || c < 0 || a + 1 >= w.nx || c + 1 >= w.ny) continue;
+      const double fx = ti - a, fy = tj - c;
+      w.deposited_volume_m3[k] -= q;
+      w.deposited_volume_m3[w.index(a, c)] += q * (1 - fx) * (1 - fy);
+      w.deposited_volume_m3[w.index(a + 1, c)] += q * fx * (1 - fy);
+      w.deposited_volume_m3[w.index(a, c + 1)] += q * (1 - fx) * fy;
+      w.deposited_volume_m3[w.index(a + 1, c + 1)] += q * fx * fy;
+      w.flow_depth_m[k] = shear_band_m;
+    }
+  }
+
   for (std::size_t k = 0; k < n; ++k) {
     if (!w.in_contact[k]) continue;
     w.flow_velocity_W[k] = w.contact_velocity_W[k];
-    w.flow_depth_m[k] = w.displaced_volume_m3[k] / area;
     const double speed = w.contact_velocity_W[k].norm();
     if (speed > 0.0) {
       w.volumetric_flow_W[k] = w.contact_velocity_W[k] * (w.displaced_volume_m3[k] / speed);

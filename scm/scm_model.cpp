@@ -87,6 +87,8 @@ void validate(const SoilParameters& s) {
           "a stiffness > 0 [Pa/m]");
   require(std::isfinite(s.failure_shear_m) && s.failure_shear_m > 0.0, "soil.failure_shear_m",
           s.failure_shear_m, "a length > 0 [m]");
+  require(std::isfinite(s.shear_band_m) && s.shear_band_m >= 0.0, "soil.shear_band_m",
+          s.shear_band_m, "a thickness >= 0 [m]");
   require(s.residual_cohesion_pa >= 0.0 && s.residual_cohesion_pa <= s.cohesion_pa,
           "soil.residual_cohesion_pa", s.residual_cohesion_pa, "a cohesion in [0, cohesion_pa]");
   require(s.residual_friction_angle_rad > 0.0 &&

@@ -36,6 +36,9 @@ struct SoilParameters {
   double failure_shear_m = 0.01;
   double residual_cohesion_pa = 0.0;               ///< [Pa], in [0, cohesion_pa]
   double residual_friction_angle_rad = 0.45;       ///< in (0, friction_angle_rad]
+  /// Thickness of the soil band that a contact drags along with it (border path's transport of
+  /// sheared soil; the source of slip sinkage there) [m], >= 0.
+  double shear_band_m = 0.01;
 
   /// k = kc / b + kphi [N / m^(n+2)], the stiffness of eq. 34.
   double bekker_k() const { return kc / contact_width_m + kphi; }

@@ -17,7 +17,16 @@ PlateResult run_plate(ScmModel model, const PlateTest& t) {
   const double surface = state.height(ci, cj);
   VerticalRig rig;
   rig.mass_kg = t.load_n / kGravity_m_per_s2;
-  rig.damping_n_s_per_m = t.damping_n_s_per_m;
+  const double area = 4.0 * t.half_extents_m.x() * t.half_extents_m.y();
+  SoilParameters soil = model.soil;
+  soil.contact_width_m = 2.0 * std::min(t.half_extents_m.x(), t.half_extents_m.y());
+  model.soil.contact_width_m = soil.contact_width_m;  // Bekker's b is the plate's smaller side
+  const double z_bekker = std::pow(t.load_n / (area * soil.bekker_k()), 1.0 / soil.exponent_n);
+  // dW/dz of Bekker's law at the closed-form sinkage: n W / z.
+  const double stiffness = soil.exponent_n * t.load_n / z_bekker;
+  rig.damping_n_s_per_m = t.damping_n_s_per_m > 0.0
+                              ? t.damping_n_s_per_m
+                              : 2.0 * std::sqrt(stiffness * rig.mass_kg);
   rig.z_m = surface + t.half_extents_m.z();  // plate bottom on the surface
   const double dt = model.time_step_s;
   const long steps = static_cast<long>(std::ceil((t.ramp_s + t.hold_s) / dt));
@@ -41,10 +50,7 @@ PlateResult run_plate(ScmModel model, const PlateTest& t) {
   }
   r.steps = steps;
   r.final_sinkage_m = r.sinkage_m.back();
-  const double area = 4.0 * t.half_extents_m.x() * t.half_extents_m.y();
-  SoilParameters soil = model.soil;
-  soil.contact_width_m = 2.0 * std::min(t.half_extents_m.x(), t.half_extents_m.y());
-  r.bekker_sinkage_m = std::pow(t.load_n / (area * soil.bekker_k()), 1.0 / soil.exponent_n);
+  r.bekker_sinkage_m = z_bekker;
   return r;
 }
 

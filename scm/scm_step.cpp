@@ -181,7 +181,7 @@ ScmStepReport step(const ScmModel& m, ScmState& state, double dt_s,
   if (m.method == FlowMethod::Fields) {
     flow_by_local_fields(m.flow, dt_s, work.window);
   } else {
-    border_flow(dt_s, work.window, work.border);
+    border_flow(m.soil.shear_band_m, dt_s, work.window, work.border);
   }
 
   // 4. Height update (eq. 30). The cut V_zeta / A_grid was already applied in the contact stage

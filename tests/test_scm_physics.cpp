@@ -40,6 +40,7 @@ TEST(ScmPhysics, PlateSinkageScalesWithLoadAsBekker) {
   PlateTest t;
   t.centre_xy_m = Vec2(0.305, 0.305);
   t.load_n = 2000.0;
+  t.hold_s = 1.0;
   const PlateResult r = run_plate(m, t);
   EXPECT_NEAR(r.final_sinkage_m / r.bekker_sinkage_m, 1.0, 0.02)
       << "sinkage " << r.final_sinkage_m << " Bekker " << r.bekker_sinkage_m;
