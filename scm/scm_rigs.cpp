@@ -7,7 +7,7 @@
 
 namespace talus::scm {
 
-PlateResult run_plate(ScmModel model, const PlateTest& t) {
+PlateResult run_plate(ScmModel model, const PlateTest& t, ScmState* final_state) {
   model.bodies = {CoupledBody{"plate", BoxShape{t.half_extents_m}, Vec3::Zero()}};
   validate(model);
   ScmState state(model);
@@ -51,6 +51,7 @@ PlateResult run_plate(ScmModel model, const PlateTest& t) {
   r.steps = steps;
   r.final_sinkage_m = r.sinkage_m.back();
   r.bekker_sinkage_m = z_bekker;
+  if (final_state) *final_state = std::move(state);
   return r;
 }
 

@@ -30,9 +30,10 @@ struct PlateResult {
   long steps = 0;
 };
 
-/// Presses the plate into `state` (which must hold flat soil under it). model.bodies is
-/// replaced by the plate. Throws like step().
-PlateResult run_plate(ScmModel model, const PlateTest& test);
+/// Presses the plate into fresh soil of `model` (model.bodies is replaced by the plate and Bekker's
+/// b by the plate's smaller side). The final state is left in `final_state` when given.
+/// Throws like step().
+PlateResult run_plate(ScmModel model, const PlateTest& test, ScmState* final_state = nullptr);
 
 struct WheelTest {
   Shape shape = CylinderShape{0.25, 0.1};  ///< a cylinder (axis z, turned to y) or a WheelShape

@@ -32,7 +32,8 @@ void NodeBlock::resize(int i0_, int j0_, int nx_, int ny_) {
   loosened.assign(n, 0);
 }
 
-ScmState::ScmState(const ScmModel& model) : model_(&model) {}
+ScmState::ScmState(const ScmModel& model)
+    : nx_(model.nx), ny_(model.ny), base_height_(model.base_height_m), base_image_(model.base_image_m) {}
 
 const ScmTile* ScmState::find_tile(int ti, int tj) const {
   const auto it = index_.find(key(ti, tj));
@@ -54,8 +55,8 @@ ScmTile& ScmState::tile(int ti, int tj) {
     for (int b = 0; b < kTileNodes; ++b) {
       for (int a = 0; a < kTileNodes; ++a) {
         const int i = ti * kTileNodes + a, j = tj * kTileNodes + b;
-        if (i < model_->nx && j < model_->ny) {
-          t.height_m[static_cast<std::size_t>(b * kTileNodes + a)] = model_->base_height(i, j);
+        if (i < nx_ && j < ny_) {
+          t.height_m[static_cast<std::size_t>(b * kTileNodes + a)] = base_height(i, j);
         }
       }
     }
@@ -66,7 +67,7 @@ ScmTile& ScmState::tile(int ti, int tj) {
 
 double ScmState::height(int i, int j) const {
   const ScmTile* t = find_tile(i / kTileNodes, j / kTileNodes);
-  return t ? t->height_m[tile_offset(i, j)] : model_->base_height(i, j);
+  return t ? t->height_m[tile_offset(i, j)] : base_height(i, j);
 }
 
 double ScmState::plastic_sinkage(int i, int j) const {
@@ -85,7 +86,7 @@ void ScmState::gather(NodeBlock& b) const {
         for (int i = ia; i < ib; ++i) {
           const std::size_t k = b.index(i, j);
           if (!t) {
-            b.height_m[k] = model_->base_height(i, j);
+            b.height_m[k] = base_height(i, j);
             b.plastic_sinkage_m[k] = b.shear_x_m[k] = b.shear_y_m[k] = 0.0;
             b.flow_vx[k] = b.flow_vy[k] = b.flow_vz[k] = b.flow_depth_m[k] = 0.0;
             b.deposited_m3[k] = b.displaced_m3[k] = b.peak_shear_m[k] = 0.0;

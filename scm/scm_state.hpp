@@ -53,6 +53,7 @@ struct NodeBlock {
 
 class ScmState {
  public:
+  /// Untouched soil over the model's base terrain (the base image, if any, is copied).
   explicit ScmState(const ScmModel& model);
 
   double time_s = 0.0;
@@ -82,7 +83,17 @@ class ScmState {
            static_cast<std::uint32_t>(tj);
   }
 
-  const ScmModel* model_;
+  double base_height(int i, int j) const {
+    return base_image_.empty() ? base_height_
+                               : base_height_ + base_image_[static_cast<std::size_t>(j) *
+                                                                static_cast<std::size_t>(nx_) +
+                                                            static_cast<std::size_t>(i)];
+  }
+
+  // The map's extent and base terrain, copied from the model so the state stands alone.
+  int nx_ = 0, ny_ = 0;
+  double base_height_ = 0.0;
+  std::vector<double> base_image_;
   std::unordered_map<std::uint64_t, int> index_;
   std::vector<ScmTile> tiles_;
 };
