@@ -199,11 +199,11 @@ ScmStepReport step(const ScmModel& m, ScmState& state, double dt_s,
   }
   report.window_nodes = static_cast<int>(wb.size());
 
-  // 5. Erosion of the nodes not in contact to the angle of repose.
-  report.erosion_updates = erode_window(m, wb, work.erosion_scratch);
-
-  // 6. Finite check, then store.
+  // 5. Finite check (before erosion, which would spread a NaN), naming the node and step.
   check_finite(wb, step_number);
+
+  // 6. Erosion of the nodes not in contact to the angle of repose (keeps finite heights finite).
+  report.erosion_updates = erode_window(m, wb, work.erosion_scratch);
   state.scatter(wb);
   return report;
 }

@@ -1,6 +1,6 @@
 #pragma once
 // One step of the Soil Contact Model (paper 002 §3): contact -> forces -> soil deformation (flow
-// fields or border path) -> height update (eq. 30) -> erosion -> finiteness check.
+// fields or border path) -> height update (eq. 30) -> finiteness check -> erosion.
 
 #include <span>
 #include <vector>
