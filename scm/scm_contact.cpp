@@ -48,7 +48,7 @@ void contact_body(const ScmModel& m, int body_index, const BodyMotion& motion, c
   const Pose X_BW = motion.X_WB.inverse();
   const int n_cols = fp.i1 - fp.i0 + 1;
 
-#pragma omp parallel for schedule(static) if (n_rows * n_cols >= 1024)
+#pragma omp parallel for schedule(static) if (n_rows * n_cols >= 4096)
   for (int r = 0; r < n_rows; ++r) {
     std::vector<ContactNode>& row = rows[static_cast<std::size_t>(r)];
     row.clear();

@@ -67,7 +67,9 @@ struct ScmModel {
   FlowMethod method = FlowMethod::Border;
   /// Erosion of non-contact nodes after each step (the shaping tier's Jacobi erosion).
   double erosion_tolerance_m = 1e-5;
-  int erosion_max_updates = 50;  ///< per step; the rest is left for the next steps
+  /// Erosion updates per step at most; what is left continues in the next steps (a wheel adds
+  /// little per step, so a few updates keep up; docs/scm.md §Speed).
+  int erosion_max_updates = 4;
   /// Nodes added around the contact patches for the border path's deposits and erosion.
   int border_margin_nodes = 4;
   double time_step_s = 1e-3;        ///< dt of step() [s]
