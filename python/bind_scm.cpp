@@ -84,7 +84,9 @@ class SoilMap {
     py::array_t<double> a({static_cast<py::ssize_t>(wrenches_.size()), py::ssize_t{3}});
     auto v = a.mutable_unchecked<2>();
     for (std::size_t b = 0; b < wrenches_.size(); ++b) {
-      const Vec3& x = part == 0 ? wrenches_[b].f_W : part == 1 ? wrenches_[b].tau_W : wrenches_[b].p_W;
+      const Vec3& x = part == 0   ? wrenches_[b].f_W
+                      : part == 1 ? wrenches_[b].tau_W
+                                  : wrenches_[b].p_W;
       for (int c = 0; c < 3; ++c) v(static_cast<py::ssize_t>(b), c) = x[c];
     }
     return a;
@@ -147,16 +149,17 @@ void bind_scm(py::module_& parent) {
                       "copies of a region.")
       .def(py::init<const Vec2&, double, const SoilParameters&, const std::string&, double,
                     double>(),
-           py::arg("size_m"), py::arg("cell_size_m"), py::arg("soil"),
-           py::arg("method") = "border", py::arg("time_step_s") = 1e-3,
-           py::arg("base_height_m") = 0.0)
+           py::arg("size_m"), py::arg("cell_size_m"), py::arg("soil"), py::arg("method") = "border",
+           py::arg("time_step_s") = 1e-3, py::arg("base_height_m") = 0.0)
       .def("add_body", &SoilMap::add_body, py::arg("name"), py::arg("shape"), py::arg("driver"),
            py::arg("p_BR") = Vec3::Zero())
       .def("step", &SoilMap::step, "One step; returns the step's report as a dict.")
-      .def_property_readonly("forces", [](const SoilMap& s) { return s.wrench_part(0); },
-                             "(n_bodies, 3) forces of the last step [N]")
-      .def_property_readonly("torques", [](const SoilMap& s) { return s.wrench_part(1); },
-                             "(n_bodies, 3) torques about each body's reference point [N m]")
+      .def_property_readonly(
+          "forces", [](const SoilMap& s) { return s.wrench_part(0); },
+          "(n_bodies, 3) forces of the last step [N]")
+      .def_property_readonly(
+          "torques", [](const SoilMap& s) { return s.wrench_part(1); },
+          "(n_bodies, 3) torques about each body's reference point [N m]")
       .def_property_readonly("torque_points", [](const SoilMap& s) { return s.wrench_part(2); })
       .def_property_readonly("nx", [](const SoilMap& s) { return s.model().nx; })
       .def_property_readonly("ny", [](const SoilMap& s) { return s.model().ny; })

@@ -28,7 +28,8 @@ void border_flow(double shear_band_m, double dt_s, FlowWindow& w, BorderFlowScra
       while (!s.stack.empty()) {
         const int k = s.stack.back();
         s.stack.pop_back();
-        s.volume[static_cast<std::size_t>(patch)] += w.displaced_volume_m3[static_cast<std::size_t>(k)];
+        s.volume[static_cast<std::size_t>(patch)] +=
+            w.displaced_volume_m3[static_cast<std::size_t>(k)];
         const int ci = k % w.nx, cj = k / w.nx;
         const int di[4] = {1, -1, 0, 0}, dj[4] = {0, 0, 1, -1};
         for (int d = 0; d < 4; ++d) {
@@ -83,7 +84,8 @@ void border_flow(double shear_band_m, double dt_s, FlowWindow& w, BorderFlowScra
   for (std::size_t k = 0; k < n; ++k) {
     const int p = s.label[k];
     if (p >= 0 && s.border_count[static_cast<std::size_t>(p)] == 0) {
-      w.deposited_volume_m3[k] += s.volume[static_cast<std::size_t>(p)] / own[static_cast<std::size_t>(p)];
+      w.deposited_volume_m3[k] +=
+          s.volume[static_cast<std::size_t>(p)] / own[static_cast<std::size_t>(p)];
     }
   }
 

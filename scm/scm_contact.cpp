@@ -20,8 +20,8 @@ Footprint body_footprint(const ScmModel& m, const CoupledBody& body, const Pose&
     throw std::runtime_error(fmt::format(
         "body '{}' spans x [{:.4g}, {:.4g}] m, y [{:.4g}, {:.4g}] m: outside the map x [{:.4g}, "
         "{:.4g}] m, y [{:.4g}, {:.4g}] m",
-        body.name, box.lo.x(), box.hi.x(), box.lo.y(), box.hi.y(), m.origin_x_m,
-        m.node_x(m.nx - 1), m.origin_y_m, m.node_y(m.ny - 1)));
+        body.name, box.lo.x(), box.hi.x(), box.lo.y(), box.hi.y(), m.origin_x_m, m.node_x(m.nx - 1),
+        m.origin_y_m, m.node_y(m.ny - 1)));
   }
   const int across_x = fp.i1 - fp.i0 + 1, across_y = fp.j1 - fp.j0 + 1;
   if (across_x < 3 || across_y < 3) {

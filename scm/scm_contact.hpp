@@ -13,13 +13,13 @@ namespace talus::scm {
 
 /// One node a body loads in this step.
 struct ContactNode {
-  std::size_t k = 0;       ///< index in the NodeBlock
-  int body = 0;            ///< which body
-  Vec3 p_W;                ///< contact point: (x_node, y_node, z_obj) [m]
-  Vec3 n_W;                ///< body's outward unit normal there (points into the soil)
-  Vec3 v_W;                ///< velocity of the body's material point there [m/s]
-  double sigma_pa = 0.0;   ///< normal stress (eq. 34) [Pa]
-  bool loosened = false;   ///< soil met with residual strength
+  std::size_t k = 0;      ///< index in the NodeBlock
+  int body = 0;           ///< which body
+  Vec3 p_W;               ///< contact point: (x_node, y_node, z_obj) [m]
+  Vec3 n_W;               ///< body's outward unit normal there (points into the soil)
+  Vec3 v_W;               ///< velocity of the body's material point there [m/s]
+  double sigma_pa = 0.0;  ///< normal stress (eq. 34) [Pa]
+  bool loosened = false;  ///< soil met with residual strength
 };
 
 /// The node range [i0, i1] x [j0, j1] (inclusive, global indices) under a body's bounding box.

@@ -13,8 +13,7 @@ class ScmContactTier final : public talus::ContactTier {
   explicit ScmContactTier(ScmModel model);
   std::span<const CoupledBody> bodies() const override { return model_.bodies; }
   /// One SCM step of dt_s; see scm::step.
-  void step(double dt_s, std::span<const BodyMotion> motions,
-            std::span<Wrench> wrenches) override;
+  void step(double dt_s, std::span<const BodyMotion> motions, std::span<Wrench> wrenches) override;
 
   const ScmModel& model() const { return model_; }
   const ScmState& state() const { return state_; }

@@ -66,7 +66,8 @@ std::string flow_method_name(FlowMethod method) {
 
 void validate(const SoilParameters& s) {
   const double half_pi = kPi / 2.0;
-  require(std::isfinite(s.kc) && s.kc >= 0.0, "soil.kc", s.kc, "a finite stiffness >= 0 [N/m^(n+1)]");
+  require(std::isfinite(s.kc) && s.kc >= 0.0, "soil.kc", s.kc,
+          "a finite stiffness >= 0 [N/m^(n+1)]");
   require(std::isfinite(s.kphi) && s.kphi >= 0.0, "soil.kphi", s.kphi,
           "a finite stiffness >= 0 [N/m^(n+2)]");
   require(std::isfinite(s.contact_width_m) && s.contact_width_m > 0.0, "soil.contact_width_m",
@@ -91,10 +92,10 @@ void validate(const SoilParameters& s) {
           s.shear_band_m, "a thickness >= 0 [m]");
   require(s.residual_cohesion_pa >= 0.0 && s.residual_cohesion_pa <= s.cohesion_pa,
           "soil.residual_cohesion_pa", s.residual_cohesion_pa, "a cohesion in [0, cohesion_pa]");
-  require(s.residual_friction_angle_rad > 0.0 &&
-              s.residual_friction_angle_rad <= s.friction_angle_rad,
-          "soil.residual_friction_angle_deg", rad_to_deg(s.residual_friction_angle_rad),
-          "an angle in (0, friction_angle_deg]");
+  require(
+      s.residual_friction_angle_rad > 0.0 && s.residual_friction_angle_rad <= s.friction_angle_rad,
+      "soil.residual_friction_angle_deg", rad_to_deg(s.residual_friction_angle_rad),
+      "an angle in (0, friction_angle_deg]");
 }
 
 void validate(const ScmModel& m) {
@@ -110,8 +111,7 @@ void validate(const ScmModel& m) {
   if (!m.base_image_m.empty() &&
       m.base_image_m.size() != static_cast<std::size_t>(m.nx) * static_cast<std::size_t>(m.ny)) {
     throw std::invalid_argument(fmt::format("base image holds {} heights: expected nx * ny = {}",
-                                            m.base_image_m.size(),
-                                            static_cast<long>(m.nx) * m.ny));
+                                            m.base_image_m.size(), static_cast<long>(m.nx) * m.ny));
   }
   validate(m.soil);
   const FlowParameters& f = m.flow;
@@ -130,8 +130,8 @@ void validate(const ScmModel& m) {
   require(std::isfinite(m.time_step_s) && m.time_step_s > 0.0, "time_step_s", m.time_step_s,
           "a time > 0 [s]");
   if (m.border_margin_nodes < 2) {
-    throw std::invalid_argument(fmt::format("border_margin_nodes = {}: expected >= 2",
-                                            m.border_margin_nodes));
+    throw std::invalid_argument(
+        fmt::format("border_margin_nodes = {}: expected >= 2", m.border_margin_nodes));
   }
   for (const CoupledBody& b : m.bodies) {
     try {
@@ -142,17 +142,18 @@ void validate(const ScmModel& m) {
     }
   }
   if (m.erosion_max_updates < 0) {
-    throw std::invalid_argument(fmt::format("erosion_max_updates = {}: expected >= 0",
-                                            m.erosion_max_updates));
+    throw std::invalid_argument(
+        fmt::format("erosion_max_updates = {}: expected >= 0", m.erosion_max_updates));
   }
 }
 
 std::vector<double> base_image_from_png(const std::string& path, int nx, int ny, double relief_m) {
   const RgbImage img = read_png(path);
   if (img.width != nx || img.height != ny) {
-    throw std::invalid_argument(fmt::format("{}: image is {} x {} pixels: expected {} x {} (one "
-                                            "pixel per node)",
-                                            path, img.width, img.height, nx, ny));
+    throw std::invalid_argument(
+        fmt::format("{}: image is {} x {} pixels: expected {} x {} (one "
+                    "pixel per node)",
+                    path, img.width, img.height, nx, ny));
   }
   std::vector<double> h(static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny));
   for (int j = 0; j < ny; ++j) {

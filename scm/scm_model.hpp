@@ -19,12 +19,12 @@ namespace talus::scm {
 /// with k = kc / b + kphi); shear strength is Mohr-Coulomb c + sigma tan(phi) mobilised by
 /// Janosi-Hanamoto's 1 - exp(-j / K) (eq. 35).
 struct SoilParameters {
-  double kc = 0.0;               ///< cohesive modulus kc [N / m^(n+1)], >= 0
-  double kphi = 0.0;             ///< frictional modulus kphi [N / m^(n+2)], >= 0
-  double contact_width_m = 0.2;  ///< b, the smaller dimension of the contact patch [m], > 0
-  double exponent_n = 1.0;       ///< n, sinkage exponent [-], > 0
-  double cohesion_pa = 0.0;      ///< c [Pa], >= 0
-  double friction_angle_rad = 0.5;      ///< phi, in (0, pi/2)
+  double kc = 0.0;                       ///< cohesive modulus kc [N / m^(n+1)], >= 0
+  double kphi = 0.0;                     ///< frictional modulus kphi [N / m^(n+2)], >= 0
+  double contact_width_m = 0.2;          ///< b, the smaller dimension of the contact patch [m], > 0
+  double exponent_n = 1.0;               ///< n, sinkage exponent [-], > 0
+  double cohesion_pa = 0.0;              ///< c [Pa], >= 0
+  double friction_angle_rad = 0.5;       ///< phi, in (0, pi/2)
   double janosi_shear_modulus_m = 0.01;  ///< K [m], > 0
   double repose_angle_rad = 0.55;        ///< angle of repose for erosion, in (0, pi/2)
   /// Stiffness of elastic unloading and reloading below the yield stress [Pa / m], > 0: a node
@@ -34,8 +34,8 @@ struct SoilParameters {
   /// contact meets the residual strength below instead of c and phi (paper 002 §4.3's multipass
   /// loosening; see docs/scm.md).
   double failure_shear_m = 0.01;
-  double residual_cohesion_pa = 0.0;               ///< [Pa], in [0, cohesion_pa]
-  double residual_friction_angle_rad = 0.45;       ///< in (0, friction_angle_rad]
+  double residual_cohesion_pa = 0.0;          ///< [Pa], in [0, cohesion_pa]
+  double residual_friction_angle_rad = 0.45;  ///< in (0, friction_angle_rad]
   /// Thickness of the soil band that a contact drags along with it (border path's transport of
   /// sheared soil; the source of slip sinkage there) [m], >= 0.
   double shear_band_m = 0.01;
@@ -81,9 +81,9 @@ struct ScmModel {
   double base_height(int i, int j) const {
     return base_image_m.empty()
                ? base_height_m
-               : base_height_m + base_image_m[static_cast<std::size_t>(j) *
-                                                  static_cast<std::size_t>(nx) +
-                                              static_cast<std::size_t>(i)];
+               : base_height_m +
+                     base_image_m[static_cast<std::size_t>(j) * static_cast<std::size_t>(nx) +
+                                  static_cast<std::size_t>(i)];
   }
 };
 

@@ -12,8 +12,10 @@ PlateResult run_plate(ScmModel model, const PlateTest& t, ScmState* final_state)
   validate(model);
   ScmState state(model);
   ScmWorkspace work;
-  const int ci = static_cast<int>(std::lround((t.centre_xy_m.x() - model.origin_x_m) / model.cell_size_m));
-  const int cj = static_cast<int>(std::lround((t.centre_xy_m.y() - model.origin_y_m) / model.cell_size_m));
+  const int ci =
+      static_cast<int>(std::lround((t.centre_xy_m.x() - model.origin_x_m) / model.cell_size_m));
+  const int cj =
+      static_cast<int>(std::lround((t.centre_xy_m.y() - model.origin_y_m) / model.cell_size_m));
   const double surface = state.height(ci, cj);
   VerticalRig rig;
   rig.mass_kg = t.load_n / kGravity_m_per_s2;
@@ -24,9 +26,8 @@ PlateResult run_plate(ScmModel model, const PlateTest& t, ScmState* final_state)
   const double z_bekker = std::pow(t.load_n / (area * soil.bekker_k()), 1.0 / soil.exponent_n);
   // dW/dz of Bekker's law at the closed-form sinkage: n W / z.
   const double stiffness = soil.exponent_n * t.load_n / z_bekker;
-  rig.damping_n_s_per_m = t.damping_n_s_per_m > 0.0
-                              ? t.damping_n_s_per_m
-                              : 2.0 * std::sqrt(stiffness * rig.mass_kg);
+  rig.damping_n_s_per_m =
+      t.damping_n_s_per_m > 0.0 ? t.damping_n_s_per_m : 2.0 * std::sqrt(stiffness * rig.mass_kg);
   rig.z_m = surface + t.half_extents_m.z();  // plate bottom on the surface
   const double dt = model.time_step_s;
   const long steps = static_cast<long>(std::ceil((t.ramp_s + t.hold_s) / dt));
@@ -73,8 +74,7 @@ ScmModel with_wheel(ScmModel model, const WheelTest& t) {
   return model;
 }
 
-WheelResult run_wheel(const ScmModel& base, ScmState& state, const WheelTest& t,
-                      double surface_z_m,
+WheelResult run_wheel(const ScmModel& base, ScmState& state, const WheelTest& t, double surface_z_m,
                       const std::function<void(const ScmState&, const WheelSample&)>& per_step) {
   const ScmModel model = with_wheel(base, t);
   validate(model);
@@ -114,8 +114,8 @@ WheelResult run_wheel(const ScmModel& base, ScmState& state, const WheelTest& t,
     sm.nodes_in_contact = rep.nodes_in_contact;
     sm.displaced_m3 = rep.displaced_volume_m3;
     sm.deposited_m3 = rep.deposited_volume_m3;
-    r.max_volume_error_m3 =
-        std::max(r.max_volume_error_m3, std::abs(rep.displaced_volume_m3 - rep.deposited_volume_m3));
+    r.max_volume_error_m3 = std::max(r.max_volume_error_m3,
+                                     std::abs(rep.displaced_volume_m3 - rep.deposited_volume_m3));
     r.samples.push_back(sm);
     if (s > settle + drive / 2) {
       sum_dp += sm.drawbar_pull_n;

@@ -14,9 +14,9 @@ namespace talus::scm {
 struct PlateTest {
   Vec3 half_extents_m{0.1, 0.1, 0.02};  ///< the plate (a box)
   Vec2 centre_xy_m = Vec2::Zero();
-  double load_n = 500.0;         ///< dead load W, reached by a linear ramp
-  double ramp_s = 0.5;           ///< time to ramp the load from 0 to W
-  double hold_s = 0.5;           ///< time at full load after the ramp
+  double load_n = 500.0;  ///< dead load W, reached by a linear ramp
+  double ramp_s = 0.5;    ///< time to ramp the load from 0 to W
+  double hold_s = 0.5;    ///< time at full load after the ramp
   /// Rig damper [N s/m]; 0 chooses the critical damping of the load on the Bekker soil
   /// stiffness at the closed-form sinkage, so the plate settles without overshooting.
   double damping_n_s_per_m = 0.0;
@@ -24,7 +24,7 @@ struct PlateTest {
 
 struct PlateResult {
   std::vector<double> time_s, load_n, soil_force_n, sinkage_m;
-  double final_sinkage_m = 0.0;  ///< plate bottom below the initial surface at the end [m]
+  double final_sinkage_m = 0.0;   ///< plate bottom below the initial surface at the end [m]
   double bekker_sinkage_m = 0.0;  ///< (W / (A (kc / b + kphi)))^(1/n), b = smaller plate side
   double contact_area_m2 = 0.0;   ///< nodes in contact times A_grid at the end
   long steps = 0;
@@ -65,9 +65,9 @@ struct WheelResult {
 /// with its lowest point on the surface level `surface_z_m`, sinks under the load for settle_s,
 /// then drives along +x at the prescribed speed and spin. model.bodies is replaced by the wheel.
 /// `per_step`, when set, is called after every step.
-WheelResult run_wheel(const ScmModel& model, ScmState& state, const WheelTest& test,
-                      double surface_z_m,
-                      const std::function<void(const ScmState&, const WheelSample&)>& per_step = {});
+WheelResult run_wheel(
+    const ScmModel& model, ScmState& state, const WheelTest& test, double surface_z_m,
+    const std::function<void(const ScmState&, const WheelSample&)>& per_step = {});
 
 /// The wheel's model: `model` with the wheel as its one body (reference point at the axle).
 ScmModel with_wheel(ScmModel model, const WheelTest& test);

@@ -57,8 +57,8 @@ NodeBlock export_region(const ScmModel& m, const ScmState& s, int i0, int j0, in
   return b;
 }
 
-void write_heightmap(OutputDir& out, const std::string& stem, const ScmModel& m,
-                     const NodeBlock& b, const std::string& title) {
+void write_heightmap(OutputDir& out, const std::string& stem, const ScmModel& m, const NodeBlock& b,
+                     const std::string& title) {
   HeightmapImageOptions o;
   o.title = title;
   write_png(out.path(stem + ".png"),
@@ -117,19 +117,20 @@ nlohmann::json run_plate_like(const ScmScenario& sc, OutputDir& out, const RunPr
   const Vec2 c = sc.plate.centre_xy_m;
   const Vec3 h = sc.plate.half_extents_m;
   const int pad = 8;
-  const NodeBlock b = export_region(m, final_state, node_i(m, c.x() - h.x()) - pad,
-                                    node_j(m, c.y() - h.y()) - pad, node_i(m, c.x() + h.x()) + pad,
-                                    node_j(m, c.y() + h.y()) + pad);
+  const NodeBlock b =
+      export_region(m, final_state, node_i(m, c.x() - h.x()) - pad, node_j(m, c.y() - h.y()) - pad,
+                    node_i(m, c.x() + h.x()) + pad, node_j(m, c.y() + h.y()) + pad);
   write_heightmap(out, "heightmap_final", m, b, sc.name + ": surface after unloading");
 
-  nlohmann::json j = {{"sinkage_m", r.final_sinkage_m},
-                      {"bekker_closed_form_sinkage_m", r.bekker_sinkage_m},
-                      {"ratio_scm_to_bekker", r.final_sinkage_m / r.bekker_sinkage_m},
-                      {"bekker_formula", "z = (W / (A (kc / b + kphi)))^(1/n), b = smaller plate side"},
-                      {"load_n", sc.plate.load_n},
-                      {"plate_area_m2", 4.0 * h.x() * h.y()},
-                      {"contact_area_m2", r.contact_area_m2},
-                      {"steps", r.steps}};
+  nlohmann::json j = {
+      {"sinkage_m", r.final_sinkage_m},
+      {"bekker_closed_form_sinkage_m", r.bekker_sinkage_m},
+      {"ratio_scm_to_bekker", r.final_sinkage_m / r.bekker_sinkage_m},
+      {"bekker_formula", "z = (W / (A (kc / b + kphi)))^(1/n), b = smaller plate side"},
+      {"load_n", sc.plate.load_n},
+      {"plate_area_m2", 4.0 * h.x() * h.y()},
+      {"contact_area_m2", r.contact_area_m2},
+      {"steps", r.steps}};
   if (sc.experiment == Experiment::StripLoad) {
     // Cross-section across the strip (along x) through its middle: surface and the flow depth.
     const int jc = node_j(m, c.y());
@@ -157,9 +158,9 @@ nlohmann::json run_plate_like(const ScmScenario& sc, OutputDir& out, const RunPr
 // ---- wheels
 
 void write_wheel_csv(OutputDir& out, const std::string& file, const WheelResult& r) {
-  CsvWriter csv(out.path(file), {"time_s", "x_m", "sinkage_m", "drawbar_pull_n", "torque_nm",
-                                 "vertical_force_n", "nodes_in_contact", "displaced_m3",
-                                 "deposited_m3"});
+  CsvWriter csv(out.path(file),
+                {"time_s", "x_m", "sinkage_m", "drawbar_pull_n", "torque_nm", "vertical_force_n",
+                 "nodes_in_contact", "displaced_m3", "deposited_m3"});
   for (const WheelSample& s : r.samples) {
     csv.write_row({s.time_s, s.x_m, s.sinkage_m, s.drawbar_pull_n, s.torque_nm, s.vertical_force_n,
                    static_cast<double>(s.nodes_in_contact), s.displaced_m3, s.deposited_m3});
@@ -173,7 +174,7 @@ void plot_wheel_history(OutputDir& out, const std::string& file, const std::stri
   PlotSpec p;
   p.title = title;
   p.x_label = "time [s]";
-  p.y_label = "drawbar pull [N], torque [N m], sinkage [mm]";
+  p.y_label = "N, N m, mm";
   for (std::size_t k = 0; k < runs.size(); ++k) {
     std::vector<double> t, dp, tq, z;
     for (const WheelSample& s : runs[k]->samples) {
@@ -182,9 +183,9 @@ void plot_wheel_history(OutputDir& out, const std::string& file, const std::stri
       tq.push_back(s.torque_nm);
       z.push_back(1e3 * s.sinkage_m);
     }
-    p.series.push_back(series(names[k] + " drawbar pull", t, dp));
-    p.series.push_back(series(names[k] + " torque", t, tq));
-    p.series.push_back(series(names[k] + " sinkage", t, z));
+    p.series.push_back(series(names[k] + " drawbar pull [N]", t, dp));
+    p.series.push_back(series(names[k] + " torque [N m]", t, tq));
+    p.series.push_back(series(names[k] + " sinkage [mm]", t, z));
   }
   write_png(out.path(file), plot_lines(p));
 }
@@ -203,19 +204,20 @@ void write_centre_line(OutputDir& out, const ScmScenario& sc, const ScmState& st
   const ScmModel& m = sc.model;
   const WheelTest& w = sc.wheel;
   const int j = node_j(m, w.start_xy_m.y());
-  const int i0 = node_i(m, last.x_m - 3.0 * w.radius_m), i1 = node_i(m, last.x_m + 2.0 * w.radius_m);
+  const int i0 = node_i(m, last.x_m - 3.0 * w.radius_m),
+            i1 = node_i(m, last.x_m + 2.0 * w.radius_m);
   const NodeBlock b = export_region(m, state, i0, j, i1, j);
   const double axle_z = -last.sinkage_m + w.radius_m;  // surface level 0 at the start
-  CsvWriter csv(out.path("centre_line.csv"),
-                {"x_m", "height_m", "flow_depth_m", "flow_vx_m_per_s", "flow_vz_m_per_s",
-                 "wheel_bottom_m"});
+  CsvWriter csv(out.path("centre_line.csv"), {"x_m", "height_m", "flow_depth_m", "flow_vx_m_per_s",
+                                              "flow_vz_m_per_s", "wheel_bottom_m"});
   std::vector<double> x, surf, bottom, wheel, vx, vz;
   for (int i = 0; i < b.nx; ++i) {
     const std::size_t k = static_cast<std::size_t>(i);
     const double xi = m.node_x(b.i0 + i);
     const double dx = xi - last.x_m;
-    const double wb = std::abs(dx) < w.radius_m ? axle_z - std::sqrt(w.radius_m * w.radius_m - dx * dx)
-                                                : std::nan("");
+    const double wb = std::abs(dx) < w.radius_m
+                          ? axle_z - std::sqrt(w.radius_m * w.radius_m - dx * dx)
+                          : std::nan("");
     csv.write_row({xi, b.height_m[k], b.flow_depth_m[k], b.flow_vx[k], b.flow_vz[k], wb});
     x.push_back(xi);
     surf.push_back(1e3 * b.height_m[k]);
@@ -284,8 +286,7 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
          {"drawbar_pull_change_n", second.mean_drawbar_pull_n - first.mean_drawbar_pull_n},
          {"storage", storage_summary(state)}};
   } else {
-    CsvWriter csv(out.path("slip_sweep.csv"),
-                  {"slip", "drawbar_pull_n", "torque_nm", "sinkage_m"});
+    CsvWriter csv(out.path("slip_sweep.csv"), {"slip", "drawbar_pull_n", "torque_nm", "sinkage_m"});
     std::vector<double> slip, dp, tq, z;
     nlohmann::json rows = nlohmann::json::array();
     for (double s : sc.slips) {
@@ -306,10 +307,9 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
     PlotSpec p;
     p.title = sc.name + ": SCM wheel against slip";
     p.x_label = "slip [-]";
-    p.y_label = "drawbar pull [N], torque [N m], sinkage [mm]";
-    p.series = {series("drawbar pull", slip, dp, true),
-                series("torque", slip, tq, true),
-                series("sinkage", slip, z, true)};
+    p.y_label = "N, N m, mm";
+    p.series = {series("drawbar pull [N]", slip, dp, true), series("torque [N m]", slip, tq, true),
+                series("sinkage [mm]", slip, z, true)};
     write_png(out.path("slip_sweep.png"), plot_lines(p));
     j = {{"sweep", rows}};
   }
@@ -327,8 +327,8 @@ nlohmann::json run_blade(const ScmScenario& sc, OutputDir& out, const RunProgres
   std::vector<BodyMotion> motion(1);
   std::vector<Wrench> wrench(1);
   const double t0 = std::get<WaypointDriver>(sc.blade.driver).times_s.front();
-  CsvWriter log(out.path("blade.csv"), {"time_s", "x_m", "z_m", "force_x_n", "force_z_n",
-                                        "displaced_m3", "deposited_m3"});
+  CsvWriter log(out.path("blade.csv"),
+                {"time_s", "x_m", "z_m", "force_x_n", "force_z_n", "displaced_m3", "deposited_m3"});
   for (long s = 1; s <= sc.steps; ++s) {
     const double t = t0 + static_cast<double>(s) * m.time_step_s;
     motion[0].X_WB = pose_at(sc.blade.driver, t);

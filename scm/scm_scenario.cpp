@@ -19,13 +19,14 @@ SoilParameters read_soil(const ScenarioTable& t) {
     s = named_soil(preset);
   } else {
     // Without a preset every Bekker / Mohr-Coulomb parameter must be given.
-    for (const char* key : {"n", "cohesion_pa", "friction_angle_deg", "janosi_k_m",
-                            "repose_angle_deg"}) {
+    for (const char* key :
+         {"n", "cohesion_pa", "friction_angle_deg", "janosi_k_m", "repose_angle_deg"}) {
       if (!t.has(key)) t.fail(key, "required when no preset is given");
     }
     if (!t.has("k") && !(t.has("kc") && t.has("kphi"))) {
-      t.fail("", "give the Bekker stiffness: 'k' [N/m^(n+2)], or 'kc' and 'kphi' with "
-                 "'contact_width_m'");
+      t.fail("",
+             "give the Bekker stiffness: 'k' [N/m^(n+2)], or 'kc' and 'kphi' with "
+             "'contact_width_m'");
     }
   }
   const NumberCheck finite = any_finite("");
@@ -39,15 +40,17 @@ SoilParameters read_soil(const ScenarioTable& t) {
   s.contact_width_m = t.number_or("contact_width_m", s.contact_width_m, finite);
   s.exponent_n = t.number_or("n", s.exponent_n, finite);
   s.cohesion_pa = t.number_or("cohesion_pa", s.cohesion_pa, finite);
-  s.friction_angle_rad = deg_to_rad(t.number_or("friction_angle_deg", rad_to_deg(s.friction_angle_rad), finite));
+  s.friction_angle_rad =
+      deg_to_rad(t.number_or("friction_angle_deg", rad_to_deg(s.friction_angle_rad), finite));
   s.janosi_shear_modulus_m = t.number_or("janosi_k_m", s.janosi_shear_modulus_m, finite);
-  s.repose_angle_rad = deg_to_rad(t.number_or("repose_angle_deg", rad_to_deg(s.repose_angle_rad), finite));
+  s.repose_angle_rad =
+      deg_to_rad(t.number_or("repose_angle_deg", rad_to_deg(s.repose_angle_rad), finite));
   s.unloading_stiffness_pa_per_m =
       t.number_or("unloading_stiffness_pa_per_m", s.unloading_stiffness_pa_per_m, finite);
   s.failure_shear_m = t.number_or("failure_shear_m", s.failure_shear_m, finite);
   s.residual_cohesion_pa = t.number_or("residual_cohesion_pa", s.residual_cohesion_pa, finite);
-  s.residual_friction_angle_rad = deg_to_rad(
-      t.number_or("residual_friction_angle_deg", rad_to_deg(s.residual_friction_angle_rad), finite));
+  s.residual_friction_angle_rad = deg_to_rad(t.number_or(
+      "residual_friction_angle_deg", rad_to_deg(s.residual_friction_angle_rad), finite));
   s.shear_band_m = t.number_or("shear_band_m", s.shear_band_m, finite);
   t.refuse_unknown_keys();
   try {
@@ -64,8 +67,8 @@ void read_grid(const ScenarioTable& t, ScmModel& m) {
   const double nx = std::round(size.x() / m.cell_size_m) + 1;
   const double ny = std::round(size.y() / m.cell_size_m) + 1;
   if (nx < 3 || ny < 3 || nx > 2e9 || ny > 2e9) {
-    t.fail("cell_size_m", fmt::format("gives {:g} x {:g} nodes for size_m; expected at least 3 x 3",
-                                      nx, ny));
+    t.fail("cell_size_m",
+           fmt::format("gives {:g} x {:g} nodes for size_m; expected at least 3 x 3", nx, ny));
   }
   m.nx = static_cast<int>(nx);
   m.ny = static_cast<int>(ny);
@@ -84,7 +87,8 @@ void read_grid(const ScenarioTable& t, ScmModel& m) {
       t.fail("base_image", e.what());
     }
   }
-  m.erosion_tolerance_m = t.number_or("erosion_tolerance_m", m.erosion_tolerance_m, positive("[m]"));
+  m.erosion_tolerance_m =
+      t.number_or("erosion_tolerance_m", m.erosion_tolerance_m, positive("[m]"));
   m.erosion_max_updates = t.integer_or("erosion_max_updates", m.erosion_max_updates, 0, 1000000);
   m.border_margin_nodes = t.integer_or("border_margin_nodes", m.border_margin_nodes, 2, 1000);
   t.refuse_unknown_keys();
@@ -92,7 +96,7 @@ void read_grid(const ScenarioTable& t, ScmModel& m) {
 
 void read_flow(const ScenarioTable& t, ScmModel& m) {
   m.method = t.choice("method", {"fields", "border"}) == "fields" ? FlowMethod::Fields
-                                                                   : FlowMethod::Border;
+                                                                  : FlowMethod::Border;
   FlowParameters& f = m.flow;
   f.chord_count = t.integer_or("chord_count", f.chord_count, 3, 4096);
   f.psi_shape_m = t.number_or("psi_shape_m", f.psi_shape_m, positive("[m]"));
@@ -117,7 +121,8 @@ void read_plate(const ScenarioTable& t, const ScmModel& m, PlateTest& p) {
   p.load_n = t.number("load_n", positive("[N]"));
   p.ramp_s = t.number_or("ramp_s", p.ramp_s, positive("[s]"));
   p.hold_s = t.number_or("hold_s", p.hold_s, non_negative("[s]"));
-  p.damping_n_s_per_m = t.number_or("damping_n_s_per_m", 0.0, non_negative("[N s/m] (0 = critical)"));
+  p.damping_n_s_per_m =
+      t.number_or("damping_n_s_per_m", 0.0, non_negative("[N s/m] (0 = critical)"));
   t.refuse_unknown_keys();
 }
 
@@ -147,7 +152,8 @@ void read_wheel(const ScenarioTable& t, const ScmModel& m, WheelTest& w, bool ne
   w.start_xy_m = read_xy(t, "start_m", m);
   w.settle_s = t.number_or("settle_s", w.settle_s, non_negative("[s]"));
   w.drive_s = t.number("drive_s", positive("[s]"));
-  w.damping_n_s_per_m = t.number_or("damping_n_s_per_m", w.damping_n_s_per_m, non_negative("[N s/m]"));
+  w.damping_n_s_per_m =
+      t.number_or("damping_n_s_per_m", w.damping_n_s_per_m, non_negative("[N s/m]"));
   const double end_x = w.start_xy_m.x() + w.speed_m_per_s * w.drive_s + w.radius_m * 1.2;
   if (end_x > m.node_x(m.nx - 1)) {
     t.fail("drive_s", fmt::format("the wheel would drive to x = {:.3g} m, past the map's end at "
@@ -206,9 +212,8 @@ ScmScenario load_scm_scenario(const ScenarioTable& root) {
     read_wheel(ex, m, sc.wheel, sc.experiment != Experiment::SlipSweep);
     const long one = static_cast<long>(std::lround((sc.wheel.settle_s + sc.wheel.drive_s) / dt));
     sc.steps = sc.experiment == Experiment::SingleWheel ? one
-               : sc.experiment == Experiment::Multipass
-                   ? 2 * one
-                   : one * static_cast<long>(sc.slips.size());
+               : sc.experiment == Experiment::Multipass ? 2 * one
+                                                        : one * static_cast<long>(sc.slips.size());
   }
   root.refuse_unknown_keys();
   try {

@@ -31,12 +31,12 @@ struct ScmScenario {
   std::filesystem::path file;
   std::string name, description;
   Experiment experiment = Experiment::PlateSinkage;
-  ScmModel model;           ///< grid, soil, flow; bodies are set by the experiment
-  PlateTest plate;          ///< plate_sinkage, strip_load (the strip is a long plate)
-  WheelTest wheel;          ///< single_wheel, multipass, slip_sweep
+  ScmModel model;             ///< grid, soil, flow; bodies are set by the experiment
+  PlateTest plate;            ///< plate_sinkage, strip_load (the strip is a long plate)
+  WheelTest wheel;            ///< single_wheel, multipass, slip_sweep
   std::vector<double> slips;  ///< slip_sweep
   BladeTest blade;
-  long steps = 0;             ///< total steps of the run
+  long steps = 0;  ///< total steps of the run
 };
 
 /// Reads an SCM scenario ([scenario] tier = "scm"). Throws ScenarioError naming the file, line and

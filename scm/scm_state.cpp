@@ -33,7 +33,10 @@ void NodeBlock::resize(int i0_, int j0_, int nx_, int ny_) {
 }
 
 ScmState::ScmState(const ScmModel& model)
-    : nx_(model.nx), ny_(model.ny), base_height_(model.base_height_m), base_image_(model.base_image_m) {}
+    : nx_(model.nx),
+      ny_(model.ny),
+      base_height_(model.base_height_m),
+      base_image_(model.base_image_m) {}
 
 const ScmTile* ScmState::find_tile(int ti, int tj) const {
   const auto it = index_.find(key(ti, tj));
@@ -44,9 +47,9 @@ ScmTile& ScmState::tile(int ti, int tj) {
   const auto [it, inserted] = index_.try_emplace(key(ti, tj), static_cast<int>(tiles_.size()));
   if (inserted) {
     ScmTile t;
-    for (auto* v : {&t.height_m, &t.plastic_sinkage_m, &t.shear_x_m, &t.shear_y_m, &t.flow_vx,
-                    &t.flow_vy, &t.flow_vz, &t.flow_depth_m, &t.deposited_m3, &t.displaced_m3,
-                    &t.peak_shear_m}) {
+    for (auto* v :
+         {&t.height_m, &t.plastic_sinkage_m, &t.shear_x_m, &t.shear_y_m, &t.flow_vx, &t.flow_vy,
+          &t.flow_vz, &t.flow_depth_m, &t.deposited_m3, &t.displaced_m3, &t.peak_shear_m}) {
       v->assign(kTileSize, 0.0);
     }
     t.in_contact.assign(kTileSize, 0);

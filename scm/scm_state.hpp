@@ -22,14 +22,14 @@ inline constexpr int kTileSize = kTileNodes * kTileNodes;
 
 /// One tile's node fields, each kTileSize values, index (j % 32) * 32 + (i % 32).
 struct ScmTile {
-  std::vector<double> height_m;           ///< surface height [m]
-  std::vector<double> plastic_sinkage_m;  ///< total plastic sinkage of the node [m]
-  std::vector<double> shear_x_m, shear_y_m;  ///< accumulated shear displacement j (eq. 31) [m]
+  std::vector<double> height_m;                   ///< surface height [m]
+  std::vector<double> plastic_sinkage_m;          ///< total plastic sinkage of the node [m]
+  std::vector<double> shear_x_m, shear_y_m;       ///< accumulated shear displacement j (eq. 31) [m]
   std::vector<double> flow_vx, flow_vy, flow_vz;  ///< flow velocity v_delta (eq. 29) [m/s]
   std::vector<double> flow_depth_m;               ///< h_delta (eq. 27) [m]
-  std::vector<double> deposited_m3;  ///< V_delta of the last step (eq. 24 / border path) [m^3]
-  std::vector<double> displaced_m3;  ///< V_zeta of the last step (eq. 2) [m^3]
-  std::vector<double> peak_shear_m;  ///< largest |j| of the current contact [m]
+  std::vector<double> deposited_m3;      ///< V_delta of the last step (eq. 24 / border path) [m^3]
+  std::vector<double> displaced_m3;      ///< V_zeta of the last step (eq. 2) [m^3]
+  std::vector<double> peak_shear_m;      ///< largest |j| of the current contact [m]
   std::vector<std::uint8_t> in_contact;  ///< 1 if a body loaded the node in the last step
   std::vector<std::uint8_t> loosened;    ///< 1 once the soil was sheared past failure and released
 };
@@ -84,10 +84,11 @@ class ScmState {
   }
 
   double base_height(int i, int j) const {
-    return base_image_.empty() ? base_height_
-                               : base_height_ + base_image_[static_cast<std::size_t>(j) *
-                                                                static_cast<std::size_t>(nx_) +
-                                                            static_cast<std::size_t>(i)];
+    return base_image_.empty()
+               ? base_height_
+               : base_height_ +
+                     base_image_[static_cast<std::size_t>(j) * static_cast<std::size_t>(nx_) +
+                                 static_cast<std::size_t>(i)];
   }
 
   // The map's extent and base terrain, copied from the model so the state stands alone.

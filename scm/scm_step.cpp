@@ -94,7 +94,7 @@ int erode_window(const ScmModel& m, NodeBlock& b, std::vector<double>& scratch) 
 void check_finite(const NodeBlock& b, long step_number) {
   for (std::size_t k = 0; k < b.size(); ++k) {
     const double v[] = {b.height_m[k], b.plastic_sinkage_m[k], b.shear_x_m[k], b.shear_y_m[k],
-                        b.flow_vx[k],  b.flow_vy[k],          b.flow_vz[k],   b.flow_depth_m[k]};
+                        b.flow_vx[k],  b.flow_vy[k],           b.flow_vz[k],   b.flow_depth_m[k]};
     for (double x : v) {
       if (!std::isfinite(x)) {
         throw std::runtime_error(fmt::format(
@@ -168,18 +168,20 @@ ScmStepReport step(const ScmModel& m, ScmState& state, double dt_s,
 
   // 3. Deformation (§3.1): a dense window around the contact patches, grown by the reach of the
   // flow fields or by the border path's margin; the method fills the window's outputs.
-  const int margin =
-      m.method == FlowMethod::Fields
-          ? static_cast<int>(std::ceil(flow_reach_m(m.flow, report.max_flow_depth_m) /
-                                       m.cell_size_m)) +
-                2
-          : m.border_margin_nodes;
+  const int margin = m.method == FlowMethod::Fields
+                         ? static_cast<int>(std::ceil(
+                               flow_reach_m(m.flow, report.max_flow_depth_m) / m.cell_size_m)) +
+                               2
+                         : m.border_margin_nodes;
   NodeBlock& wb = work.window_block;
   resize_block(wb, grown(m, contact_box, margin));
   state.gather(wb);
   fill_window(m, wb, work.contacts, work.window);
   if (m.method == FlowMethod::Fields) {
-    flow_by_local_fields(m.flow, dt_s, work.window);
+    // The Rankine angles of eq. 9-11 use the soil's friction angle.
+    FlowParameters flow = m.flow;
+    flow.friction_angle_rad = m.soil.friction_angle_rad;
+    flow_by_local_fields(flow, dt_s, work.window);
   } else {
     border_flow(m.soil.shear_band_m, dt_s, work.window, work.border);
   }

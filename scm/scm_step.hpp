@@ -30,8 +30,8 @@ struct ScmWorkspace {
 
 struct ScmStepReport {
   int nodes_in_contact = 0;
-  int nodes_visited = 0;  ///< footprint nodes whose contact was evaluated
-  int window_nodes = 0;   ///< nodes of the deformation window
+  int nodes_visited = 0;             ///< footprint nodes whose contact was evaluated
+  int window_nodes = 0;              ///< nodes of the deformation window
   double displaced_volume_m3 = 0.0;  ///< sum of V_zeta (eq. 2)
   double deposited_volume_m3 = 0.0;  ///< sum of V_delta from the deformation method
   int erosion_updates = 0;

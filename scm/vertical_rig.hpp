@@ -6,10 +6,10 @@
 namespace talus::scm {
 
 struct VerticalRig {
-  double mass_kg = 1.0;                   ///< moving mass, W / g for a dead load
-  double damping_n_s_per_m = 0.0;         ///< viscous damper of the rig c
-  double z_m = 0.0;                       ///< height of the body's reference point [m]
-  double vz_m_per_s = 0.0;                ///< its vertical velocity [m/s]
+  double mass_kg = 1.0;            ///< moving mass, W / g for a dead load
+  double damping_n_s_per_m = 0.0;  ///< viscous damper of the rig c
+  double z_m = 0.0;                ///< height of the body's reference point [m]
+  double vz_m_per_s = 0.0;         ///< its vertical velocity [m/s]
 
   /// Advances by dt_s under the soil's vertical force and the downward load [N].
   void advance(double soil_force_z_n, double load_n, double dt_s) {

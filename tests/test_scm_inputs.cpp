@@ -27,7 +27,8 @@ ScmModel good_model() {
 
 TEST(ScmInputs, NamedSoilsAreValidAndUnknownNamesListed) {
   for (const std::string& n : named_soil_names()) EXPECT_NO_THROW(validate(named_soil(n))) << n;
-  EXPECT_NE(error_of([] { named_soil("mud"); }).find("dry_sand, lunar_regolith"), std::string::npos);
+  EXPECT_NE(error_of([] { named_soil("mud"); }).find("dry_sand, lunar_regolith"),
+            std::string::npos);
 }
 
 TEST(ScmInputs, NonPhysicalSoilIsRefused) {
@@ -36,17 +37,24 @@ TEST(ScmInputs, NonPhysicalSoilIsRefused) {
     change(s);
     return error_of([&] { validate(s); });
   };
-  EXPECT_NE(msg([](SoilParameters& s) { s.kphi = -1.0; }).find("soil.kphi = -1"), std::string::npos);
-  EXPECT_NE(msg([](SoilParameters& s) { s.exponent_n = 0.0; }).find("soil.n = 0: expected an exponent > 0"),
+  EXPECT_NE(msg([](SoilParameters& s) { s.kphi = -1.0; }).find("soil.kphi = -1"),
             std::string::npos);
-  EXPECT_NE(msg([](SoilParameters& s) { s.friction_angle_rad = deg_to_rad(90.0); })
-                .find("soil.friction_angle_deg = 90: expected an angle in (0, 90) deg"),
+  EXPECT_NE(msg([](SoilParameters& s) {
+              s.exponent_n = 0.0;
+            }).find("soil.n = 0: expected an exponent > 0"),
+            std::string::npos);
+  EXPECT_NE(msg([](SoilParameters& s) {
+              s.friction_angle_rad = deg_to_rad(90.0);
+            }).find("soil.friction_angle_deg = 90: expected an angle in (0, 90) deg"),
             std::string::npos);
   EXPECT_NE(msg([](SoilParameters& s) { s.friction_angle_rad = 0.0; }).find("friction_angle_deg"),
             std::string::npos);
   EXPECT_NE(msg([](SoilParameters& s) { s.janosi_shear_modulus_m = 0.0; }).find("janosi"),
             std::string::npos);
-  EXPECT_NE(msg([](SoilParameters& s) { s.kc = 0.0; s.kphi = 0.0; }).find("kc / b + kphi"),
+  EXPECT_NE(msg([](SoilParameters& s) {
+              s.kc = 0.0;
+              s.kphi = 0.0;
+            }).find("kc / b + kphi"),
             std::string::npos);
 }
 

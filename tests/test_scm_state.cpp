@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "scm/scm_contact_tier.hpp"
 #include "scm/scm_forces.hpp"
 #include "scm/scm_rigs.hpp"
 
@@ -110,8 +111,8 @@ TEST(ScmForces, ShearStressFollowsJanosiAndOpposesSlip) {
   c.sigma_pa = 20e3;
   const double j = soil.janosi_shear_modulus_m;  // one K: 1 - 1/e mobilised
   const Vec3 f = node_force(soil, 1e-4, c, j, 0.0);
-  const double tau = (soil.cohesion_pa + c.sigma_pa * std::tan(soil.friction_angle_rad)) *
-                     (1.0 - std::exp(-1.0));
+  const double tau =
+      (soil.cohesion_pa + c.sigma_pa * std::tan(soil.friction_angle_rad)) * (1.0 - std::exp(-1.0));
   EXPECT_NEAR(f.x(), -tau * 1e-4, 1e-12);
   EXPECT_NEAR(f.y(), 0.0, 1e-15);
   EXPECT_NEAR(f.z(), c.sigma_pa * 1e-4, 1e-12);
@@ -153,6 +154,28 @@ TEST(ScmStep, OneAndTwoThreadsBitIdentical) {
     EXPECT_EQ(a[k].sinkage_m, b[k].sinkage_m) << k;
     EXPECT_EQ(a[k].deposited_m3, b[k].deposited_m3) << k;
   }
+}
+
+TEST(ScmContactTier, StepsLikeScmStepAndListsItsBodies) {
+  ScmModel m = map(0.01, 41, 41);
+  m.bodies = {CoupledBody{"box", BoxShape{Vec3(0.05, 0.05, 0.05)}, Vec3(0.0, 0.0, -0.05)}};
+  ScmContactTier tier(m);
+  ASSERT_EQ(tier.bodies().size(), 1u);
+  EXPECT_EQ(tier.bodies()[0].name, "box");
+  std::vector<BodyMotion> motion(1);
+  motion[0].X_WB = make_pose(Vec3(0.205, 0.205, 0.05 - 0.003));
+  std::vector<Wrench> a(1), b(1);
+  tier.step(1e-3, motion, a);
+  ScmState s(m);
+  ScmWorkspace w;
+  step(m, s, 1e-3, motion, b, w);
+  EXPECT_EQ(a[0].f_W, b[0].f_W);
+  EXPECT_EQ(a[0].tau_W, b[0].tau_W);
+  EXPECT_NEAR(a[0].p_W.z(), 0.05 - 0.003 - 0.05, 1e-15);  // about the reference point
+  EXPECT_EQ(tier.last_report().nodes_in_contact, 100);
+  ScmModel bad = m;
+  bad.soil.exponent_n = -1.0;
+  EXPECT_THROW(ScmContactTier{bad}, std::invalid_argument);
 }
 
 TEST(ScmStep, NanStopsWithNodeAndStep) {
