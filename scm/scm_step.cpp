@@ -168,11 +168,17 @@ ScmStepReport step(const ScmModel& m, ScmState& state, double dt_s,
 
   // 3. Deformation (§3.1): a dense window around the contact patches, grown by the reach of the
   // flow fields or by the border path's margin; the method fills the window's outputs.
-  const int margin = m.method == FlowMethod::Fields
-                         ? static_cast<int>(std::ceil(
-                               flow_reach_m(m.flow, report.max_flow_depth_m) / m.cell_size_m)) +
-                               2
-                         : m.border_margin_nodes;
+  // The border path's margin also leaves room for the berm to erode: a berm holding the soil of
+  // a cut of depth z reaches about z / tan(repose) from the patch (window edges are closed walls
+  // for the erosion).
+  const int margin =
+      m.method == FlowMethod::Fields
+          ? static_cast<int>(
+                std::ceil(flow_reach_m(m.flow, report.max_flow_depth_m) / m.cell_size_m)) +
+                2
+          : m.border_margin_nodes +
+                static_cast<int>(std::ceil(report.max_flow_depth_m /
+                                           std::tan(m.soil.repose_angle_rad) / m.cell_size_m));
   NodeBlock& wb = work.window_block;
   resize_block(wb, grown(m, contact_box, margin));
   state.gather(wb);
