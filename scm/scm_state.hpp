@@ -58,6 +58,9 @@ class ScmState {
 
   double time_s = 0.0;
   long step = 0;
+  /// Bounding box [i0, i1] x [j0, j1] of the nodes in contact after the last step (empty when
+  /// none): the next step revisits them so nodes a body left are released.
+  int contact_i0 = 0, contact_j0 = 0, contact_i1 = -1, contact_j1 = -1;
 
   int tile_count() const { return static_cast<int>(tiles_.size()); }
   /// Bytes held by allocated tiles (fields only; the index adds a few words per tile).

@@ -33,8 +33,8 @@ void resize_block(NodeBlock& b, const Footprint& f) {
 // Stage 1: the contact block is every footprint plus last step's contact nodes (so nodes a body
 // left are released), grown by one node.
 Footprint contact_region(const ScmModel& m, std::span<const BodyMotion> motions,
-                         std::vector<Footprint>& footprints, const ScmWorkspace& work) {
-  Footprint region = work.has_previous_contact ? work.previous_contact : Footprint{};
+                         std::vector<Footprint>& footprints, const ScmState& state) {
+  Footprint region{state.contact_i0, state.contact_j0, state.contact_i1, state.contact_j1};
   footprints.clear();
   for (std::size_t b = 0; b < m.bodies.size(); ++b) {
     footprints.push_back(body_footprint(m, m.bodies[b], motions[b].X_WB));
@@ -61,7 +61,9 @@ void fill_window(const ScmModel& m, const NodeBlock& b, std::span<const ContactN
   w.resize(b.nx, b.ny);
   for (std::size_t k = 0; k < b.size(); ++k) {
     w.height_m[k] = b.height_m[k];
-    w.displaced_volume_m3[k] = b.displaced_m3[k];
+    // Outside the contact block the stored V_zeta is an earlier step's: only contact nodes
+    // displaced soil in this one.
+    w.displaced_volume_m3[k] = b.in_contact[k] ? b.displaced_m3[k] : 0.0;
     w.in_contact[k] = b.in_contact[k];
     w.previous_flow_velocity_W[k] = Vec3(b.flow_vx[k], b.flow_vy[k], b.flow_vz[k]);
   }
@@ -130,7 +132,7 @@ ScmStepReport step(const ScmModel& m, ScmState& state, double dt_s,
 
   // 1. Contact (§3, eq. 1-2, 31, 34): visit only the nodes under each body.
   std::vector<Footprint> footprints;
-  const Footprint region = contact_region(m, motions, footprints, work);
+  const Footprint region = contact_region(m, motions, footprints, state);
   NodeBlock& cb = work.contact_block;
   resize_block(cb, region);
   state.gather(cb);
@@ -151,6 +153,11 @@ ScmStepReport step(const ScmModel& m, ScmState& state, double dt_s,
   report.nodes_in_contact = static_cast<int>(work.contacts.size());
 
   Footprint contact_box{};
+  double lowest = cb.height_m.empty() ? 0.0 : cb.height_m[0], highest = lowest;
+  for (double h : cb.height_m) {
+    lowest = std::min(lowest, h);
+    highest = std::max(highest, h);
+  }
   for (std::size_t k = 0; k < cb.size(); ++k) {
     if (!cb.in_contact[k]) continue;
     const int i = cb.i0 + static_cast<int>(k % static_cast<std::size_t>(cb.nx));
@@ -160,25 +167,27 @@ ScmStepReport step(const ScmModel& m, ScmState& state, double dt_s,
     report.max_flow_depth_m = std::max(report.max_flow_depth_m, cb.plastic_sinkage_m[k]);
   }
   state.scatter(cb);
-  work.has_previous_contact = !contact_box.empty();
-  work.previous_contact = contact_box;
+  state.contact_i0 = contact_box.i0;
+  state.contact_j0 = contact_box.j0;
+  state.contact_i1 = contact_box.i1;
+  state.contact_j1 = contact_box.j1;
   state.step = step_number;
   state.time_s += dt_s;
   if (contact_box.empty()) return report;
 
   // 3. Deformation (§3.1): a dense window around the contact patches, grown by the reach of the
   // flow fields or by the border path's margin; the method fills the window's outputs.
-  // The border path's margin also leaves room for the berm to erode: a berm holding the soil of
-  // a cut of depth z reaches about z / tan(repose) from the patch (window edges are closed walls
-  // for the erosion).
+  // The border path's margin also leaves room for the berm to erode: a slope of relief dz (the
+  // contact block's highest minus lowest node) reaches about dz / tan(repose) at the angle of
+  // repose (window edges are closed walls for the erosion).
   const int margin =
       m.method == FlowMethod::Fields
           ? static_cast<int>(
                 std::ceil(flow_reach_m(m.flow, report.max_flow_depth_m) / m.cell_size_m)) +
                 2
           : m.border_margin_nodes +
-                static_cast<int>(std::ceil(report.max_flow_depth_m /
-                                           std::tan(m.soil.repose_angle_rad) / m.cell_size_m));
+                static_cast<int>(std::ceil((highest - lowest) / std::tan(m.soil.repose_angle_rad) /
+                                           m.cell_size_m));
   NodeBlock& wb = work.window_block;
   resize_block(wb, grown(m, contact_box, margin));
   state.gather(wb);
@@ -197,6 +206,7 @@ ScmStepReport step(const ScmModel& m, ScmState& state, double dt_s,
   const FlowWindow& w = work.window;
   const double area = m.node_area_m2();
   for (std::size_t k = 0; k < wb.size(); ++k) {
+    wb.displaced_m3[k] = w.displaced_volume_m3[k];
     wb.height_m[k] += w.deposited_volume_m3[k] / area;
     wb.deposited_m3[k] = w.deposited_volume_m3[k];
     wb.flow_depth_m[k] = w.flow_depth_m[k];

@@ -13,8 +13,7 @@
 
 namespace talus::scm {
 
-/// Scratch memory of the step, kept between steps (nothing in it carries meaning across steps
-/// except the box of last step's contact nodes).
+/// Scratch memory of the step, kept between steps (nothing in it carries meaning across steps).
 struct ScmWorkspace {
   NodeBlock contact_block;  ///< the nodes under the bodies
   NodeBlock window_block;   ///< the deformation window
@@ -24,8 +23,6 @@ struct ScmWorkspace {
   std::vector<ContactNode> contacts;
   std::vector<double> erosion_scratch;
   std::vector<std::uint8_t> was_in_contact;
-  bool has_previous_contact = false;  ///< whether previous_contact below is set
-  Footprint previous_contact;         ///< nodes in contact in the last step (bounding box)
 };
 
 struct ScmStepReport {

@@ -90,6 +90,9 @@ TEST(ScmPhysics, SecondPassInRutHasLessDrawbarPull) {
   std::printf("first dp %.1f z %.4f; second dp %.1f z %.4f\n", first.mean_drawbar_pull_n,
               first.mean_sinkage_m, second.mean_drawbar_pull_n, second.mean_sinkage_m);
   EXPECT_LT(second.mean_drawbar_pull_n, first.mean_drawbar_pull_n);
+  // A fresh run over old soil: nodes left in contact by the first pass were released.
+  EXPECT_LT(first.max_volume_error_m3, 1e-15);
+  EXPECT_LT(second.max_volume_error_m3, 1e-15);
 }
 
 }  // namespace
