@@ -23,6 +23,11 @@
 #include "shaping/trench_planner.hpp"
 
 namespace py = pybind11;
+
+namespace talus::python {
+void bind_scm(py::module_& m);
+}
+
 using namespace talus;
 using namespace talus::shaping;
 using namespace talus::python;
@@ -332,4 +337,6 @@ PYBIND11_MODULE(_talus, m) {
       "check_scenario",
       [](const std::filesystem::path& file) { return check_scenario_file(file).dump(); },
       py::arg("scenario"));
+
+  bind_scm(m);
 }

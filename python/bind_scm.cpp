@@ -1,0 +1,207 @@
+// Python bindings of the SCM soil tier (talus.scm): build a soil map, add bodies with drivers,
+// step, read node fields of a region and the body wrenches as numpy arrays.
+//
+// Node fields live in 32 x 32-node tiles allocated on first touch, so they are not one contiguous
+// array: the region readers return DENSE COPIES (exports) of a rectangle of nodes, shape
+// (ny, nx) or (ny, nx, 3), row j along y, column i along x. Writing to them does not change the
+// soil.
+
+#include <pybind11/eigen.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cmath>
+
+#include "core/driver.hpp"
+#include "core/units.hpp"
+#include "python/bind_common.hpp"
+#include "scm/scm_step.hpp"
+
+namespace py = pybind11;
+
+namespace talus::python {
+
+namespace {
+
+using namespace talus::scm;
+
+// A soil map with bodies moved by drivers: model, state, workspace and the drivers.
+class SoilMap {
+ public:
+  SoilMap(const Vec2& size_m, double cell_size_m, const SoilParameters& soil,
+          const std::string& method, double time_step_s, double base_height_m) {
+    model_.cell_size_m = cell_size_m;
+    if (!(cell_size_m > 0.0) || !(size_m.x() > 0.0) || !(size_m.y() > 0.0)) {
+      throw std::invalid_argument("size_m and cell_size_m must be > 0 [m]");
+    }
+    model_.nx = static_cast<int>(std::lround(size_m.x() / cell_size_m)) + 1;
+    model_.ny = static_cast<int>(std::lround(size_m.y() / cell_size_m)) + 1;
+    model_.soil = soil;
+    if (method != "border" && method != "fields") {
+      throw std::invalid_argument("method = '" + method + "': expected 'border' or 'fields'");
+    }
+    model_.method = method == "fields" ? FlowMethod::Fields : FlowMethod::Border;
+    model_.time_step_s = time_step_s;
+    model_.base_height_m = base_height_m;
+    validate(model_);
+    state_ = std::make_unique<ScmState>(model_);
+  }
+
+  void add_body(const std::string& name, const Shape& shape, const Driver& driver,
+                const Vec3& p_BR) {
+    model_.bodies.push_back(CoupledBody{name, shape, p_BR});
+    try {
+      validate(model_);
+      validate(driver);
+    } catch (...) {
+      model_.bodies.pop_back();
+      throw;
+    }
+    drivers_.push_back(driver);
+  }
+
+  // One step: bodies to their driven poses at t + dt, then scm::step.
+  py::dict step() {
+    const double t = state_->time_s + model_.time_step_s;
+    std::vector<BodyMotion> motions(drivers_.size());
+    for (std::size_t b = 0; b < drivers_.size(); ++b) {
+      motions[b].X_WB = pose_at(drivers_[b], t);
+      motions[b].V_WB = twist_at(drivers_[b], t);
+    }
+    wrenches_.assign(drivers_.size(), Wrench{});
+    const ScmStepReport r = scm::step(model_, *state_, motions, wrenches_, work_);
+    py::dict d;
+    d["nodes_in_contact"] = r.nodes_in_contact;
+    d["displaced_volume_m3"] = r.displaced_volume_m3;
+    d["deposited_volume_m3"] = r.deposited_volume_m3;
+    d["erosion_updates"] = r.erosion_updates;
+    return d;
+  }
+
+  // (n_bodies, 3) arrays of the last step's forces, torques and torque reference points.
+  py::array_t<double> wrench_part(int part) const {
+    py::array_t<double> a({static_cast<py::ssize_t>(wrenches_.size()), py::ssize_t{3}});
+    auto v = a.mutable_unchecked<2>();
+    for (std::size_t b = 0; b < wrenches_.size(); ++b) {
+      const Vec3& x = part == 0   ? wrenches_[b].f_W
+                      : part == 1 ? wrenches_[b].tau_W
+                                  : wrenches_[b].p_W;
+      for (int c = 0; c < 3; ++c) v(static_cast<py::ssize_t>(b), c) = x[c];
+    }
+    return a;
+  }
+
+  NodeBlock region(int i0, int j0, int nx, int ny) const {
+    if (nx < 1 || ny < 1 || i0 < 0 || j0 < 0 || i0 + nx > model_.nx || j0 + ny > model_.ny) {
+      throw std::invalid_argument("region [" + std::to_string(i0) + ", " + std::to_string(i0 + nx) +
+                                  ") x [" + std::to_string(j0) + ", " + std::to_string(j0 + ny) +
+                                  ") is not inside the map of " + std::to_string(model_.nx) +
+                                  " x " + std::to_string(model_.ny) + " nodes");
+    }
+    NodeBlock b;
+    b.resize(i0, j0, nx, ny);
+    state_->gather(b);
+    return b;
+  }
+
+  const ScmModel& model() const { return model_; }
+  const ScmState& state() const { return *state_; }
+
+ private:
+  ScmModel model_;
+  std::unique_ptr<ScmState> state_;
+  ScmWorkspace work_;
+  std::vector<Driver> drivers_;
+  std::vector<Wrench> wrenches_;
+};
+
+py::array_t<double> dense(const std::vector<double>& v, int ny, int nx) {
+  py::array_t<double> a({static_cast<py::ssize_t>(ny), static_cast<py::ssize_t>(nx)});
+  std::copy(v.begin(), v.end(), a.mutable_data());
+  return a;
+}
+
+}  // namespace
+
+void bind_scm(py::module_& parent) {
+  py::module_ m = parent.def_submodule("scm", "Soil Contact Model tier (paper 002).");
+
+  py::class_<SoilParameters>(m, "SoilParameters", "Bekker / Mohr-Coulomb / Janosi soil, SI units.")
+      .def(py::init<>())
+      .def_readwrite("kc", &SoilParameters::kc)
+      .def_readwrite("kphi", &SoilParameters::kphi)
+      .def_readwrite("contact_width_m", &SoilParameters::contact_width_m)
+      .def_readwrite("n", &SoilParameters::exponent_n)
+      .def_readwrite("cohesion_pa", &SoilParameters::cohesion_pa)
+      .def_readwrite("friction_angle_rad", &SoilParameters::friction_angle_rad)
+      .def_readwrite("janosi_shear_modulus_m", &SoilParameters::janosi_shear_modulus_m)
+      .def_readwrite("repose_angle_rad", &SoilParameters::repose_angle_rad)
+      .def_readwrite("shear_band_m", &SoilParameters::shear_band_m)
+      .def_readwrite("residual_friction_angle_rad", &SoilParameters::residual_friction_angle_rad)
+      .def("bekker_k", &SoilParameters::bekker_k)
+      .def("validate", [](const SoilParameters& s) { validate(s); });
+  m.def("named_soil", &named_soil, py::arg("name"), "'dry_sand' or 'lunar_regolith'.");
+  m.def("bytes_per_node", &bytes_per_node);
+
+  py::class_<SoilMap>(m, "SoilMap",
+                      "A soil map: node (i, j) at (i * cell, j * cell); fields read as dense "
+                      "copies of a region.")
+      .def(py::init<const Vec2&, double, const SoilParameters&, const std::string&, double,
+                    double>(),
+           py::arg("size_m"), py::arg("cell_size_m"), py::arg("soil"), py::arg("method") = "border",
+           py::arg("time_step_s") = 1e-3, py::arg("base_height_m") = 0.0)
+      .def("add_body", &SoilMap::add_body, py::arg("name"), py::arg("shape"), py::arg("driver"),
+           py::arg("p_BR") = Vec3::Zero())
+      .def("step", &SoilMap::step, "One step; returns the step's report as a dict.")
+      .def_property_readonly(
+          "forces", [](const SoilMap& s) { return s.wrench_part(0); },
+          "(n_bodies, 3) forces of the last step [N]")
+      .def_property_readonly(
+          "torques", [](const SoilMap& s) { return s.wrench_part(1); },
+          "(n_bodies, 3) torques about each body's reference point [N m]")
+      .def_property_readonly("torque_points", [](const SoilMap& s) { return s.wrench_part(2); })
+      .def_property_readonly("nx", [](const SoilMap& s) { return s.model().nx; })
+      .def_property_readonly("ny", [](const SoilMap& s) { return s.model().ny; })
+      .def_property_readonly("time_s", [](const SoilMap& s) { return s.state().time_s; })
+      .def_property_readonly("tile_count", [](const SoilMap& s) { return s.state().tile_count(); })
+      .def_property_readonly("tile_bytes", [](const SoilMap& s) { return s.state().tile_bytes(); })
+      .def(
+          "heights",
+          [](const SoilMap& s, int i0, int j0, int nx, int ny) {
+            return dense(s.region(i0, j0, nx, ny).height_m, ny, nx);
+          },
+          py::arg("i0"), py::arg("j0"), py::arg("nx"), py::arg("ny"),
+          "Dense copy of node heights [m], shape (ny, nx).")
+      .def(
+          "sinkage",
+          [](const SoilMap& s, int i0, int j0, int nx, int ny) {
+            return dense(s.region(i0, j0, nx, ny).plastic_sinkage_m, ny, nx);
+          },
+          py::arg("i0"), py::arg("j0"), py::arg("nx"), py::arg("ny"),
+          "Dense copy of plastic sinkage [m].")
+      .def(
+          "flow_depth",
+          [](const SoilMap& s, int i0, int j0, int nx, int ny) {
+            return dense(s.region(i0, j0, nx, ny).flow_depth_m, ny, nx);
+          },
+          py::arg("i0"), py::arg("j0"), py::arg("nx"), py::arg("ny"))
+      .def(
+          "flow_velocity",
+          [](const SoilMap& s, int i0, int j0, int nx, int ny) {
+            const NodeBlock b = s.region(i0, j0, nx, ny);
+            py::array_t<double> a(
+                {static_cast<py::ssize_t>(ny), static_cast<py::ssize_t>(nx), py::ssize_t{3}});
+            double* p = a.mutable_data();
+            for (std::size_t k = 0; k < b.size(); ++k) {
+              p[3 * k] = b.flow_vx[k];
+              p[3 * k + 1] = b.flow_vy[k];
+              p[3 * k + 2] = b.flow_vz[k];
+            }
+            return a;
+          },
+          py::arg("i0"), py::arg("j0"), py::arg("nx"), py::arg("ny"),
+          "Dense copy of flow velocity [m/s], shape (ny, nx, 3).");
+}
+
+}  // namespace talus::python

@@ -1,0 +1,126 @@
+#include "scm/border_flow.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace talus::scm {
+
+void border_flow(double shear_band_m, double dt_s, FlowWindow& w, BorderFlowScratch& s) {
+  const std::size_t n = w.size();
+  std::fill(w.deposited_volume_m3.begin(), w.deposited_volume_m3.end(), 0.0);
+  std::fill(w.volumetric_flow_W.begin(), w.volumetric_flow_W.end(), Vec3::Zero());
+  std::fill(w.flow_depth_m.begin(), w.flow_depth_m.end(), 0.0);
+  std::fill(w.flow_velocity_W.begin(), w.flow_velocity_W.end(), Vec3::Zero());
+  s.label.assign(n, -1);
+  s.volume.clear();
+  s.border_count.clear();
+
+  // Patches: 4-connected components of the contact nodes, labelled in row-major order.
+  for (int j = 0; j < w.ny; ++j) {
+    for (int i = 0; i < w.nx; ++i) {
+      const std::size_t k0 = w.index(i, j);
+      if (!w.in_contact[k0] || s.label[k0] >= 0) continue;
+      const int patch = static_cast<int>(s.volume.size());
+      s.volume.push_back(0.0);
+      s.border_count.push_back(0);
+      s.stack.assign(1, static_cast<int>(k0));
+      s.label[k0] = patch;
+      while (!s.stack.empty()) {
+        const int k = s.stack.back();
+        s.stack.pop_back();
+        s.volume[static_cast<std::size_t>(patch)] +=
+            w.displaced_volume_m3[static_cast<std::size_t>(k)];
+        const int ci = k % w.nx, cj = k / w.nx;
+        const int di[4] = {1, -1, 0, 0}, dj[4] = {0, 0, 1, -1};
+        for (int d = 0; d < 4; ++d) {
+          const int ni = ci + di[d], nj = cj + dj[d];
+          if (ni < 0 || nj < 0 || ni >= w.nx || nj >= w.ny) continue;
+          const std::size_t kn = w.index(ni, nj);
+          if (w.in_contact[kn] && s.label[kn] < 0) {
+            s.label[kn] = patch;
+            s.stack.push_back(static_cast<int>(kn));
+          }
+        }
+      }
+    }
+  }
+  if (s.volume.empty()) return;
+
+  // Border nodes of each patch: not in contact, with a node of the patch among the 8 neighbours.
+  // Two passes: count, then deposit; a node touching a patch through several neighbours counts
+  // once for that patch.
+  auto for_each_border = [&](auto&& visit) {
+    int seen[8];
+    for (int j = 0; j < w.ny; ++j) {
+      for (int i = 0; i < w.nx; ++i) {
+        const std::size_t k = w.index(i, j);
+        if (w.in_contact[k]) continue;
+        int n_seen = 0;
+        for (int dj = -1; dj <= 1; ++dj) {
+          for (int di = -1; di <= 1; ++di) {
+            const int ni = i + di, nj = j + dj;
+            if ((di == 0 && dj == 0) || ni < 0 || nj < 0 || ni >= w.nx || nj >= w.ny) continue;
+            const int p = s.label[w.index(ni, nj)];
+            if (p < 0 || std::find(seen, seen + n_seen, p) != seen + n_seen) continue;
+            seen[n_seen++] = p;
+            visit(k, p);
+          }
+        }
+      }
+    }
+  };
+  for_each_border([&](std::size_t, int p) { ++s.border_count[static_cast<std::size_t>(p)]; });
+  for_each_border([&](std::size_t k, int p) {
+    w.deposited_volume_m3[k] +=
+        s.volume[static_cast<std::size_t>(p)] / s.border_count[static_cast<std::size_t>(p)];
+  });
+  // A patch filling the window keeps its soil (spread evenly over its own nodes).
+  std::vector<int> own(s.volume.size(), 0);
+  for (std::size_t k = 0; k < n; ++k) {
+    if (s.label[k] >= 0 && s.border_count[static_cast<std::size_t>(s.label[k])] == 0) {
+      ++own[static_cast<std::size_t>(s.label[k])];
+    }
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    const int p = s.label[k];
+    if (p >= 0 && s.border_count[static_cast<std::size_t>(p)] == 0) {
+      w.deposited_volume_m3[k] +=
+          s.volume[static_cast<std::size_t>(p)] / own[static_cast<std::size_t>(p)];
+    }
+  }
+
+  // Sheared soil moves with the body (see the header): row-major order, so the sums are the same
+  // for any thread count.
+  for (int j = 0; j < w.ny; ++j) {
+    for (int i = 0; i < w.nx; ++i) {
+      const std::size_t k = w.index(i, j);
+      if (!w.in_contact[k] || shear_band_m <= 0.0) continue;
+      const Vec3& v = w.contact_velocity_W[k];
+      const double speed = std::hypot(v.x(), v.y());
+      if (!(speed > 0.0)) continue;
+      const double q = std::min(speed * dt_s, w.cell_size_m) * w.cell_size_m * shear_band_m;
+      // Target point one cell downstream, in window node coordinates.
+      const double ti = i + v.x() / speed, tj = j + v.y() / speed;
+      const int a = static_cast<int>(std::floor(ti)), c = static_cast<int>(std::floor(tj));
+      if (a < 0 || c < 0 || a + 1 >= w.nx || c + 1 >= w.ny) continue;
+      const double fx = ti - a, fy = tj - c;
+      w.deposited_volume_m3[k] -= q;
+      w.deposited_volume_m3[w.index(a, c)] += q * (1 - fx) * (1 - fy);
+      w.deposited_volume_m3[w.index(a + 1, c)] += q * fx * (1 - fy);
+      w.deposited_volume_m3[w.index(a, c + 1)] += q * (1 - fx) * fy;
+      w.deposited_volume_m3[w.index(a + 1, c + 1)] += q * fx * fy;
+      w.flow_depth_m[k] = shear_band_m;
+    }
+  }
+
+  for (std::size_t k = 0; k < n; ++k) {
+    if (!w.in_contact[k]) continue;
+    w.flow_velocity_W[k] = w.contact_velocity_W[k];
+    const double speed = w.contact_velocity_W[k].norm();
+    if (speed > 0.0) {
+      w.volumetric_flow_W[k] = w.contact_velocity_W[k] * (w.displaced_volume_m3[k] / speed);
+    }
+  }
+}
+
+}  // namespace talus::scm

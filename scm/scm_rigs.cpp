@@ -1,0 +1,137 @@
+#include "scm/scm_rigs.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/units.hpp"
+
+namespace talus::scm {
+
+PlateResult run_plate(ScmModel model, const PlateTest& t, ScmState* final_state) {
+  model.bodies = {CoupledBody{"plate", BoxShape{t.half_extents_m}, Vec3::Zero()}};
+  validate(model);
+  ScmState state(model);
+  ScmWorkspace work;
+  const int ci =
+      static_cast<int>(std::lround((t.centre_xy_m.x() - model.origin_x_m) / model.cell_size_m));
+  const int cj =
+      static_cast<int>(std::lround((t.centre_xy_m.y() - model.origin_y_m) / model.cell_size_m));
+  const double surface = state.height(ci, cj);
+  VerticalRig rig;
+  rig.mass_kg = t.load_n / kGravity_m_per_s2;
+  const double area = 4.0 * t.half_extents_m.x() * t.half_extents_m.y();
+  SoilParameters soil = model.soil;
+  soil.contact_width_m = 2.0 * std::min(t.half_extents_m.x(), t.half_extents_m.y());
+  model.soil.contact_width_m = soil.contact_width_m;  // Bekker's b is the plate's smaller side
+  const double z_bekker = std::pow(t.load_n / (area * soil.bekker_k()), 1.0 / soil.exponent_n);
+  // dW/dz of Bekker's law at the closed-form sinkage: n W / z.
+  const double stiffness = soil.exponent_n * t.load_n / z_bekker;
+  rig.damping_n_s_per_m =
+      t.damping_n_s_per_m > 0.0 ? t.damping_n_s_per_m : 2.0 * std::sqrt(stiffness * rig.mass_kg);
+  rig.z_m = surface + t.half_extents_m.z();  // plate bottom on the surface
+  const double dt = model.time_step_s;
+  const long steps = static_cast<long>(std::ceil((t.ramp_s + t.hold_s) / dt));
+  PlateResult r;
+  std::vector<BodyMotion> motion(1);
+  std::vector<Wrench> wrench(1);
+  double soil_fz = 0.0;
+  for (long s = 1; s <= steps; ++s) {
+    const double time = static_cast<double>(s) * dt;
+    const double load = t.load_n * std::min(1.0, time / t.ramp_s);
+    rig.advance(soil_fz, load, dt);
+    motion[0].X_WB = make_pose(Vec3(t.centre_xy_m.x(), t.centre_xy_m.y(), rig.z_m));
+    motion[0].V_WB.v_WBo = Vec3(0.0, 0.0, rig.vz_m_per_s);
+    const ScmStepReport rep = step(model, state, motion, wrench, work);
+    soil_fz = wrench[0].f_W.z();
+    r.time_s.push_back(time);
+    r.load_n.push_back(load);
+    r.soil_force_n.push_back(soil_fz);
+    r.sinkage_m.push_back(surface - (rig.z_m - t.half_extents_m.z()));
+    r.contact_area_m2 = rep.nodes_in_contact * model.node_area_m2();
+  }
+  r.steps = steps;
+  r.final_sinkage_m = r.sinkage_m.back();
+  r.bekker_sinkage_m = z_bekker;
+  if (final_state) *final_state = std::move(state);
+  return r;
+}
+
+namespace {
+
+bool is_wheel_shape(const Shape& s) { return std::holds_alternative<WheelShape>(s); }
+
+// Pose of the wheel: a WheelShape has its axis along y_B already; a cylinder's z_B axis is
+// turned onto y by a roll of 90 deg. The spin angle is a pitch about y.
+Pose wheel_pose(const Shape& s, const Vec3& p, double spin_angle) {
+  return is_wheel_shape(s) ? make_pose(p, 0.0, spin_angle, 0.0)
+                           : make_pose(p, kPi / 2.0, spin_angle, 0.0);
+}
+
+}  // namespace
+
+ScmModel with_wheel(ScmModel model, const WheelTest& t) {
+  model.bodies = {CoupledBody{"wheel", t.shape, Vec3::Zero()}};
+  return model;
+}
+
+WheelResult run_wheel(const ScmModel& base, ScmState& state, const WheelTest& t, double surface_z_m,
+                      const std::function<void(const ScmState&, const WheelSample&)>& per_step) {
+  const ScmModel model = with_wheel(base, t);
+  validate(model);
+  ScmWorkspace work;
+  const double dt = model.time_step_s;
+  VerticalRig rig;
+  rig.mass_kg = t.load_n / kGravity_m_per_s2;
+  rig.damping_n_s_per_m = t.damping_n_s_per_m;
+  rig.z_m = surface_z_m + t.radius_m;
+  const double omega = t.speed_m_per_s / ((1.0 - t.slip) * t.radius_m);  // i = 1 - v/(omega r)
+  const long settle = static_cast<long>(std::lround(t.settle_s / dt));
+  const long drive = static_cast<long>(std::lround(t.drive_s / dt));
+  WheelResult r;
+  std::vector<BodyMotion> motion(1);
+  std::vector<Wrench> wrench(1);
+  double soil_fz = 0.0, x = t.start_xy_m.x(), angle = 0.0;
+  double sum_dp = 0.0, sum_tq = 0.0, sum_z = 0.0;
+  long n_mean = 0;
+  for (long s = 1; s <= settle + drive; ++s) {
+    const bool driving = s > settle;
+    const double v = driving ? t.speed_m_per_s : 0.0, w = driving ? omega : 0.0;
+    rig.advance(soil_fz, t.load_n, dt);
+    x += v * dt;
+    angle += w * dt;
+    motion[0].X_WB = wheel_pose(t.shape, Vec3(x, t.start_xy_m.y(), rig.z_m), angle);
+    motion[0].V_WB.v_WBo = Vec3(v, 0.0, rig.vz_m_per_s);
+    motion[0].V_WB.w_W = Vec3(0.0, w, 0.0);
+    const ScmStepReport rep = step(model, state, motion, wrench, work);
+    soil_fz = wrench[0].f_W.z();
+    WheelSample sm;
+    sm.time_s = state.time_s;
+    sm.x_m = x;
+    sm.sinkage_m = surface_z_m - (rig.z_m - t.radius_m);
+    sm.drawbar_pull_n = wrench[0].f_W.x();
+    sm.torque_nm = -wrench[0].tau_W.y();  // the drive torque that balances the soil's
+    sm.vertical_force_n = soil_fz;
+    sm.nodes_in_contact = rep.nodes_in_contact;
+    sm.displaced_m3 = rep.displaced_volume_m3;
+    sm.deposited_m3 = rep.deposited_volume_m3;
+    r.max_volume_error_m3 = std::max(r.max_volume_error_m3,
+                                     std::abs(rep.displaced_volume_m3 - rep.deposited_volume_m3));
+    r.samples.push_back(sm);
+    if (s > settle + drive / 2) {
+      sum_dp += sm.drawbar_pull_n;
+      sum_tq += sm.torque_nm;
+      sum_z += sm.sinkage_m;
+      ++n_mean;
+    }
+    if (per_step) per_step(state, sm);
+  }
+  r.steps = settle + drive;
+  if (n_mean > 0) {
+    r.mean_drawbar_pull_n = sum_dp / static_cast<double>(n_mean);
+    r.mean_torque_nm = sum_tq / static_cast<double>(n_mean);
+    r.mean_sinkage_m = sum_z / static_cast<double>(n_mean);
+  }
+  return r;
+}
+
+}  // namespace talus::scm

@@ -1,0 +1,404 @@
+// Running an SCM scenario to its outputs: one function per experiment, writing summary.json, CSV
+// logs and PNG pictures (docs/scm.md lists them).
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+
+#include "core/colormap.hpp"
+#include "core/csv_writer.hpp"
+#include "core/image.hpp"
+#include "core/npy.hpp"
+#include "core/output_dir.hpp"
+#include "core/plot.hpp"
+#include "core/units.hpp"
+#include "scm/scm_scenario.hpp"
+
+namespace talus::scm {
+
+namespace {
+
+void write_json(const std::filesystem::path& path, const nlohmann::json& value) {
+  std::ofstream file(path);
+  file << value.dump(2) << "\n";
+  file.close();
+  if (!file) throw std::runtime_error(fmt::format("{}: cannot write", path.string()));
+}
+
+PlotSeries series(std::string name, std::vector<double> x, std::vector<double> y,
+                  bool markers = false) {
+  PlotSeries p;
+  p.name = std::move(name);
+  p.x = std::move(x);
+  p.y = std::move(y);
+  p.markers = markers;
+  return p;
+}
+
+int node_i(const ScmModel& m, double x) {
+  return std::clamp(static_cast<int>(std::lround((x - m.origin_x_m) / m.cell_size_m)), 0, m.nx - 1);
+}
+int node_j(const ScmModel& m, double y) {
+  return std::clamp(static_cast<int>(std::lround((y - m.origin_y_m) / m.cell_size_m)), 0, m.ny - 1);
+}
+
+// A dense export of the nodes [i0, i1] x [j0, j1] (clamped to the map).
+NodeBlock export_region(const ScmModel& m, const ScmState& s, int i0, int j0, int i1, int j1) {
+  i0 = std::clamp(i0, 0, m.nx - 1);
+  i1 = std::clamp(i1, 0, m.nx - 1);
+  j0 = std::clamp(j0, 0, m.ny - 1);
+  j1 = std::clamp(j1, 0, m.ny - 1);
+  NodeBlock b;
+  b.resize(i0, j0, i1 - i0 + 1, j1 - j0 + 1);
+  s.gather(b);
+  return b;
+}
+
+void write_heightmap(OutputDir& out, const std::string& stem, const ScmModel& m, const NodeBlock& b,
+                     const std::string& title) {
+  HeightmapImageOptions o;
+  o.title = title;
+  write_png(out.path(stem + ".png"),
+            render_heightmap(b.height_m.data(), b.nx, b.ny, m.cell_size_m, o));
+  write_npy(out.path(stem + ".npy"), b.height_m,
+            {static_cast<std::size_t>(b.ny), static_cast<std::size_t>(b.nx)});
+}
+
+nlohmann::json model_summary(const ScmScenario& sc) {
+  const ScmModel& m = sc.model;
+  const SoilParameters& s = m.soil;
+  return {{"grid", {{"nx", m.nx}, {"ny", m.ny}, {"cell_size_m", m.cell_size_m}}},
+          {"method", flow_method_name(m.method)},
+          {"time_step_s", m.time_step_s},
+          {"soil",
+           {{"kc", s.kc},
+            {"kphi", s.kphi},
+            {"contact_width_m", s.contact_width_m},
+            {"n", s.exponent_n},
+            {"cohesion_pa", s.cohesion_pa},
+            {"friction_angle_deg", rad_to_deg(s.friction_angle_rad)},
+            {"janosi_k_m", s.janosi_shear_modulus_m},
+            {"repose_angle_deg", rad_to_deg(s.repose_angle_rad)},
+            {"shear_band_m", s.shear_band_m}}}};
+}
+
+nlohmann::json storage_summary(const ScmState& s) {
+  return {{"tiles", s.tile_count()},
+          {"tile_bytes", s.tile_bytes()},
+          {"bytes_per_touched_node", bytes_per_node()},
+          {"allocated_nodes", s.allocated_nodes()}};
+}
+
+// ---- plate sinkage and strip load
+
+nlohmann::json run_plate_like(const ScmScenario& sc, OutputDir& out, const RunProgress& progress) {
+  const ScmModel& m = sc.model;
+  ScmState final_state(m);
+  const PlateResult r = run_plate(m, sc.plate, &final_state);
+  if (progress) progress(r.steps, r.steps, 0.0);
+  CsvWriter csv(out.path("plate.csv"), {"time_s", "load_n", "soil_force_n", "sinkage_m"});
+  for (std::size_t k = 0; k < r.time_s.size(); ++k) {
+    csv.write_row({r.time_s[k], r.load_n[k], r.soil_force_n[k], r.sinkage_m[k]});
+  }
+  csv.close();
+  PlotSpec p;
+  p.title = sc.name + ": sinkage under the ramped load";
+  p.x_label = "time [s]";
+  p.y_label = "sinkage [mm]";
+  std::vector<double> z_mm, bekker;
+  for (double z : r.sinkage_m) z_mm.push_back(1e3 * z);
+  bekker.assign(r.time_s.size(), 1e3 * r.bekker_sinkage_m);
+  p.series = {series("SCM", r.time_s, z_mm), series("Bekker closed form", r.time_s, bekker)};
+  write_png(out.path("sinkage.png"), plot_lines(p));
+
+  const Vec2 c = sc.plate.centre_xy_m;
+  const Vec3 h = sc.plate.half_extents_m;
+  const int pad = 8;
+  const NodeBlock b =
+      export_region(m, final_state, node_i(m, c.x() - h.x()) - pad, node_j(m, c.y() - h.y()) - pad,
+                    node_i(m, c.x() + h.x()) + pad, node_j(m, c.y() + h.y()) + pad);
+  write_heightmap(out, "heightmap_final", m, b, sc.name + ": surface after unloading");
+
+  nlohmann::json j = {
+      {"sinkage_m", r.final_sinkage_m},
+      {"bekker_closed_form_sinkage_m", r.bekker_sinkage_m},
+      {"ratio_scm_to_bekker", r.final_sinkage_m / r.bekker_sinkage_m},
+      {"bekker_formula", "z = (W / (A (kc / b + kphi)))^(1/n), b = smaller plate side"},
+      {"load_n", sc.plate.load_n},
+      {"plate_area_m2", 4.0 * h.x() * h.y()},
+      {"contact_area_m2", r.contact_area_m2},
+      {"steps", r.steps}};
+  if (sc.experiment == Experiment::StripLoad) {
+    // Cross-section across the strip (along x) through its middle: surface and the flow depth.
+    const int jc = node_j(m, c.y());
+    const NodeBlock s = export_region(m, final_state, 0, jc, m.nx - 1, jc);
+    CsvWriter sec(out.path("section.csv"), {"x_m", "height_m", "flow_depth_m"});
+    std::vector<double> x, surf, bottom;
+    for (int i = 0; i < s.nx; ++i) {
+      const std::size_t k = static_cast<std::size_t>(i);
+      sec.write_row({m.node_x(i), s.height_m[k], s.flow_depth_m[k]});
+      x.push_back(m.node_x(i));
+      surf.push_back(1e3 * s.height_m[k]);
+      bottom.push_back(1e3 * (s.height_m[k] - s.flow_depth_m[k]));
+    }
+    sec.close();
+    PlotSpec q;
+    q.title = sc.name + ": flow depth under the strip";
+    q.x_label = "x [m]";
+    q.y_label = "z [mm]";
+    q.series = {series("surface", x, surf), series("surface - flow depth", x, bottom)};
+    write_png(out.path("section.png"), plot_lines(q));
+  }
+  return j;
+}
+
+// ---- wheels
+
+void write_wheel_csv(OutputDir& out, const std::string& file, const WheelResult& r) {
+  CsvWriter csv(out.path(file),
+                {"time_s", "x_m", "sinkage_m", "drawbar_pull_n", "torque_nm", "vertical_force_n",
+                 "nodes_in_contact", "displaced_m3", "deposited_m3"});
+  for (const WheelSample& s : r.samples) {
+    csv.write_row({s.time_s, s.x_m, s.sinkage_m, s.drawbar_pull_n, s.torque_nm, s.vertical_force_n,
+                   static_cast<double>(s.nodes_in_contact), s.displaced_m3, s.deposited_m3});
+  }
+  csv.close();
+}
+
+void plot_wheel_history(OutputDir& out, const std::string& file, const std::string& title,
+                        const std::vector<const WheelResult*>& runs,
+                        const std::vector<std::string>& names) {
+  PlotSpec p;
+  p.title = title;
+  p.x_label = "time [s]";
+  p.y_label = "N, N m, mm";
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    std::vector<double> t, dp, tq, z;
+    for (const WheelSample& s : runs[k]->samples) {
+      t.push_back(s.time_s);
+      dp.push_back(s.drawbar_pull_n);
+      tq.push_back(s.torque_nm);
+      z.push_back(1e3 * s.sinkage_m);
+    }
+    p.series.push_back(series(names[k] + " drawbar pull [N]", t, dp));
+    p.series.push_back(series(names[k] + " torque [N m]", t, tq));
+    p.series.push_back(series(names[k] + " sinkage [mm]", t, z));
+  }
+  write_png(out.path(file), plot_lines(p));
+}
+
+nlohmann::json wheel_json(const WheelResult& r) {
+  return {{"mean_drawbar_pull_n", r.mean_drawbar_pull_n},
+          {"mean_torque_nm", r.mean_torque_nm},
+          {"mean_sinkage_m", r.mean_sinkage_m},
+          {"max_step_volume_error_m3", r.max_volume_error_m3},
+          {"steps", r.steps}};
+}
+
+// Flow depth and flow velocity along the wheel's centre line (paper 002 Fig. 10) at the end.
+void write_centre_line(OutputDir& out, const ScmScenario& sc, const ScmState& state,
+                       const WheelSample& last) {
+  const ScmModel& m = sc.model;
+  const WheelTest& w = sc.wheel;
+  const int j = node_j(m, w.start_xy_m.y());
+  const int i0 = node_i(m, last.x_m - 3.0 * w.radius_m),
+            i1 = node_i(m, last.x_m + 2.0 * w.radius_m);
+  const NodeBlock b = export_region(m, state, i0, j, i1, j);
+  const double axle_z = -last.sinkage_m + w.radius_m;  // surface level 0 at the start
+  CsvWriter csv(out.path("centre_line.csv"), {"x_m", "height_m", "flow_depth_m", "flow_vx_m_per_s",
+                                              "flow_vz_m_per_s", "wheel_bottom_m"});
+  std::vector<double> x, surf, bottom, wheel, vx, vz;
+  for (int i = 0; i < b.nx; ++i) {
+    const std::size_t k = static_cast<std::size_t>(i);
+    const double xi = m.node_x(b.i0 + i);
+    const double dx = xi - last.x_m;
+    const double wb = std::abs(dx) < w.radius_m
+                          ? axle_z - std::sqrt(w.radius_m * w.radius_m - dx * dx)
+                          : std::nan("");
+    csv.write_row({xi, b.height_m[k], b.flow_depth_m[k], b.flow_vx[k], b.flow_vz[k], wb});
+    x.push_back(xi);
+    surf.push_back(1e3 * b.height_m[k]);
+    bottom.push_back(1e3 * (b.height_m[k] - b.flow_depth_m[k]));
+    wheel.push_back(1e3 * wb);
+    vx.push_back(b.flow_vx[k]);
+    vz.push_back(b.flow_vz[k]);
+  }
+  csv.close();
+  PlotSpec p;
+  p.title = sc.name + ": flow depth along the centre line";
+  p.x_label = "x [m]";
+  p.y_label = "z [mm]";
+  p.series = {series("surface", x, surf), series("surface - flow depth", x, bottom),
+              series("wheel rim", x, wheel)};
+  p.y_min = -60.0;
+  p.y_max = 40.0;
+  write_png(out.path("centre_line_flow_depth.png"), plot_lines(p));
+  PlotSpec q;
+  q.title = sc.name + ": flow velocity along the centre line";
+  q.x_label = "x [m]";
+  q.y_label = "flow velocity [m/s]";
+  q.series = {series("v_x", x, vx), series("v_z", x, vz)};
+  write_png(out.path("centre_line_flow_velocity.png"), plot_lines(q));
+}
+
+nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgress& progress) {
+  const ScmModel& m = sc.model;
+  const WheelTest& w = sc.wheel;
+  const double surface = m.base_height(node_i(m, w.start_xy_m.x()), node_j(m, w.start_xy_m.y()));
+  long done = 0;
+  auto tick = [&](const ScmState&, const WheelSample&) {
+    ++done;
+    if (progress && done % 100 == 0) progress(done, sc.steps, 0.0);
+  };
+  const int pad = static_cast<int>(std::ceil(1.5 * w.radius_m / m.cell_size_m));
+  const double end_x = w.start_xy_m.x() + w.speed_m_per_s * w.drive_s;
+  auto map_of = [&](const ScmState& s) {
+    return export_region(m, s, node_i(m, w.start_xy_m.x()) - pad, node_j(m, w.start_xy_m.y()) - pad,
+                         node_i(m, end_x) + pad, node_j(m, w.start_xy_m.y()) + pad);
+  };
+  nlohmann::json j;
+  if (sc.experiment == Experiment::SingleWheel) {
+    ScmState state(m);
+    const WheelResult r = run_wheel(m, state, w, surface, tick);
+    write_wheel_csv(out, "wheel.csv", r);
+    plot_wheel_history(out, "wheel.png", sc.name + ": wheel at slip " + fmt::format("{:g}", w.slip),
+                       {&r}, {""});
+    write_centre_line(out, sc, state, r.samples.back());
+    write_heightmap(out, "heightmap_final", m, map_of(state), sc.name + ": rut");
+    j = wheel_json(r);
+    j["slip"] = w.slip;
+    j["storage"] = storage_summary(state);
+  } else if (sc.experiment == Experiment::Multipass) {
+    ScmState state(m);
+    const WheelResult first = run_wheel(m, state, w, surface, tick);
+    const WheelResult second = run_wheel(m, state, w, surface, tick);
+    write_wheel_csv(out, "pass1.csv", first);
+    write_wheel_csv(out, "pass2.csv", second);
+    plot_wheel_history(out, "passes.png", sc.name + ": first and second pass", {&first, &second},
+                       {"1st", "2nd"});
+    write_heightmap(out, "heightmap_final", m, map_of(state), sc.name + ": rut after two passes");
+    j = {{"slip", w.slip},
+         {"first_pass", wheel_json(first)},
+         {"second_pass", wheel_json(second)},
+         {"drawbar_pull_change_n", second.mean_drawbar_pull_n - first.mean_drawbar_pull_n},
+         {"storage", storage_summary(state)}};
+  } else {
+    CsvWriter csv(out.path("slip_sweep.csv"), {"slip", "drawbar_pull_n", "torque_nm", "sinkage_m"});
+    std::vector<double> slip, dp, tq, z;
+    nlohmann::json rows = nlohmann::json::array();
+    for (double s : sc.slips) {
+      WheelTest t = w;
+      t.slip = s;
+      ScmState state(m);
+      const WheelResult r = run_wheel(m, state, t, surface, tick);
+      csv.write_row({s, r.mean_drawbar_pull_n, r.mean_torque_nm, r.mean_sinkage_m});
+      slip.push_back(s);
+      dp.push_back(r.mean_drawbar_pull_n);
+      tq.push_back(r.mean_torque_nm);
+      z.push_back(1e3 * r.mean_sinkage_m);
+      nlohmann::json row = wheel_json(r);
+      row["slip"] = s;
+      rows.push_back(row);
+    }
+    csv.close();
+    PlotSpec p;
+    p.title = sc.name + ": SCM wheel against slip";
+    p.x_label = "slip [-]";
+    p.y_label = "N, N m, mm";
+    p.series = {series("drawbar pull [N]", slip, dp, true), series("torque [N m]", slip, tq, true),
+                series("sinkage [mm]", slip, z, true)};
+    write_png(out.path("slip_sweep.png"), plot_lines(p));
+    j = {{"sweep", rows}};
+  }
+  return j;
+}
+
+// ---- blade
+
+nlohmann::json run_blade(const ScmScenario& sc, OutputDir& out, const RunProgress& progress) {
+  ScmModel m = sc.model;
+  m.bodies = {CoupledBody{"blade", BoxShape{sc.blade.half_extents_m}, Vec3::Zero()}};
+  validate(m);
+  ScmState state(m);
+  ScmWorkspace work;
+  std::vector<BodyMotion> motion(1);
+  std::vector<Wrench> wrench(1);
+  const double t0 = std::get<WaypointDriver>(sc.blade.driver).times_s.front();
+  CsvWriter log(out.path("blade.csv"),
+                {"time_s", "x_m", "z_m", "force_x_n", "force_z_n", "displaced_m3", "deposited_m3"});
+  for (long s = 1; s <= sc.steps; ++s) {
+    const double t = t0 + static_cast<double>(s) * m.time_step_s;
+    motion[0].X_WB = pose_at(sc.blade.driver, t);
+    motion[0].V_WB = twist_at(sc.blade.driver, t);
+    const ScmStepReport r = step(m, state, motion, wrench, work);
+    log.write_row({t, motion[0].X_WB.translation().x(), motion[0].X_WB.translation().z(),
+                   wrench[0].f_W.x(), wrench[0].f_W.z(), r.displaced_volume_m3,
+                   r.deposited_volume_m3});
+    if (progress && s % 100 == 0) progress(s, sc.steps, 0.0);
+  }
+  log.close();
+  const Vec3 p = motion[0].X_WB.translation();
+  const int j = node_j(m, p.y());
+  const NodeBlock b = export_region(m, state, node_i(m, p.x()), j, node_i(m, p.x() + 0.3), j);
+  CsvWriter prof(out.path("hill_profile.csv"), {"distance_from_blade_m", "height_m"});
+  std::vector<double> d, h;
+  double peak = -1e300;
+  for (int i = 0; i < b.nx; ++i) {
+    const double dist = m.node_x(b.i0 + i) - p.x();
+    prof.write_row({dist, b.height_m[static_cast<std::size_t>(i)]});
+    d.push_back(dist);
+    h.push_back(1e3 * b.height_m[static_cast<std::size_t>(i)]);
+    peak = std::max(peak, b.height_m[static_cast<std::size_t>(i)]);
+  }
+  prof.close();
+  PlotSpec q;
+  q.title = sc.name + ": hill in front of the blade (centre line)";
+  q.x_label = "distance from the blade centre [m]";
+  q.y_label = "height [mm]";
+  q.series = {series("surface", d, h)};
+  write_png(out.path("hill_profile.png"), plot_lines(q));
+  const int pad = 20;
+  write_heightmap(out, "heightmap_final", m,
+                  export_region(m, state, node_i(m, p.x()) - 3 * pad, j - pad,
+                                node_i(m, p.x()) + 2 * pad, j + pad),
+                  sc.name + ": surface at the end");
+  return {{"hill_peak_height_m", peak}, {"storage", storage_summary(state)}};
+}
+
+}  // namespace
+
+nlohmann::json run_scm_scenario(const ScmScenario& sc, OutputDir& out,
+                                const RunProgress& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  nlohmann::json result;
+  switch (sc.experiment) {
+    case Experiment::PlateSinkage:
+    case Experiment::StripLoad:
+      result = run_plate_like(sc, out, progress);
+      break;
+    case Experiment::Blade:
+      result = run_blade(sc, out, progress);
+      break;
+    default:
+      result = run_wheels(sc, out, progress);
+  }
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  static const char* const kNames[] = {"plate_sinkage", "single_wheel", "multipass",
+                                       "slip_sweep",    "strip_load",   "blade"};
+  nlohmann::json summary = {{"scenario", sc.name},
+                            {"tier", "scm"},
+                            {"experiment", kNames[static_cast<int>(sc.experiment)]},
+                            {"description", sc.description},
+                            {"model", model_summary(sc)},
+                            {"steps", sc.steps},
+                            {"wall_s", wall},
+                            {"result", result}};
+  write_json(out.path("summary.json"), summary);
+  return summary;
+}
+
+}  // namespace talus::scm

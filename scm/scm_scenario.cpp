@@ -1,0 +1,241 @@
+#include "scm/scm_scenario.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "core/output_dir.hpp"
+#include "core/scenario_bodies.hpp"
+#include "core/units.hpp"
+
+namespace talus::scm {
+
+namespace {
+
+SoilParameters read_soil(const ScenarioTable& t) {
+  SoilParameters s;
+  if (t.has("preset")) {
+    const std::string preset = t.choice("preset", named_soil_names());
+    s = named_soil(preset);
+  } else {
+    // Without a preset every Bekker / Mohr-Coulomb parameter must be given.
+    for (const char* key :
+         {"n", "cohesion_pa", "friction_angle_deg", "janosi_k_m", "repose_angle_deg"}) {
+      if (!t.has(key)) t.fail(key, "required when no preset is given");
+    }
+    if (!t.has("k") && !(t.has("kc") && t.has("kphi"))) {
+      t.fail("",
+             "give the Bekker stiffness: 'k' [N/m^(n+2)], or 'kc' and 'kphi' with "
+             "'contact_width_m'");
+    }
+  }
+  const NumberCheck finite = any_finite("");
+  if (t.has("k")) {
+    if (t.has("kc") || t.has("kphi")) t.fail("k", "give either 'k' or 'kc' and 'kphi', not both");
+    s.kc = 0.0;
+    s.kphi = t.number("k", finite);
+  }
+  s.kc = t.number_or("kc", s.kc, finite);
+  s.kphi = t.number_or("kphi", s.kphi, finite);
+  s.contact_width_m = t.number_or("contact_width_m", s.contact_width_m, finite);
+  s.exponent_n = t.number_or("n", s.exponent_n, finite);
+  s.cohesion_pa = t.number_or("cohesion_pa", s.cohesion_pa, finite);
+  s.friction_angle_rad =
+      deg_to_rad(t.number_or("friction_angle_deg", rad_to_deg(s.friction_angle_rad), finite));
+  s.janosi_shear_modulus_m = t.number_or("janosi_k_m", s.janosi_shear_modulus_m, finite);
+  s.repose_angle_rad =
+      deg_to_rad(t.number_or("repose_angle_deg", rad_to_deg(s.repose_angle_rad), finite));
+  s.unloading_stiffness_pa_per_m =
+      t.number_or("unloading_stiffness_pa_per_m", s.unloading_stiffness_pa_per_m, finite);
+  s.failure_shear_m = t.number_or("failure_shear_m", s.failure_shear_m, finite);
+  s.residual_cohesion_pa = t.number_or("residual_cohesion_pa", s.residual_cohesion_pa, finite);
+  s.residual_friction_angle_rad = deg_to_rad(t.number_or(
+      "residual_friction_angle_deg", rad_to_deg(s.residual_friction_angle_rad), finite));
+  s.shear_band_m = t.number_or("shear_band_m", s.shear_band_m, finite);
+  t.refuse_unknown_keys();
+  try {
+    validate(s);
+  } catch (const std::invalid_argument& e) {
+    t.fail("", e.what());
+  }
+  return s;
+}
+
+void read_grid(const ScenarioTable& t, ScmModel& m) {
+  const Vec2 size = t.vec2("size_m", positive("[m]"));
+  m.cell_size_m = t.number("cell_size_m", positive("[m]"));
+  const double nx = std::round(size.x() / m.cell_size_m) + 1;
+  const double ny = std::round(size.y() / m.cell_size_m) + 1;
+  if (nx < 3 || ny < 3 || nx > 2e9 || ny > 2e9) {
+    t.fail("cell_size_m",
+           fmt::format("gives {:g} x {:g} nodes for size_m; expected at least 3 x 3", nx, ny));
+  }
+  m.nx = static_cast<int>(nx);
+  m.ny = static_cast<int>(ny);
+  if (t.has("origin_m")) {
+    const Vec2 o = t.vec2("origin_m", any_finite("[m]"));
+    m.origin_x_m = o.x();
+    m.origin_y_m = o.y();
+  }
+  m.base_height_m = t.number_or("base_height_m", 0.0, any_finite("[m]"));
+  if (t.has("base_image")) {
+    const std::filesystem::path image = t.file().parent_path() / t.string("base_image");
+    const double relief = t.number("relief_m", non_negative("[m]"));
+    try {
+      m.base_image_m = base_image_from_png(image.string(), m.nx, m.ny, relief);
+    } catch (const std::exception& e) {
+      t.fail("base_image", e.what());
+    }
+  }
+  m.erosion_tolerance_m =
+      t.number_or("erosion_tolerance_m", m.erosion_tolerance_m, positive("[m]"));
+  m.erosion_max_updates = t.integer_or("erosion_max_updates", m.erosion_max_updates, 0, 1000000);
+  m.border_margin_nodes = t.integer_or("border_margin_nodes", m.border_margin_nodes, 2, 1000);
+  t.refuse_unknown_keys();
+}
+
+void read_flow(const ScenarioTable& t, ScmModel& m) {
+  m.method = t.choice("method", {"fields", "border"}) == "fields" ? FlowMethod::Fields
+                                                                  : FlowMethod::Border;
+  FlowParameters& f = m.flow;
+  f.chord_count = t.integer_or("chord_count", f.chord_count, 3, 4096);
+  f.psi_shape_m = t.number_or("psi_shape_m", f.psi_shape_m, positive("[m]"));
+  f.psi_angle = t.number_or("psi_angle", f.psi_angle, non_negative(""));
+  f.psi_distance = t.number_or("psi_distance", f.psi_distance, positive(""));
+  f.seed = static_cast<std::uint64_t>(t.integer_or("seed", 1, 0, 2147483647));
+  t.refuse_unknown_keys();
+}
+
+Vec2 read_xy(const ScenarioTable& t, const std::string& key, const ScmModel& m) {
+  const Vec2 p = t.vec2(key, any_finite("[m]"));
+  if (p.x() < m.origin_x_m || p.y() < m.origin_y_m || p.x() > m.node_x(m.nx - 1) ||
+      p.y() > m.node_y(m.ny - 1)) {
+    t.fail(key, "lies outside the map");
+  }
+  return p;
+}
+
+void read_plate(const ScenarioTable& t, const ScmModel& m, PlateTest& p) {
+  p.half_extents_m = 0.5 * t.vec3("size_m", positive("[m]"));
+  p.centre_xy_m = read_xy(t, "centre_m", m);
+  p.load_n = t.number("load_n", positive("[N]"));
+  p.ramp_s = t.number_or("ramp_s", p.ramp_s, positive("[s]"));
+  p.hold_s = t.number_or("hold_s", p.hold_s, non_negative("[s]"));
+  p.damping_n_s_per_m =
+      t.number_or("damping_n_s_per_m", 0.0, non_negative("[N s/m] (0 = critical)"));
+  t.refuse_unknown_keys();
+}
+
+void read_wheel(const ScenarioTable& t, const ScmModel& m, WheelTest& w, bool needs_slip) {
+  w.radius_m = t.number("radius_m", positive("[m]"));
+  const double width = t.number("width_m", positive("[m]"));
+  const int grousers = t.integer_or("grouser_count", 0, 0, 1000);
+  if (grousers > 0) {
+    WheelShape ws;
+    ws.radius_m = w.radius_m;
+    ws.width_m = width;
+    ws.grouser_count = grousers;
+    ws.grouser_height_m = t.number("grouser_height_m", positive("[m]"));
+    ws.grouser_thickness_m = t.number("grouser_thickness_m", positive("[m]"));
+    try {
+      validate(Shape{ws});
+    } catch (const std::invalid_argument& e) {
+      t.fail("grouser_count", e.what());
+    }
+    w.shape = ws;
+  } else {
+    w.shape = CylinderShape{w.radius_m, 0.5 * width};
+  }
+  w.load_n = t.number("load_n", positive("[N]"));
+  if (needs_slip) w.slip = t.number("slip", in_closed_range(0.0, 0.95, ""));
+  w.speed_m_per_s = t.number("speed_m_per_s", positive("[m/s]"));
+  w.start_xy_m = read_xy(t, "start_m", m);
+  w.settle_s = t.number_or("settle_s", w.settle_s, non_negative("[s]"));
+  w.drive_s = t.number("drive_s", positive("[s]"));
+  w.damping_n_s_per_m =
+      t.number_or("damping_n_s_per_m", w.damping_n_s_per_m, non_negative("[N s/m]"));
+  const double end_x = w.start_xy_m.x() + w.speed_m_per_s * w.drive_s + w.radius_m * 1.2;
+  if (end_x > m.node_x(m.nx - 1)) {
+    t.fail("drive_s", fmt::format("the wheel would drive to x = {:.3g} m, past the map's end at "
+                                  "{:.3g} m",
+                                  end_x, m.node_x(m.nx - 1)));
+  }
+  t.refuse_unknown_keys();
+}
+
+void read_blade(const ScenarioTable& t, BladeTest& b) {
+  b.half_extents_m = 0.5 * t.vec3("size_m", positive("[m]"));
+  b.driver = read_common_driver(t.table("motion"), t.table("motion").choice("kind", {"waypoints"}));
+  const WaypointDriver& d = std::get<WaypointDriver>(b.driver);
+  b.duration_s = t.number_or("duration_s", d.times_s.back() - d.times_s.front(), positive("[s]"));
+  t.refuse_unknown_keys();
+}
+
+}  // namespace
+
+ScmScenario load_scm_scenario(const ScenarioTable& root) {
+  ScmScenario sc;
+  sc.file = root.file();
+  const ScenarioTable head = root.table("scenario");
+  sc.name = head.string("name");
+  head.choice("tier", {"scm"});
+  sc.description = head.string_or("description", "");
+  head.refuse_unknown_keys();
+
+  ScmModel& m = sc.model;
+  read_grid(root.table("grid"), m);
+  m.soil = read_soil(root.table("soil"));
+  read_flow(root.table("flow"), m);
+  const ScenarioTable sim = root.table("simulation");
+  m.time_step_s = sim.number("time_step_s", positive("[s]"));
+  sim.refuse_unknown_keys();
+
+  const ScenarioTable ex = root.table("experiment");
+  const std::string kind = ex.choice(
+      "kind", {"plate_sinkage", "single_wheel", "multipass", "slip_sweep", "strip_load", "blade"});
+  const double dt = m.time_step_s;
+  if (kind == "plate_sinkage" || kind == "strip_load") {
+    sc.experiment = kind == "plate_sinkage" ? Experiment::PlateSinkage : Experiment::StripLoad;
+    read_plate(ex, m, sc.plate);
+    sc.steps = static_cast<long>(std::ceil((sc.plate.ramp_s + sc.plate.hold_s) / dt));
+  } else if (kind == "blade") {
+    sc.experiment = Experiment::Blade;
+    read_blade(ex, sc.blade);
+    sc.steps = static_cast<long>(std::ceil(sc.blade.duration_s / dt));
+  } else {
+    sc.experiment = kind == "single_wheel" ? Experiment::SingleWheel
+                    : kind == "multipass"  ? Experiment::Multipass
+                                           : Experiment::SlipSweep;
+    if (sc.experiment == Experiment::SlipSweep) {
+      sc.slips = ex.numbers("slips", 0, in_closed_range(0.0, 0.95, ""));
+    }
+    read_wheel(ex, m, sc.wheel, sc.experiment != Experiment::SlipSweep);
+    const long one = static_cast<long>(std::lround((sc.wheel.settle_s + sc.wheel.drive_s) / dt));
+    sc.steps = sc.experiment == Experiment::SingleWheel ? one
+               : sc.experiment == Experiment::Multipass ? 2 * one
+                                                        : one * static_cast<long>(sc.slips.size());
+  }
+  root.refuse_unknown_keys();
+  try {
+    validate(m);
+  } catch (const std::invalid_argument& e) {
+    root.fail("", e.what());
+  }
+  return sc;
+}
+
+nlohmann::json check_scm(const ScenarioTable& root) {
+  const ScmScenario sc = load_scm_scenario(root);
+  return {{"tier", "scm"}, {"name", sc.name}, {"steps", sc.steps}};
+}
+
+nlohmann::json run_scm(const ScenarioTable& root, const std::filesystem::path& out_dir,
+                       const RunProgress& progress) {
+  const ScmScenario sc = load_scm_scenario(root);
+  OutputDir out(out_dir);
+  nlohmann::json summary = run_scm_scenario(sc, out, progress);
+  out.commit();
+  return summary;
+}
+
+}  // namespace talus::scm

@@ -1,0 +1,56 @@
+#pragma once
+// Scenario files of the SCM soil tier (scenarios/scm/*.toml): loading with validation, and running
+// them to their outputs. docs/scm.md documents the format and the outputs.
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/driver.hpp"
+#include "core/progress.hpp"
+#include "core/scenario_file.hpp"
+#include "scm/scm_rigs.hpp"
+
+namespace talus {
+class OutputDir;
+}
+
+namespace talus::scm {
+
+enum class Experiment { PlateSinkage, SingleWheel, Multipass, SlipSweep, StripLoad, Blade };
+
+/// A blade (a box) moved by a prescribed driver (waypoints) through the soil: paper 002 Fig. 8-9.
+struct BladeTest {
+  Vec3 half_extents_m{0.005, 0.06, 0.1};
+  Driver driver;
+  double duration_s = 1.0;
+};
+
+struct ScmScenario {
+  std::filesystem::path file;
+  std::string name, description;
+  Experiment experiment = Experiment::PlateSinkage;
+  ScmModel model;             ///< grid, soil, flow; bodies are set by the experiment
+  PlateTest plate;            ///< plate_sinkage, strip_load (the strip is a long plate)
+  WheelTest wheel;            ///< single_wheel, multipass, slip_sweep
+  std::vector<double> slips;  ///< slip_sweep
+  BladeTest blade;
+  long steps = 0;  ///< total steps of the run
+};
+
+/// Reads an SCM scenario ([scenario] tier = "scm"). Throws ScenarioError naming the file, line and
+/// key of the first problem; nothing runs before the whole file is known to be good.
+ScmScenario load_scm_scenario(const ScenarioTable& root);
+
+/// Runs the scenario into `out`: summary.json plus the experiment's CSV and PNG files
+/// (docs/scm.md lists them). Returns the summary.
+nlohmann::json run_scm_scenario(const ScmScenario& scenario, OutputDir& out,
+                                const RunProgress& progress = {});
+
+/// The runner's entry points (runner/run_scenario.cpp's tier table).
+nlohmann::json check_scm(const ScenarioTable& root);
+nlohmann::json run_scm(const ScenarioTable& root, const std::filesystem::path& out_dir,
+                       const RunProgress& progress);
+
+}  // namespace talus::scm

@@ -1,0 +1,105 @@
+#pragma once
+// The Soil Contact Model's changing state: per-node soil state stored in tiles of 32 x 32 nodes
+// that are allocated the first time a step touches them. Untouched nodes read as the base terrain
+// with every other quantity zero, so memory grows with the area the bodies have touched, not with
+// the map (a 1 km drive costs the track's tiles only).
+//
+// Tiles are found through a hash map from tile coordinate to tile slot; each tile holds one flat
+// array per field (structure of arrays), row-major inside the tile. The step never scans all
+// tiles: it gathers the nodes of a dense window around the bodies, works on the window, and
+// scatters it back, so the cost of a step does not grow with the distance driven.
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "scm/scm_model.hpp"
+
+namespace talus::scm {
+
+inline constexpr int kTileNodes = 32;  ///< tile edge in nodes
+inline constexpr int kTileSize = kTileNodes * kTileNodes;
+
+/// One tile's node fields, each kTileSize values, index (j % 32) * 32 + (i % 32).
+struct ScmTile {
+  std::vector<double> height_m;                   ///< surface height [m]
+  std::vector<double> plastic_sinkage_m;          ///< total plastic sinkage of the node [m]
+  std::vector<double> shear_x_m, shear_y_m;       ///< accumulated shear displacement j (eq. 31) [m]
+  std::vector<double> flow_vx, flow_vy, flow_vz;  ///< flow velocity v_delta (eq. 29) [m/s]
+  std::vector<double> flow_depth_m;               ///< h_delta (eq. 27) [m]
+  std::vector<double> deposited_m3;      ///< V_delta of the last step (eq. 24 / border path) [m^3]
+  std::vector<double> displaced_m3;      ///< V_zeta of the last step (eq. 2) [m^3]
+  std::vector<double> peak_shear_m;      ///< largest |j| of the current contact [m]
+  std::vector<std::uint8_t> in_contact;  ///< 1 if a body loaded the node in the last step
+  std::vector<std::uint8_t> loosened;    ///< 1 once the soil was sheared past failure and released
+};
+
+/// Bytes one node costs in a tile (all fields).
+std::size_t bytes_per_node();
+
+/// Every field of a dense rectangle of nodes [i0, i0 + nx) x [j0, j0 + ny), row-major.
+struct NodeBlock {
+  int i0 = 0, j0 = 0, nx = 0, ny = 0;
+  std::vector<double> height_m, plastic_sinkage_m, shear_x_m, shear_y_m, flow_vx, flow_vy, flow_vz,
+      flow_depth_m, deposited_m3, displaced_m3, peak_shear_m;
+  std::vector<std::uint8_t> in_contact, loosened;
+  std::size_t size() const { return static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny); }
+  std::size_t index(int i, int j) const {
+    return static_cast<std::size_t>(j - j0) * static_cast<std::size_t>(nx) +
+           static_cast<std::size_t>(i - i0);
+  }
+  void resize(int i0_, int j0_, int nx_, int ny_);
+};
+
+class ScmState {
+ public:
+  /// Untouched soil over the model's base terrain (the base image, if any, is copied).
+  explicit ScmState(const ScmModel& model);
+
+  double time_s = 0.0;
+  long step = 0;
+  /// Bounding box [i0, i1] x [j0, j1] of the nodes in contact after the last step (empty when
+  /// none): the next step revisits them so nodes a body left are released.
+  int contact_i0 = 0, contact_j0 = 0, contact_i1 = -1, contact_j1 = -1;
+
+  int tile_count() const { return static_cast<int>(tiles_.size()); }
+  /// Bytes held by allocated tiles (fields only; the index adds a few words per tile).
+  std::size_t tile_bytes() const { return tiles_.size() * kTileSize * bytes_per_node(); }
+  /// Nodes in allocated tiles.
+  std::size_t allocated_nodes() const { return tiles_.size() * kTileSize; }
+
+  /// Height of node (i, j) [m]: the tile's value, or the base terrain if untouched.
+  double height(int i, int j) const;
+  double plastic_sinkage(int i, int j) const;
+
+  /// Copies the nodes of `block`'s rectangle (which must lie inside the map) into it; untouched
+  /// nodes read as base terrain.
+  void gather(NodeBlock& block) const;
+  /// Writes every node of `block` back, allocating tiles on first touch.
+  void scatter(const NodeBlock& block);
+
+ private:
+  const ScmTile* find_tile(int ti, int tj) const;
+  ScmTile& tile(int ti, int tj);  // allocating
+  static std::uint64_t key(int ti, int tj) {
+    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(ti)) << 32) |
+           static_cast<std::uint32_t>(tj);
+  }
+
+  double base_height(int i, int j) const {
+    return base_image_.empty()
+               ? base_height_
+               : base_height_ +
+                     base_image_[static_cast<std::size_t>(j) * static_cast<std::size_t>(nx_) +
+                                 static_cast<std::size_t>(i)];
+  }
+
+  // The map's extent and base terrain, copied from the model so the state stands alone.
+  int nx_ = 0, ny_ = 0;
+  double base_height_ = 0.0;
+  std::vector<double> base_image_;
+  std::unordered_map<std::uint64_t, int> index_;
+  std::vector<ScmTile> tiles_;
+};
+
+}  // namespace talus::scm

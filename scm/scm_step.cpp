@@ -1,0 +1,229 @@
+#include "scm/scm_step.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "scm/border_flow.hpp"
+#include "scm/scm_forces.hpp"
+#include "scm/soil_flow.hpp"
+#include "shaping/erosion.hpp"
+
+namespace talus::scm {
+
+namespace {
+
+Footprint merge(const Footprint& a, const Footprint& b) {
+  if (a.empty()) return b;
+  if (b.empty()) return a;
+  return {std::min(a.i0, b.i0), std::min(a.j0, b.j0), std::max(a.i1, b.i1), std::max(a.j1, b.j1)};
+}
+
+Footprint grown(const ScmModel& m, const Footprint& f, int by) {
+  return {std::max(0, f.i0 - by), std::max(0, f.j0 - by), std::min(m.nx - 1, f.i1 + by),
+          std::min(m.ny - 1, f.j1 + by)};
+}
+
+void resize_block(NodeBlock& b, const Footprint& f) {
+  b.resize(f.i0, f.j0, f.i1 - f.i0 + 1, f.j1 - f.j0 + 1);
+}
+
+// Stage 1: the contact block is every footprint plus last step's contact nodes (so nodes a body
+// left are released), grown by one node.
+Footprint contact_region(const ScmModel& m, std::span<const BodyMotion> motions,
+                         std::vector<Footprint>& footprints, const ScmState& state) {
+  Footprint region{state.contact_i0, state.contact_j0, state.contact_i1, state.contact_j1};
+  footprints.clear();
+  for (std::size_t b = 0; b < m.bodies.size(); ++b) {
+    footprints.push_back(body_footprint(m, m.bodies[b], motions[b].X_WB));
+    region = merge(region, footprints.back());
+  }
+  return grown(m, region, 1);
+}
+
+// Nodes that were in contact and are not any more are released: j and its peak reset, and soil
+// sheared past failure is loosened for the next contact (docs/scm.md §Multipass).
+void release_nodes(const SoilParameters& soil, NodeBlock& b, const std::vector<std::uint8_t>& was) {
+  for (std::size_t k = 0; k < b.size(); ++k) {
+    if (!was[k] || b.in_contact[k]) continue;
+    if (b.peak_shear_m[k] >= soil.failure_shear_m) b.loosened[k] = 1;
+    b.shear_x_m[k] = b.shear_y_m[k] = b.peak_shear_m[k] = 0.0;
+  }
+}
+
+void fill_window(const ScmModel& m, const NodeBlock& b, std::span<const ContactNode> contacts,
+                 FlowWindow& w) {
+  w.i0 = b.i0;
+  w.j0 = b.j0;
+  w.cell_size_m = m.cell_size_m;
+  w.resize(b.nx, b.ny);
+  for (std::size_t k = 0; k < b.size(); ++k) {
+    w.height_m[k] = b.height_m[k];
+    // Outside the contact block the stored V_zeta is an earlier step's: only contact nodes
+    // displaced soil in this one.
+    w.displaced_volume_m3[k] = b.in_contact[k] ? b.displaced_m3[k] : 0.0;
+    w.in_contact[k] = b.in_contact[k];
+    w.previous_flow_velocity_W[k] = Vec3(b.flow_vx[k], b.flow_vy[k], b.flow_vz[k]);
+  }
+  for (const ContactNode& c : contacts) {
+    const int i = static_cast<int>(std::lround((c.p_W.x() - m.origin_x_m) / m.cell_size_m));
+    const int j = static_cast<int>(std::lround((c.p_W.y() - m.origin_y_m) / m.cell_size_m));
+    w.contact_velocity_W[w.index(i - w.i0, j - w.j0)] = c.v_W;
+  }
+}
+
+// Erosion (paper 002 §3.1, last paragraph): nodes not in contact relax to the angle of repose,
+// with the shaping tier's Jacobi erosion on the window (contact nodes blocked). Returns updates.
+int erode_window(const ScmModel& m, NodeBlock& b, std::vector<double>& scratch) {
+  if (m.erosion_max_updates == 0) return 0;
+  shaping::HeightmapModel hm;
+  hm.nx = b.nx;
+  hm.ny = b.ny;
+  hm.cell_size_m = m.cell_size_m;
+  hm.repose_angle_rad = m.soil.repose_angle_rad;
+  hm.tolerance_m = m.erosion_tolerance_m;
+  hm.max_updates = m.erosion_max_updates;
+  shaping::HeightmapState hs;
+  hs.height_m.swap(b.height_m);
+  hs.blocked = b.in_contact;
+  const auto result = shaping::erode_to_steady_state(hm, hs, shaping::CellBox::whole(hm), scratch);
+  b.height_m.swap(hs.height_m);
+  return result.updates;
+}
+
+void check_finite(const NodeBlock& b, long step_number) {
+  for (std::size_t k = 0; k < b.size(); ++k) {
+    const double v[] = {b.height_m[k], b.plastic_sinkage_m[k], b.shear_x_m[k], b.shear_y_m[k],
+                        b.flow_vx[k],  b.flow_vy[k],           b.flow_vz[k],   b.flow_depth_m[k]};
+    for (double x : v) {
+      if (!std::isfinite(x)) {
+        throw std::runtime_error(fmt::format(
+            "step {}: node ({}, {}) has a non-finite state (height {}, sinkage {}, shear ({}, {}), "
+            "flow velocity ({}, {}, {}), flow depth {})",
+            step_number, b.i0 + static_cast<int>(k % static_cast<std::size_t>(b.nx)),
+            b.j0 + static_cast<int>(k / static_cast<std::size_t>(b.nx)), v[0], v[1], v[2], v[3],
+            v[4], v[5], v[6], v[7]));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+ScmStepReport step(const ScmModel& model, ScmState& state, std::span<const BodyMotion> motions,
+                   std::span<Wrench> wrenches, ScmWorkspace& work) {
+  return step(model, state, model.time_step_s, motions, wrenches, work);
+}
+
+ScmStepReport step(const ScmModel& m, ScmState& state, double dt_s,
+                   std::span<const BodyMotion> motions, std::span<Wrench> wrenches,
+                   ScmWorkspace& work) {
+  if (motions.size() != m.bodies.size() || wrenches.size() != m.bodies.size()) {
+    throw std::invalid_argument(fmt::format("step: {} bodies but {} motions and {} wrenches",
+                                            m.bodies.size(), motions.size(), wrenches.size()));
+  }
+  if (!(dt_s > 0.0) || !std::isfinite(dt_s)) {
+    throw std::invalid_argument(fmt::format("step: dt_s = {}: expected a time > 0 [s]", dt_s));
+  }
+  const long step_number = state.step + 1;
+  ScmStepReport report;
+
+  // 1. Contact (§3, eq. 1-2, 31, 34): visit only the nodes under each body.
+  std::vector<Footprint> footprints;
+  const Footprint region = contact_region(m, motions, footprints, state);
+  NodeBlock& cb = work.contact_block;
+  resize_block(cb, region);
+  state.gather(cb);
+  work.was_in_contact = cb.in_contact;
+  std::fill(cb.in_contact.begin(), cb.in_contact.end(), 0);
+  std::fill(cb.displaced_m3.begin(), cb.displaced_m3.end(), 0.0);
+  std::fill(cb.deposited_m3.begin(), cb.deposited_m3.end(), 0.0);
+  work.contacts.clear();
+  for (std::size_t b = 0; b < m.bodies.size(); ++b) {
+    const Footprint& fp = footprints[b];
+    report.nodes_visited += (fp.i1 - fp.i0 + 1) * (fp.j1 - fp.j0 + 1);
+    contact_body(m, static_cast<int>(b), motions[b], fp, dt_s, cb, work.rows, work.contacts);
+  }
+  release_nodes(m.soil, cb, work.was_in_contact);
+
+  // 2. Forces (§3.2, eq. 34-38).
+  body_wrenches(m, motions, work.contacts, cb, wrenches);
+  report.nodes_in_contact = static_cast<int>(work.contacts.size());
+
+  Footprint contact_box{};
+  double lowest = cb.height_m.empty() ? 0.0 : cb.height_m[0], highest = lowest;
+  for (double h : cb.height_m) {
+    lowest = std::min(lowest, h);
+    highest = std::max(highest, h);
+  }
+  for (std::size_t k = 0; k < cb.size(); ++k) {
+    if (!cb.in_contact[k]) continue;
+    const int i = cb.i0 + static_cast<int>(k % static_cast<std::size_t>(cb.nx));
+    const int j = cb.j0 + static_cast<int>(k / static_cast<std::size_t>(cb.nx));
+    contact_box = merge(contact_box, Footprint{i, j, i, j});
+    report.displaced_volume_m3 += cb.displaced_m3[k];
+    report.max_flow_depth_m = std::max(report.max_flow_depth_m, cb.plastic_sinkage_m[k]);
+  }
+  state.scatter(cb);
+  state.contact_i0 = contact_box.i0;
+  state.contact_j0 = contact_box.j0;
+  state.contact_i1 = contact_box.i1;
+  state.contact_j1 = contact_box.j1;
+  state.step = step_number;
+  state.time_s += dt_s;
+  if (contact_box.empty()) return report;
+
+  // 3. Deformation (§3.1): a dense window around the contact patches, grown by the reach of the
+  // flow fields or by the border path's margin; the method fills the window's outputs.
+  // The border path's margin also leaves room for the berm to erode: a slope of relief dz (the
+  // contact block's highest minus lowest node) reaches about dz / tan(repose) at the angle of
+  // repose (window edges are closed walls for the erosion).
+  const int margin =
+      m.method == FlowMethod::Fields
+          ? static_cast<int>(
+                std::ceil(flow_reach_m(m.flow, report.max_flow_depth_m) / m.cell_size_m)) +
+                2
+          : m.border_margin_nodes +
+                static_cast<int>(std::ceil((highest - lowest) / std::tan(m.soil.repose_angle_rad) /
+                                           m.cell_size_m));
+  NodeBlock& wb = work.window_block;
+  resize_block(wb, grown(m, contact_box, margin));
+  state.gather(wb);
+  fill_window(m, wb, work.contacts, work.window);
+  if (m.method == FlowMethod::Fields) {
+    // The Rankine angles of eq. 9-11 use the soil's friction angle.
+    FlowParameters flow = m.flow;
+    flow.friction_angle_rad = m.soil.friction_angle_rad;
+    flow_by_local_fields(flow, dt_s, work.window);
+  } else {
+    border_flow(m.soil.shear_band_m, dt_s, work.window, work.border);
+  }
+
+  // 4. Height update (eq. 30). The cut V_zeta / A_grid was already applied in the contact stage
+  // (the window's heights are after the cut), so only the deposits are added here.
+  const FlowWindow& w = work.window;
+  const double area = m.node_area_m2();
+  for (std::size_t k = 0; k < wb.size(); ++k) {
+    wb.displaced_m3[k] = w.displaced_volume_m3[k];
+    wb.height_m[k] += w.deposited_volume_m3[k] / area;
+    wb.deposited_m3[k] = w.deposited_volume_m3[k];
+    wb.flow_depth_m[k] = w.flow_depth_m[k];
+    wb.flow_vx[k] = w.flow_velocity_W[k].x();
+    wb.flow_vy[k] = w.flow_velocity_W[k].y();
+    wb.flow_vz[k] = w.flow_velocity_W[k].z();
+    report.deposited_volume_m3 += w.deposited_volume_m3[k];
+  }
+  report.window_nodes = static_cast<int>(wb.size());
+
+  // 5. Finite check (before erosion, which would spread a NaN), naming the node and step.
+  check_finite(wb, step_number);
+
+  // 6. Erosion of the nodes not in contact to the angle of repose (keeps finite heights finite).
+  report.erosion_updates = erode_window(m, wb, work.erosion_scratch);
+  state.scatter(wb);
+  return report;
+}
+
+}  // namespace talus::scm

@@ -1,0 +1,51 @@
+#pragma once
+// One step of the Soil Contact Model (paper 002 §3): contact -> forces -> soil deformation (flow
+// fields or border path) -> height update (eq. 30) -> finiteness check -> erosion.
+
+#include <span>
+#include <vector>
+
+#include "core/contact_tier.hpp"
+#include "scm/border_flow.hpp"
+#include "scm/scm_contact.hpp"
+#include "scm/scm_model.hpp"
+#include "scm/scm_state.hpp"
+
+namespace talus::scm {
+
+/// Scratch memory of the step, kept between steps (nothing in it carries meaning across steps).
+struct ScmWorkspace {
+  NodeBlock contact_block;  ///< the nodes under the bodies
+  NodeBlock window_block;   ///< the deformation window
+  FlowWindow window;
+  BorderFlowScratch border;
+  std::vector<std::vector<ContactNode>> rows;
+  std::vector<ContactNode> contacts;
+  std::vector<double> erosion_scratch;
+  std::vector<std::uint8_t> was_in_contact;
+};
+
+struct ScmStepReport {
+  int nodes_in_contact = 0;
+  int nodes_visited = 0;             ///< footprint nodes whose contact was evaluated
+  int window_nodes = 0;              ///< nodes of the deformation window
+  double displaced_volume_m3 = 0.0;  ///< sum of V_zeta (eq. 2)
+  double deposited_volume_m3 = 0.0;  ///< sum of V_delta from the deformation method
+  int erosion_updates = 0;
+  double max_flow_depth_m = 0.0;
+};
+
+/// Advances `state` by model.time_step_s with the bodies at `motions` (one per model.bodies,
+/// poses and twists at the end of the step) and writes the wrench the soil exerts on each body,
+/// about its reference point, to `wrenches`. Throws std::runtime_error naming the body when it
+/// leaves the map or the grid is too coarse, and naming the node and step when a node state
+/// becomes NaN or infinite.
+ScmStepReport step(const ScmModel& model, ScmState& state, std::span<const BodyMotion> motions,
+                   std::span<Wrench> wrenches, ScmWorkspace& work);
+
+/// The same with an explicit time step dt_s [s] (the contact tier's call).
+ScmStepReport step(const ScmModel& model, ScmState& state, double dt_s,
+                   std::span<const BodyMotion> motions, std::span<Wrench> wrenches,
+                   ScmWorkspace& work);
+
+}  // namespace talus::scm

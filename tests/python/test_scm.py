@@ -1,0 +1,75 @@
+"""SCM soil tier from Python: build a map, add a driven body, step, read fields and wrenches."""
+
+import math
+
+import numpy as np
+import pytest
+
+import talus
+
+scm = talus.scm
+
+
+def pressed_box_map(depth_m=0.003):
+    soil = scm.named_soil("dry_sand")
+    sm = scm.SoilMap(size_m=(0.4, 0.4), cell_size_m=0.01, soil=soil, method="border")
+    X = np.eye(4)
+    X[:3, 3] = (0.205, 0.205, 0.05 - depth_m)  # box faces midway between nodes: 10 x 10 nodes
+    driver = talus.ConstantTwistDriver(X, talus.Twist())
+    sm.add_body("box", talus.BoxShape((0.05, 0.05, 0.05)), driver)
+    return sm, soil
+
+
+def test_pressed_box_force_heights_and_volume():
+    sm, soil = pressed_box_map()
+    report = sm.step()
+    assert report["nodes_in_contact"] == 100
+    assert report["displaced_volume_m3"] == pytest.approx(100 * 0.003 * 1e-4, rel=1e-9)
+    assert report["deposited_volume_m3"] == pytest.approx(report["displaced_volume_m3"], rel=1e-12)
+    f = sm.forces
+    assert f.shape == (1, 3)
+    expected = 100 * 1e-4 * soil.bekker_k() * 0.003 ** soil.n
+    assert f[0, 2] == pytest.approx(expected, rel=1e-9)
+    h = sm.heights(0, 0, sm.nx, sm.ny)
+    assert h.shape == (sm.ny, sm.nx)
+    assert h[20, 20] == pytest.approx(-0.003)
+    assert sm.sinkage(20, 20, 1, 1)[0, 0] == pytest.approx(0.003)
+    # the berm: displaced soil sits around the box, volume conserved over the whole map
+    assert h.sum() * 1e-4 == pytest.approx(0.0, abs=1e-12)
+    assert h.max() > 0.0
+    assert sm.tile_count >= 1 and sm.tile_bytes == sm.tile_count * 1024 * scm.bytes_per_node()
+
+
+def test_moving_wheel_reports_flow_and_shear_force():
+    soil = scm.named_soil("dry_sand")
+    sm = scm.SoilMap(size_m=(1.0, 0.4), cell_size_m=0.01, soil=soil)
+    # a cylinder turned to axis y, axle 1 cm below rest height, moving +x with 20 % slip
+    r, v = 0.15, 0.5
+    X = np.eye(4)
+    X[:3, :3] = [[1, 0, 0], [0, 0, -1], [0, 1, 0]]
+    X[:3, 3] = (0.3, 0.2, r - 0.01)
+    driver = talus.ConstantTwistDriver(X, talus.Twist(w_W=(0, v / (0.8 * r), 0), v_WBo=(v, 0, 0)))
+    sm.add_body("wheel", talus.CylinderShape(r, 0.05), driver, p_BR=(0, 0, 0))
+    for _ in range(100):
+        sm.step()
+    assert sm.forces[0, 0] > 0.0  # slipping forward: the soil pushes the wheel forward
+    assert sm.torques[0, 1] < 0.0  # and resists its spin
+    np.testing.assert_allclose(sm.torque_points[0], X[:3, 3] + np.array([v * 0.1, 0, 0]), atol=1e-9)
+    vel = sm.flow_velocity(0, 0, sm.nx, sm.ny)
+    assert vel.shape == (sm.ny, sm.nx, 3)
+    assert np.abs(vel).max() > 0.0
+    assert sm.flow_depth(0, 0, sm.nx, sm.ny).max() > 0.0
+
+
+def test_bad_input_messages():
+    soil = scm.named_soil("dry_sand")
+    soil.friction_angle_rad = math.radians(95)
+    with pytest.raises(ValueError, match="friction_angle_deg"):
+        soil.validate()
+    with pytest.raises(ValueError, match="unknown soil 'mud'"):
+        scm.named_soil("mud")
+    with pytest.raises(ValueError, match="method"):
+        scm.SoilMap((1, 1), 0.01, scm.named_soil("dry_sand"), method="magic")
+    sm = scm.SoilMap((0.2, 0.2), 0.01, scm.named_soil("dry_sand"))
+    with pytest.raises(ValueError, match="not inside the map"):
+        sm.heights(0, 0, 100, 1)

@@ -1,0 +1,154 @@
+// SCM bad input: non-physical soil, coarse grids, bodies off the map, scenario files.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/scenario_file.hpp"
+#include "core/units.hpp"
+#include "error_message.hpp"
+#include "scm/scm_scenario.hpp"
+#include "scm/scm_step.hpp"
+
+namespace talus::scm {
+namespace {
+
+using test_support::error_of;
+
+ScmModel good_model() {
+  ScmModel m;
+  m.cell_size_m = 0.01;
+  m.nx = 61;
+  m.ny = 61;
+  m.soil = named_soil("dry_sand");
+  return m;
+}
+
+TEST(ScmInputs, NamedSoilsAreValidAndUnknownNamesListed) {
+  for (const std::string& n : named_soil_names()) EXPECT_NO_THROW(validate(named_soil(n))) << n;
+  EXPECT_NE(error_of([] { named_soil("mud"); }).find("dry_sand, lunar_regolith"),
+            std::string::npos);
+}
+
+TEST(ScmInputs, NonPhysicalSoilIsRefused) {
+  auto msg = [](auto change) {
+    SoilParameters s = named_soil("dry_sand");
+    change(s);
+    return error_of([&] { validate(s); });
+  };
+  EXPECT_NE(msg([](SoilParameters& s) { s.kphi = -1.0; }).find("soil.kphi = -1"),
+            std::string::npos);
+  EXPECT_NE(msg([](SoilParameters& s) {
+              s.exponent_n = 0.0;
+            }).find("soil.n = 0: expected an exponent > 0"),
+            std::string::npos);
+  EXPECT_NE(msg([](SoilParameters& s) {
+              s.friction_angle_rad = deg_to_rad(90.0);
+            }).find("soil.friction_angle_deg = 90: expected an angle in (0, 90) deg"),
+            std::string::npos);
+  EXPECT_NE(msg([](SoilParameters& s) { s.friction_angle_rad = 0.0; }).find("friction_angle_deg"),
+            std::string::npos);
+  EXPECT_NE(msg([](SoilParameters& s) { s.janosi_shear_modulus_m = 0.0; }).find("janosi"),
+            std::string::npos);
+  EXPECT_NE(msg([](SoilParameters& s) {
+              s.kc = 0.0;
+              s.kphi = 0.0;
+            }).find("kc / b + kphi"),
+            std::string::npos);
+}
+
+std::string step_error(ScmModel m, const Pose& X_WB) {
+  ScmState s(m);
+  ScmWorkspace w;
+  std::vector<BodyMotion> motion(1);
+  motion[0].X_WB = X_WB;
+  std::vector<Wrench> wrench(1);
+  try {
+    step(m, s, motion, wrench, w);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ScmInputs, BodyOutsideTheMapIsRefusedByName) {
+  ScmModel m = good_model();
+  m.bodies = {CoupledBody{"wheel", CylinderShape{0.1, 0.05}, Vec3::Zero()}};
+  const std::string e = step_error(m, make_pose(Vec3(0.55, 0.3, 0.1), kPi / 2));
+  EXPECT_NE(e.find("body 'wheel' spans x [0.45, 0.65] m"), std::string::npos) << e;
+  EXPECT_NE(e.find("outside the map x [0, 0.6] m"), std::string::npos) << e;
+}
+
+TEST(ScmInputs, GridTooCoarseForTheBodyIsRefused) {
+  ScmModel m = good_model();
+  m.bodies = {CoupledBody{"pin", BoxShape{Vec3(0.004, 0.004, 0.05)}, Vec3::Zero()}};
+  const std::string e = step_error(m, make_pose(Vec3(0.3, 0.3, 0.04)));
+  EXPECT_NE(e.find("body 'pin' covers 1 x 1 nodes: the grid (cell_size_m = 0.01) is too coarse"),
+            std::string::npos)
+      << e;
+}
+
+std::string scenario_error(const std::string& text) {
+  try {
+    const auto doc = ScenarioDocument::parse(text, "bad.toml");
+    load_scm_scenario(doc->root());
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const char* kPlate = R"(
+[scenario]
+name = "p"
+tier = "scm"
+[grid]
+size_m = [0.5, 0.5]
+cell_size_m = 0.01
+[soil]
+preset = "dry_sand"
+SOIL
+[flow]
+method = "border"
+[simulation]
+time_step_s = 0.001
+[experiment]
+kind = "plate_sinkage"
+size_m = [0.2, 0.2, 0.04]
+centre_m = [0.255, 0.255]
+load_n = 500.0
+)";
+
+std::string plate_with(const std::string& soil_line) {
+  std::string t = kPlate;
+  t.replace(t.find("SOIL"), 4, soil_line);
+  return t;
+}
+
+TEST(ScmInputs, ScenarioSoilErrorsNameFileLineAndKey) {
+  EXPECT_EQ(scenario_error(plate_with("")), "");
+  const std::string e = scenario_error(plate_with("friction_angle_deg = 95.0"));
+  EXPECT_NE(e.find("bad.toml:"), std::string::npos) << e;
+  EXPECT_NE(e.find("soil"), std::string::npos) << e;
+  EXPECT_NE(e.find("expected an angle in (0, 90) deg"), std::string::npos) << e;
+  EXPECT_NE(scenario_error(plate_with("n = -1.0")).find("soil.n = -1: expected an exponent > 0"),
+            std::string::npos);
+  EXPECT_NE(scenario_error(plate_with("kphi = -5.0")).find("soil.kphi = -5"), std::string::npos);
+  EXPECT_NE(scenario_error(plate_with("stiffness = 3.0")).find("stiffness"), std::string::npos);
+}
+
+TEST(ScmInputs, ShippedScenariosParse) {
+  const std::filesystem::path dir = std::filesystem::path(TALUS_SOURCE_DIR) / "scenarios" / "scm";
+  int n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".toml") continue;
+    const auto doc = ScenarioDocument::load(entry.path());
+    EXPECT_NO_THROW(check_scm(doc->root())) << entry.path();
+    ++n;
+  }
+  EXPECT_EQ(n, 6);
+}
+
+}  // namespace
+}  // namespace talus::scm

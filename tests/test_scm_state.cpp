@@ -1,0 +1,201 @@
+// SCM storage and step mechanics: tiles on first touch, memory with touched area only, contact
+// volume (eq. 2), wrench sums, bit-identical results for 1 and 2 threads, NaN detection.
+
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <cmath>
+#include <limits>
+
+#include "scm/scm_contact_tier.hpp"
+#include "scm/scm_forces.hpp"
+#include "scm/scm_rigs.hpp"
+
+namespace talus::scm {
+namespace {
+
+ScmModel map(double cell_m, int nx, int ny) {
+  ScmModel m;
+  m.cell_size_m = cell_m;
+  m.nx = nx;
+  m.ny = ny;
+  m.soil = named_soil("dry_sand");
+  m.time_step_s = 1e-3;
+  return m;
+}
+
+TEST(ScmState, UntouchedNodesReadBaseTerrainWithoutTiles) {
+  ScmModel m = map(0.01, 100, 80);
+  m.base_height_m = 0.3;
+  m.base_image_m.assign(100 * 80, 0.0);
+  m.base_image_m[static_cast<std::size_t>(7 * 100 + 5)] = 0.02;
+  const ScmState s(m);
+  EXPECT_EQ(s.tile_count(), 0);
+  EXPECT_DOUBLE_EQ(s.height(5, 7), 0.32);
+  EXPECT_DOUBLE_EQ(s.height(6, 7), 0.3);
+  EXPECT_DOUBLE_EQ(s.plastic_sinkage(5, 7), 0.0);
+}
+
+TEST(ScmState, ScatterAllocatesOnlyTouchedTilesAndRoundTrips) {
+  const ScmModel m = map(0.01, 1000, 1000);
+  ScmState s(m);
+  NodeBlock b;
+  b.resize(30, 40, 5, 3);  // crosses the tile boundary at i = 32
+  s.gather(b);
+  for (std::size_t k = 0; k < b.size(); ++k) {
+    b.height_m[k] = 0.001 * static_cast<double>(k);
+    b.shear_x_m[k] = -1.0 * static_cast<double>(k);
+    b.loosened[k] = static_cast<std::uint8_t>(k % 2);
+  }
+  s.scatter(b);
+  EXPECT_EQ(s.tile_count(), 2);
+  EXPECT_EQ(s.tile_bytes(), 2u * kTileSize * bytes_per_node());
+  NodeBlock c;
+  c.resize(30, 40, 5, 3);
+  s.gather(c);
+  EXPECT_EQ(c.height_m, b.height_m);
+  EXPECT_EQ(c.shear_x_m, b.shear_x_m);
+  EXPECT_EQ(c.loosened, b.loosened);
+  EXPECT_DOUBLE_EQ(s.height(100, 100), 0.0);
+}
+
+// A wheel driven twice as far touches about twice the tiles: memory follows the track, not the
+// map (the map here is 100 m x 4 m: 10^7 nodes that are never allocated).
+TEST(ScmState, MemoryGrowsWithTouchedAreaOnly) {
+  const ScmModel m = map(0.02, 5001, 201);
+  auto tiles_after = [&](double drive_s) {
+    ScmState state(m);
+    WheelTest t;
+    t.start_xy_m = Vec2(0.5, 2.0);
+    t.settle_s = 0.05;
+    t.drive_s = drive_s;
+    t.speed_m_per_s = 2.0;
+    t.slip = 0.2;
+    run_wheel(m, state, t, 0.0);
+    return state.tile_count();
+  };
+  const int short_run = tiles_after(0.5);  // 1 m
+  const int long_run = tiles_after(1.5);   // 3 m
+  EXPECT_LT(short_run, 12);
+  EXPECT_GT(long_run, short_run + 3);
+  EXPECT_LE(long_run, 3 * short_run + 3);
+  EXPECT_LT(static_cast<long>(long_run) * kTileSize, static_cast<long>(m.nx) * m.ny / 50);
+}
+
+TEST(ScmContact, FlatBoxDisplacesItsOverlapTimesNodeArea) {
+  ScmModel m = map(0.01, 41, 41);
+  m.bodies = {CoupledBody{"box", BoxShape{Vec3(0.05, 0.05, 0.05)}, Vec3::Zero()}};
+  ScmState s(m);
+  ScmWorkspace w;
+  std::vector<BodyMotion> motion(1);
+  std::vector<Wrench> wrench(1);
+  // Box centre chosen so its faces lie midway between nodes: 10 x 10 nodes under it, bottom 3 mm
+  // below the surface.
+  motion[0].X_WB = make_pose(Vec3(0.205, 0.205, 0.05 - 0.003));
+  const ScmStepReport r = step(m, s, motion, wrench, w);
+  EXPECT_EQ(r.nodes_in_contact, 100);
+  EXPECT_NEAR(r.displaced_volume_m3, 100 * 0.003 * 1e-4, 1e-15);
+  EXPECT_NEAR(r.deposited_volume_m3, r.displaced_volume_m3, 1e-18);
+  EXPECT_NEAR(s.height(20, 20), -0.003, 1e-12);
+  // Bekker: 100 nodes * A * k * 0.003^n, vertical, no shear (the box does not move).
+  const double k = m.soil.bekker_k();
+  EXPECT_NEAR(wrench[0].f_W.z(), 100 * 1e-4 * k * std::pow(0.003, m.soil.exponent_n), 1e-9);
+  EXPECT_NEAR(wrench[0].f_W.x(), 0.0, 1e-12);
+  EXPECT_NEAR(wrench[0].tau_W.norm(), 0.0, 1e-9);  // symmetric about the box centre
+}
+
+TEST(ScmForces, ShearStressFollowsJanosiAndOpposesSlip) {
+  const SoilParameters soil = named_soil("dry_sand");
+  ContactNode c;
+  c.n_W = Vec3(0, 0, -1);
+  c.sigma_pa = 20e3;
+  const double j = soil.janosi_shear_modulus_m;  // one K: 1 - 1/e mobilised
+  const Vec3 f = node_force(soil, 1e-4, c, j, 0.0);
+  const double tau =
+      (soil.cohesion_pa + c.sigma_pa * std::tan(soil.friction_angle_rad)) * (1.0 - std::exp(-1.0));
+  EXPECT_NEAR(f.x(), -tau * 1e-4, 1e-12);
+  EXPECT_NEAR(f.y(), 0.0, 1e-15);
+  EXPECT_NEAR(f.z(), c.sigma_pa * 1e-4, 1e-12);
+  c.loosened = true;  // residual strength
+  const Vec3 g = node_force(soil, 1e-4, c, j, 0.0);
+  EXPECT_GT(g.x(), f.x());
+}
+
+TEST(ScmContact, InclinedFaceAddsHorizontalResistance) {
+  const SoilParameters soil = named_soil("dry_sand");
+  ContactNode c;
+  c.n_W = Vec3(std::sin(0.3), 0, -std::cos(0.3));  // front of a wheel: normal tilted forward
+  c.sigma_pa = 10e3;
+  const Vec3 f = node_force(soil, 1e-4, c, 0.0, 0.0);
+  EXPECT_NEAR(f.z(), 1.0, 1e-12);  // vertical part sigma * A
+  EXPECT_NEAR(f.x(), -std::tan(0.3), 1e-12);
+}
+
+std::vector<WheelSample> wheel_run(int threads) {
+  omp_set_num_threads(threads);
+  ScmModel m = map(0.01, 121, 61);
+  ScmState state(m);
+  WheelTest t;
+  t.start_xy_m = Vec2(0.3, 0.3);
+  t.settle_s = 0.02;
+  t.drive_s = 0.08;
+  return run_wheel(m, state, t, 0.0).samples;
+}
+
+TEST(ScmStep, OneAndTwoThreadsBitIdentical) {
+  const int before = omp_get_max_threads();
+  const auto a = wheel_run(1);
+  const auto b = wheel_run(2);
+  omp_set_num_threads(before);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    EXPECT_EQ(a[k].drawbar_pull_n, b[k].drawbar_pull_n) << k;
+    EXPECT_EQ(a[k].torque_nm, b[k].torque_nm) << k;
+    EXPECT_EQ(a[k].sinkage_m, b[k].sinkage_m) << k;
+    EXPECT_EQ(a[k].deposited_m3, b[k].deposited_m3) << k;
+  }
+}
+
+TEST(ScmContactTier, StepsLikeScmStepAndListsItsBodies) {
+  ScmModel m = map(0.01, 41, 41);
+  m.bodies = {CoupledBody{"box", BoxShape{Vec3(0.05, 0.05, 0.05)}, Vec3(0.0, 0.0, -0.05)}};
+  ScmContactTier tier(m);
+  ASSERT_EQ(tier.bodies().size(), 1u);
+  EXPECT_EQ(tier.bodies()[0].name, "box");
+  std::vector<BodyMotion> motion(1);
+  motion[0].X_WB = make_pose(Vec3(0.205, 0.205, 0.05 - 0.003));
+  std::vector<Wrench> a(1), b(1);
+  tier.step(1e-3, motion, a);
+  ScmState s(m);
+  ScmWorkspace w;
+  step(m, s, 1e-3, motion, b, w);
+  EXPECT_EQ(a[0].f_W, b[0].f_W);
+  EXPECT_EQ(a[0].tau_W, b[0].tau_W);
+  EXPECT_NEAR(a[0].p_W.z(), 0.05 - 0.003 - 0.05, 1e-15);  // about the reference point
+  EXPECT_EQ(tier.last_report().nodes_in_contact, 100);
+  ScmModel bad = m;
+  bad.soil.exponent_n = -1.0;
+  EXPECT_THROW(ScmContactTier{bad}, std::invalid_argument);
+}
+
+TEST(ScmStep, NanStopsWithNodeAndStep) {
+  ScmModel m = map(0.01, 41, 41);
+  m.base_image_m.assign(41 * 41, 0.0);
+  m.base_image_m[static_cast<std::size_t>(20 * 41 + 20)] = std::numeric_limits<double>::quiet_NaN();
+  m.bodies = {CoupledBody{"box", BoxShape{Vec3(0.05, 0.05, 0.05)}, Vec3::Zero()}};
+  ScmState s(m);
+  ScmWorkspace w;
+  std::vector<BodyMotion> motion(1);
+  std::vector<Wrench> wrench(1);
+  motion[0].X_WB = make_pose(Vec3(0.205, 0.205, 0.05 - 0.003));
+  try {
+    step(m, s, motion, wrench, w);
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("step 1: node (20, 20)"), std::string::npos) << e.what();
+    return;
+  }
+}
+
+}  // namespace
+}  // namespace talus::scm
