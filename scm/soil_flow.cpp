@@ -27,30 +27,68 @@ namespace {
 /// f_delta and flow holds t_delta s_delta.
 struct Contribution {
   std::uint32_t node = 0;
-  double deposit = 0.0;  ///< V_delta(i_c -> i_delta) [m^3]
+  double deposit = 0.0;      ///< V_delta(i_c -> i_delta) [m^3]
   Vec3 flow = Vec3::Zero();  ///< Q_delta(i_c -> i_delta) [m^3]
-  double depth = 0.0;    ///< h_delta(i_c -> i_delta) [m]
+  double flow_norm = 0.0;    ///< |Q_delta(i_c -> i_delta)| [m^3], the weight of eq. 27
+  double depth = 0.0;        ///< h_delta(i_c -> i_delta) [m]
+};
+
+/// A chord node's values that the interpolation reads, kept together (one cache line).
+struct ChordValue {
+  double distance;    ///< l_s
+  double inv_gap;     ///< 1 / (l_s of the next node - l_s), 0 on the last node
+  double deposit;     ///< f_s (eq. 18-19)
+  double flow;        ///< s_s, the flow factor (eq. 20)
+  double depth;       ///< flow depth below the surface
+  double tx, ty, tz;  ///< t_s (eq. 21)
 };
 
 /// The chords of one field, flattened: chord k's nodes are [begin[k], begin[k + 1]).
 struct ChordSet {
   std::vector<ChordNode> scratch;
   std::vector<int> begin;
-  std::vector<double> length;     ///< l_C per chord
-  std::vector<double> direction;  ///< f_C per chord (eq. 17)
+  std::vector<double> length;           ///< l_C per chord
+  std::vector<double> nodes_per_metre;  ///< (nodes - 1) / l_C: a first guess of a node's index
+  std::vector<double> direction;        ///< f_C per chord (eq. 17)
   std::vector<int> end_di, end_dj;
-  // per chord node
-  std::vector<double> distance;  ///< l_s
-  std::vector<double> deposit;   ///< f_s (eq. 18-19)
-  std::vector<double> flow;      ///< s_s, the flow factor (eq. 20)
-  std::vector<double> depth;     ///< flow depth below the surface
-  std::vector<Vec3> along;       ///< t_s (eq. 21)
+  std::vector<ChordValue> values;
+};
+
+/// Distance and angle (from +y towards +x, as alpha in eq. 3-4) of every grid offset within a
+/// radius, shared by all fields of a call: offset (di, dj) is entry (dj + radius) * side + di +
+/// radius.
+struct OffsetTable {
+  double cell_m = 0.0;
+  int radius = -1;
+  int side = 0;
+  std::vector<double> distance_m;
+  std::vector<double> angle_rad;
+
+  void build(double cell, int r) {
+    if (cell == cell_m && r == radius) return;
+    cell_m = cell;
+    radius = r;
+    side = 2 * r + 1;
+    const auto n = static_cast<std::size_t>(side) * static_cast<std::size_t>(side);
+    distance_m.resize(n);
+    angle_rad.resize(n);
+    for (int dj = -r; dj <= r; ++dj) {
+      for (int di = -r; di <= r; ++di) {
+        const double x = static_cast<double>(di) * cell, y = static_cast<double>(dj) * cell;
+        const auto k = static_cast<std::size_t>((dj + r) * side + di + r);
+        distance_m[k] = std::sqrt(x * x + y * y);
+        angle_rad[k] = std::atan2(x, y);
+      }
+    }
+  }
 };
 
 /// Per-call scratch of the calling thread; vectors keep their capacity between calls.
 struct Workspace {
   std::vector<std::uint32_t> sources;
   std::vector<std::vector<Contribution>> fields;
+  std::vector<std::size_t> field_sizes;
+  OffsetTable offsets;
   std::vector<double> depth_times_flow;
   std::vector<double> flow_magnitude;
 };
@@ -71,46 +109,50 @@ void validate(const FlowParameters& p, double dt_s, const FlowWindow& w) {
   require(w.cell_size_m > 0.0, "window cell_size_m must be > 0");
   require(w.nx >= 0 && w.ny >= 0, "window nx, ny must be >= 0");
   const std::size_t n = w.size();
-  require(w.height_m.size() == n && w.displaced_volume_m3.size() == n &&
-              w.in_contact.size() == n && w.contact_velocity_W.size() == n &&
-              w.previous_flow_velocity_W.size() == n,
+  require(w.height_m.size() == n && w.displaced_volume_m3.size() == n && w.in_contact.size() == n &&
+              w.contact_velocity_W.size() == n && w.previous_flow_velocity_W.size() == n,
           "window input arrays must hold nx * ny entries (call FlowWindow::resize)");
   require(n <= 0xFFFFFFFFu, "window too large");
 }
 
-/// Chord values at distance l along chord k, linear between its nodes.
-struct ChordSample {
-  double deposit, flow, depth;
-  Vec3 along;
+/// The interpolation weight and the values of chord k at distance l, linear between its nodes.
+struct Sampled {
+  double deposit, flow, depth, tx, ty, tz;
 };
 
-ChordSample sample_chord(const ChordSet& set, int k, double l) {
-  const int b = set.begin[static_cast<std::size_t>(k)];
-  const int e = set.begin[static_cast<std::size_t>(k) + 1];
-  const double* first = set.distance.data() + b;
-  const double* last = set.distance.data() + e;
-  const auto hi_it = std::upper_bound(first, last, l);
-  if (hi_it == last) {  // at or beyond the end node
-    const auto n = static_cast<std::size_t>(e - 1);
-    return {set.deposit[n], set.flow[n], set.depth[n], set.along[n]};
+inline void accumulate_sample(const ChordSet& set, int k, double l, double weight, Sampled& acc) {
+  const auto ku = static_cast<std::size_t>(k);
+  const int b = set.begin[ku];
+  const int last = set.begin[ku + 1] - 1;
+  // Chord nodes lie nearly evenly spaced (one node per step along the dominant axis): guess,
+  // then correct by a node or two.
+  int n = b + static_cast<int>(l * set.nodes_per_metre[ku]);
+  n = std::clamp(n, b, last);
+  const ChordValue* v = set.values.data();
+  while (n > b && v[n].distance > l) --n;
+  while (n < last && v[n + 1].distance <= l) ++n;
+  const ChordValue& lo = v[n];
+  double t = 0.0;
+  const ChordValue* hi = &lo;
+  if (n < last) {
+    hi = &v[n + 1];
+    t = std::clamp((l - lo.distance) * lo.inv_gap, 0.0, 1.0);
   }
-  const auto hi = static_cast<std::size_t>(hi_it - set.distance.data());
-  if (hi == static_cast<std::size_t>(b)) {
-    return {set.deposit[hi], set.flow[hi], set.depth[hi], set.along[hi]};
-  }
-  const std::size_t lo = hi - 1;
-  const double w = (l - set.distance[lo]) / (set.distance[hi] - set.distance[lo]);
-  return {set.deposit[lo] + w * (set.deposit[hi] - set.deposit[lo]),
-          set.flow[lo] + w * (set.flow[hi] - set.flow[lo]),
-          set.depth[lo] + w * (set.depth[hi] - set.depth[lo]),
-          set.along[lo] + w * (set.along[hi] - set.along[lo])};
+  const double wl = weight * (1.0 - t), wh = weight * t;
+  acc.deposit += wl * lo.deposit + wh * hi->deposit;
+  acc.flow += wl * lo.flow + wh * hi->flow;
+  acc.depth += wl * lo.depth + wh * hi->depth;
+  acc.tx += wl * lo.tx + wh * hi->tx;
+  acc.ty += wl * lo.ty + wh * hi->ty;
+  acc.tz += wl * lo.tz + wh * hi->tz;
 }
 
 /// Builds displacing node (ic, jc)'s chords (eq. 3-21) and interpolates them onto the grid
-/// (Fig. 5), normalised to its displaced volume (eq. 22-23), into out.
-void local_field(const FlowParameters& p, const FlowWindow& w, double reach_m, int ic, int jc,
-                 ChordSet& set, std::vector<Contribution>& out) {
-  out.clear();
+/// (Fig. 5), normalised to its displaced volume (eq. 22-23), into out[0, returned count). out
+/// only grows, so that its elements are not constructed again on every call.
+std::size_t local_field(const FlowParameters& p, const FlowWindow& w, double reach_m,
+                        const OffsetTable& offsets, int ic, int jc, ChordSet& set,
+                        std::vector<Contribution>& out) {
   const int n_c = p.chord_count;
   const double cell = w.cell_size_m;
   const std::size_t origin = w.index(ic, jc);
@@ -121,14 +163,11 @@ void local_field(const FlowParameters& p, const FlowWindow& w, double reach_m, i
 
   set.begin.assign(1, 0);
   set.length.clear();
+  set.nodes_per_metre.clear();
   set.direction.clear();
   set.end_di.clear();
   set.end_dj.clear();
-  set.distance.clear();
-  set.deposit.clear();
-  set.flow.clear();
-  set.depth.clear();
-  set.along.clear();
+  set.values.clear();
 
   double longest = 0.0;
   for (int k = 0; k < n_c; ++k) {
@@ -138,18 +177,20 @@ void local_field(const FlowParameters& p, const FlowWindow& w, double reach_m, i
     const double l_C = set.scratch.back().distance_m;
     longest = std::max(longest, l_C);
     set.length.push_back(l_C);
+    set.nodes_per_metre.push_back(l_C > 0.0 ? static_cast<double>(set.scratch.size() - 1) / l_C
+                                            : 0.0);
     set.direction.push_back(chord_direction_weight(v_c, e_C, p.psi_angle));
     set.end_di.push_back(set.scratch.back().di);
     set.end_dj.push_back(set.scratch.back().dj);
     for (const ChordNode& node : set.scratch) {
       // Eq. 18 (reconstructed: l_s / l_C, the relative distance, see docs) and eq. 21.
-      set.distance.push_back(node.distance_m);
-      set.deposit.push_back(l_C > 0.0 ? std::pow(node.distance_m / l_C, p.psi_distance) : 1.0);
-      set.depth.push_back(node.flow_depth_m);
+      const double rel = l_C > 0.0 ? node.distance_m / l_C : 1.0;
+      const double fbar = p.psi_distance == 2.0 ? rel * rel : std::pow(rel, p.psi_distance);
       const double c = std::cos(node.angle_rad);
-      set.along.emplace_back(c * e_C.x(), c * e_C.y(), std::sin(node.angle_rad));
+      set.values.push_back({node.distance_m, 0.0, fbar, 0.0, node.flow_depth_m, c * e_C.x(),
+                            c * e_C.y(), std::sin(node.angle_rad)});
     }
-    set.begin.push_back(static_cast<int>(set.distance.size()));
+    set.begin.push_back(static_cast<int>(set.values.size()));
   }
 
   // f_C can vanish for every chord only through underflow (psi_angle huge); then no direction is
@@ -158,16 +199,18 @@ void local_field(const FlowParameters& p, const FlowWindow& w, double reach_m, i
     std::fill(set.direction.begin(), set.direction.end(), 1.0);
   }
   // Eq. 19: f_s = f_C * fbar_s; eq. 20: s_s(i) = sum of f_s beyond i.
-  set.flow.resize(set.deposit.size());
   for (int k = 0; k < n_c; ++k) {
     const double f_C = set.direction[static_cast<std::size_t>(k)];
     double beyond = 0.0;
-    for (int n = set.begin[static_cast<std::size_t>(k) + 1] - 1;
-         n >= set.begin[static_cast<std::size_t>(k)]; --n) {
-      const auto u = static_cast<std::size_t>(n);
-      set.deposit[u] *= f_C;
-      set.flow[u] = beyond;
-      beyond += set.deposit[u];
+    const int last = set.begin[static_cast<std::size_t>(k) + 1] - 1;
+    for (int n = last; n >= set.begin[static_cast<std::size_t>(k)]; --n) {
+      ChordValue& v = set.values[static_cast<std::size_t>(n)];
+      v.inv_gap = n < last
+                      ? 1.0 / (set.values[static_cast<std::size_t>(n) + 1].distance - v.distance)
+                      : 0.0;
+      v.deposit *= f_C;
+      v.flow = beyond;
+      beyond += v.deposit;
     }
   }
 
@@ -180,17 +223,25 @@ void local_field(const FlowParameters& p, const FlowWindow& w, double reach_m, i
   const int radius = static_cast<int>(std::ceil(support / cell));
   const int i_lo = std::max(ic - radius, 0), i_hi = std::min(ic + radius, w.nx - 1);
   const int j_lo = std::max(jc - radius, 0), j_hi = std::min(jc + radius, w.ny - 1);
+  const std::size_t box =
+      static_cast<std::size_t>(i_hi - i_lo + 1) * static_cast<std::size_t>(j_hi - j_lo + 1);
+  if (out.size() < std::max<std::size_t>(box, static_cast<std::size_t>(n_c))) {
+    out.resize(std::max<std::size_t>(box, static_cast<std::size_t>(n_c)));
+  }
+  std::size_t used = 0;
+  const double n_c_d = static_cast<double>(n_c);
+  const double inv_spacing = 1.0 / spacing;
   double total = 0.0;
   for (int j = j_lo; j <= j_hi; ++j) {
-    const double y = static_cast<double>(j - jc) * cell;
+    const std::ptrdiff_t row =
+        static_cast<std::ptrdiff_t>(j - jc + offsets.radius) * offsets.side + offsets.radius - ic;
     for (int i = i_lo; i <= i_hi; ++i) {
-      const double x = static_cast<double>(i - ic) * cell;
-      const double r = std::sqrt(x * x + y * y);
+      const auto o = static_cast<std::size_t>(row + i);
+      const double r = offsets.distance_m[o];
       if (r > support) continue;
-      double u = (std::atan2(x, y) - alpha_rnd) / spacing;  // angle from +y, as alpha
-      u = u < 0.0 ? u + static_cast<double>(n_c) : u;
-      int a = static_cast<int>(u);
-      a = std::min(a, n_c - 1);
+      double u = (offsets.angle_rad[o] - alpha_rnd) * inv_spacing;
+      u = u < 0.0 ? u + n_c_d : u;
+      const int a = std::min(static_cast<int>(u), n_c - 1);
       const double w_b = std::clamp(u - static_cast<double>(a), 0.0, 1.0);
       const int b = a + 1 == n_c ? 0 : a + 1;
       const double l_a = set.length[static_cast<std::size_t>(a)];
@@ -198,42 +249,45 @@ void local_field(const FlowParameters& p, const FlowWindow& w, double reach_m, i
       const double r_max = (1.0 - w_b) * l_a + w_b * l_b;
       if (r > r_max + 0.5 * cell || r > reach_m) continue;
       const double rho = r_max > 0.0 ? std::min(r / r_max, 1.0) : 0.0;
-      const ChordSample sa = sample_chord(set, a, rho * l_a);
-      const ChordSample sb = sample_chord(set, b, rho * l_b);
-      Contribution c;
+      Sampled s{0, 0, 0, 0, 0, 0};
+      accumulate_sample(set, a, rho * l_a, 1.0 - w_b, s);
+      accumulate_sample(set, b, rho * l_b, w_b, s);
+      Contribution& c = out[used++];
       c.node = static_cast<std::uint32_t>(w.index(i, j));
-      c.deposit = (1.0 - w_b) * sa.deposit + w_b * sb.deposit;
-      const Vec3 t = (1.0 - w_b) * sa.along + w_b * sb.along;
-      const double t_norm = t.norm();
-      c.flow = t_norm > 0.0 ? Vec3(t * (((1.0 - w_b) * sa.flow + w_b * sb.flow) / t_norm))
-                            : Vec3::Zero();
-      c.depth = (1.0 - w_b) * sa.depth + w_b * sb.depth;
+      c.deposit = s.deposit;
+      const double t_norm = std::sqrt(s.tx * s.tx + s.ty * s.ty + s.tz * s.tz);
+      const double q = t_norm > 0.0 ? s.flow / t_norm : 0.0;
+      c.flow = Vec3(s.tx * q, s.ty * q, s.tz * q);
+      c.flow_norm = t_norm > 0.0 ? s.flow : 0.0;
+      c.depth = s.depth;
       total += c.deposit;
-      out.push_back(c);
     }
   }
 
   if (!(total > 0.0)) {
     // Degenerate field (every node that would take soil is cut off): the soil goes to the
     // chords' end nodes, by direction weight, and no flow is recorded.
-    out.clear();
+    used = 0;
     total = 0.0;
     for (int k = 0; k < n_c; ++k) {
-      Contribution c;
+      Contribution& c = out[used++];
+      c = Contribution{};
       const auto ku = static_cast<std::size_t>(k);
       c.node = static_cast<std::uint32_t>(w.index(ic + set.end_di[ku], jc + set.end_dj[ku]));
       c.deposit = set.direction[ku];
       total += c.deposit;
-      out.push_back(c);
     }
   }
 
   // Eq. 22-23.
   const double scale = w.displaced_volume_m3[origin] / total;
-  for (Contribution& c : out) {
+  for (std::size_t k = 0; k < used; ++k) {
+    Contribution& c = out[k];
     c.deposit *= scale;
     c.flow *= scale;
+    c.flow_norm *= scale;
   }
+  return used;
 }
 
 }  // namespace
@@ -263,30 +317,37 @@ void flow_by_local_fields(const FlowParameters& params, double dt_s, FlowWindow&
   }
   const int sources = static_cast<int>(ws.sources.size());
   if (ws.fields.size() < ws.sources.size()) ws.fields.resize(ws.sources.size());
+  ws.field_sizes.assign(ws.sources.size(), 0);
   const double reach_m = flow_reach_m(params, params.max_flow_depth_m);
+  ws.offsets.build(window.cell_size_m,
+                   static_cast<int>(std::ceil(reach_m / window.cell_size_m)) + 1);
+  const OffsetTable& offsets = ws.offsets;
 
   // Each local field on its own (assumptions 1-2: it depends on its node's state and the
   // previous states of the others only).
   std::vector<std::vector<Contribution>>& fields = ws.fields;
+  std::vector<std::size_t>& field_sizes = ws.field_sizes;
   const std::vector<std::uint32_t>& source_nodes = ws.sources;
 #pragma omp parallel for schedule(dynamic, 1) if (sources > 1)
   for (int s = 0; s < sources; ++s) {
     thread_local ChordSet set;
     const auto k = static_cast<int>(source_nodes[static_cast<std::size_t>(s)]);
-    local_field(params, window, reach_m, k % window.nx, k / window.nx, set,
-                fields[static_cast<std::size_t>(s)]);
+    field_sizes[static_cast<std::size_t>(s)] =
+        local_field(params, window, reach_m, offsets, k % window.nx, k / window.nx, set,
+                    fields[static_cast<std::size_t>(s)]);
   }
 
   // Superposition in node order (eq. 24-25 and the sums of eq. 27).
   ws.depth_times_flow.assign(n, 0.0);
   ws.flow_magnitude.assign(n, 0.0);
   for (int s = 0; s < sources; ++s) {
-    for (const Contribution& c : fields[static_cast<std::size_t>(s)]) {
+    const std::vector<Contribution>& field = fields[static_cast<std::size_t>(s)];
+    for (std::size_t m = 0; m < field_sizes[static_cast<std::size_t>(s)]; ++m) {
+      const Contribution& c = field[m];
       window.deposited_volume_m3[c.node] += c.deposit;
       window.volumetric_flow_W[c.node] += c.flow;
-      const double q = c.flow.norm();
-      ws.depth_times_flow[c.node] += c.depth * q;
-      ws.flow_magnitude[c.node] += q;
+      ws.depth_times_flow[c.node] += c.depth * c.flow_norm;
+      ws.flow_magnitude[c.node] += c.flow_norm;
     }
   }
 
@@ -304,8 +365,7 @@ void flow_by_local_fields(const FlowParameters& params, double dt_s, FlowWindow&
     // flow direction n, taken as the norm of the face-area vector (dy h n_x, dx h n_y, dx dy n_z);
     // exact for flow along an axis (dy h for flow along x, dx dy for vertical flow).
     const Vec3 dir = q / q_norm;
-    const double area =
-        Vec3(dy * h * dir.x(), dx * h * dir.y(), dx * dy * dir.z()).norm();
+    const double area = Vec3(dy * h * dir.x(), dx * h * dir.y(), dx * dy * dir.z()).norm();
     if (area > 0.0) window.flow_velocity_W[k] = q / (area * dt_s);  // eq. 29
   }
 }

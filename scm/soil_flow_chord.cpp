@@ -28,8 +28,8 @@ std::uint64_t mix(std::uint64_t x) {
 }  // namespace
 
 double chord_set_rotation(std::uint64_t seed, int chord_count, long long gi, long long gj) {
-  const std::uint64_t h = mix(mix(mix(seed) ^ static_cast<std::uint64_t>(gi)) ^
-                              static_cast<std::uint64_t>(gj));
+  const std::uint64_t h =
+      mix(mix(mix(seed) ^ static_cast<std::uint64_t>(gi)) ^ static_cast<std::uint64_t>(gj));
   const double unit = static_cast<double>(h >> 11) * 0x1.0p-53;  // [0, 1)
   return unit * 2.0 * kPi / static_cast<double>(chord_count);
 }
@@ -95,14 +95,15 @@ void build_chord(const FlowParameters& params, const FlowWindow& window, int ic,
     gamma = lambda * prev.angle_rad + (1.0 - lambda) * gamma_tilde;
 
     // Eq. 5-8 (eq. 8's "a_s" is the extraction's d_s).
-    const double d_s =
-        std::abs((static_cast<double>(di - prev.di) * e_C.x() + static_cast<double>(dj - prev.dj) *
-                  e_C.y()) * cell);
+    const double d_s = std::abs((static_cast<double>(di - prev.di) * e_C.x() +
+                                 static_cast<double>(dj - prev.dj) * e_C.y()) *
+                                cell);
     node.di = di;
     node.dj = dj;
     node.distance_m = prev.distance_m + d_s;
-    node.failure_z_m = prev.failure_z_m + d_s * std::tan(gamma);
-    node.shear_length_m = prev.shear_length_m + d_s / std::cos(gamma);
+    const double sin_gamma = std::sin(gamma), cos_gamma = std::cos(gamma);
+    node.failure_z_m = prev.failure_z_m + d_s * sin_gamma / cos_gamma;
+    node.shear_length_m = prev.shear_length_m + d_s / cos_gamma;
     node.angle_rad = gamma;
 
     const double surface = window.height_m[n];

@@ -85,8 +85,7 @@ TEST(SoilFlowChord, ReproducesHandComputedChord) {
   std::vector<ChordNode> nodes;
   build_chord(p, w, 0, 0, kPi / 2.0, 10.0, nodes);
 
-  const double gamma_deg[] = {-60.0, -60.0, 17.819824509, 29.423387317, 29.991340226,
-                              29.999959009};
+  const double gamma_deg[] = {-60.0, -60.0, 17.819824509, 29.423387317, 29.991340226, 29.999959009};
   const double h[] = {0.0, -0.173205081, -0.141060422, -0.084659527, -0.026944651, 0.030790281};
   const double s[] = {0.0, 0.2, 0.305039417, 0.419848219, 0.535308198, 0.650778205};
   ASSERT_EQ(nodes.size(), 6u);
