@@ -43,15 +43,22 @@ struct ChordValue {
   double tx, ty, tz;  ///< t_s (eq. 21)
 };
 
+/// A chord's values resampled at evenly spaced relative distances rho = m / M, m = 0..M, so
+/// that the interpolation of Fig. 5 finds its place on a chord without searching or branching.
+struct TableValue {
+  double deposit, flow, depth, tx, ty, tz;
+};
+
 /// The chords of one field, flattened: chord k's nodes are [begin[k], begin[k + 1]).
 struct ChordSet {
   std::vector<ChordNode> scratch;
   std::vector<int> begin;
-  std::vector<double> length;           ///< l_C per chord
-  std::vector<double> nodes_per_metre;  ///< (nodes - 1) / l_C: a first guess of a node's index
-  std::vector<double> direction;        ///< f_C per chord (eq. 17)
+  std::vector<double> length;     ///< l_C per chord
+  std::vector<double> direction;  ///< f_C per chord (eq. 17)
   std::vector<int> end_di, end_dj;
   std::vector<ChordValue> values;
+  std::vector<int> table_begin, table_size;  ///< chord k's table: M = table_size[k] intervals
+  std::vector<TableValue> table;
 };
 
 /// Distance and angle (from +y towards +x, as alpha in eq. 3-4) of every grid offset within a
@@ -115,36 +122,41 @@ void validate(const FlowParameters& p, double dt_s, const FlowWindow& w) {
   require(n <= 0xFFFFFFFFu, "window too large");
 }
 
-/// The interpolation weight and the values of chord k at distance l, linear between its nodes.
-struct Sampled {
-  double deposit, flow, depth, tx, ty, tz;
-};
-
-inline void accumulate_sample(const ChordSet& set, int k, double l, double weight, Sampled& acc) {
-  const auto ku = static_cast<std::size_t>(k);
-  const int b = set.begin[ku];
-  const int last = set.begin[ku + 1] - 1;
-  // Chord nodes lie nearly evenly spaced (one node per step along the dominant axis): guess,
-  // then correct by a node or two.
-  int n = b + static_cast<int>(l * set.nodes_per_metre[ku]);
-  n = std::clamp(n, b, last);
-  const ChordValue* v = set.values.data();
-  while (n > b && v[n].distance > l) --n;
-  while (n < last && v[n + 1].distance <= l) ++n;
-  const ChordValue& lo = v[n];
-  double t = 0.0;
-  const ChordValue* hi = &lo;
-  if (n < last) {
-    hi = &v[n + 1];
-    t = std::clamp((l - lo.distance) * lo.inv_gap, 0.0, 1.0);
+/// Resamples chord k (nodes [b, e) of set.values) at M + 1 relative distances into table.
+void resample_chord(const std::vector<ChordValue>& values, int b, int e, int M,
+                    std::vector<TableValue>& table) {
+  const double l_C = values[static_cast<std::size_t>(e - 1)].distance;
+  int n = b;
+  for (int m = 0; m <= M; ++m) {
+    const double l = l_C * static_cast<double>(m) / static_cast<double>(M);
+    while (n + 1 < e - 1 && values[static_cast<std::size_t>(n) + 1].distance <= l) ++n;
+    const ChordValue& lo = values[static_cast<std::size_t>(n)];
+    const ChordValue& hi = values[static_cast<std::size_t>(std::min(n + 1, e - 1))];
+    const double t = &hi == &lo ? 0.0 : std::clamp((l - lo.distance) * lo.inv_gap, 0.0, 1.0);
+    const double u = 1.0 - t;
+    table.push_back({u * lo.deposit + t * hi.deposit, u * lo.flow + t * hi.flow,
+                     u * lo.depth + t * hi.depth, u * lo.tx + t * hi.tx, u * lo.ty + t * hi.ty,
+                     u * lo.tz + t * hi.tz});
   }
+}
+
+/// Adds weight times chord k's values at relative distance rho in [0, 1] to acc.
+inline void accumulate_sample(const ChordSet& set, int k, double rho, double weight,
+                              TableValue& acc) {
+  const auto ku = static_cast<std::size_t>(k);
+  const int M = set.table_size[ku];
+  const double x = rho * static_cast<double>(M);
+  const int m = std::min(static_cast<int>(x), M - 1);
+  const double t = x - static_cast<double>(m);
+  const TableValue& lo = set.table[static_cast<std::size_t>(set.table_begin[ku] + m)];
+  const TableValue& hi = (&lo)[1];
   const double wl = weight * (1.0 - t), wh = weight * t;
-  acc.deposit += wl * lo.deposit + wh * hi->deposit;
-  acc.flow += wl * lo.flow + wh * hi->flow;
-  acc.depth += wl * lo.depth + wh * hi->depth;
-  acc.tx += wl * lo.tx + wh * hi->tx;
-  acc.ty += wl * lo.ty + wh * hi->ty;
-  acc.tz += wl * lo.tz + wh * hi->tz;
+  acc.deposit += wl * lo.deposit + wh * hi.deposit;
+  acc.flow += wl * lo.flow + wh * hi.flow;
+  acc.depth += wl * lo.depth + wh * hi.depth;
+  acc.tx += wl * lo.tx + wh * hi.tx;
+  acc.ty += wl * lo.ty + wh * hi.ty;
+  acc.tz += wl * lo.tz + wh * hi.tz;
 }
 
 /// Builds displacing node (ic, jc)'s chords (eq. 3-21) and interpolates them onto the grid
@@ -163,7 +175,6 @@ std::size_t local_field(const FlowParameters& p, const FlowWindow& w, double rea
 
   set.begin.assign(1, 0);
   set.length.clear();
-  set.nodes_per_metre.clear();
   set.direction.clear();
   set.end_di.clear();
   set.end_dj.clear();
@@ -177,8 +188,6 @@ std::size_t local_field(const FlowParameters& p, const FlowWindow& w, double rea
     const double l_C = set.scratch.back().distance_m;
     longest = std::max(longest, l_C);
     set.length.push_back(l_C);
-    set.nodes_per_metre.push_back(l_C > 0.0 ? static_cast<double>(set.scratch.size() - 1) / l_C
-                                            : 0.0);
     set.direction.push_back(chord_direction_weight(v_c, e_C, p.psi_angle));
     set.end_di.push_back(set.scratch.back().di);
     set.end_dj.push_back(set.scratch.back().dj);
@@ -212,6 +221,18 @@ std::size_t local_field(const FlowParameters& p, const FlowWindow& w, double rea
       v.flow = beyond;
       beyond += v.deposit;
     }
+  }
+
+  set.table_begin.clear();
+  set.table_size.clear();
+  set.table.clear();
+  for (int k = 0; k < n_c; ++k) {
+    const int b = set.begin[static_cast<std::size_t>(k)];
+    const int e = set.begin[static_cast<std::size_t>(k) + 1];
+    const int M = std::max(2 * (e - b - 1), 1);  // twice the chord's node spacing
+    set.table_begin.push_back(static_cast<int>(set.table.size()));
+    set.table_size.push_back(M);
+    resample_chord(set.values, b, e, M, set.table);
   }
 
   // Fig. 5: a grid node P between chords A and B takes, at its relative distance
@@ -249,9 +270,9 @@ std::size_t local_field(const FlowParameters& p, const FlowWindow& w, double rea
       const double r_max = (1.0 - w_b) * l_a + w_b * l_b;
       if (r > r_max + 0.5 * cell || r > reach_m) continue;
       const double rho = r_max > 0.0 ? std::min(r / r_max, 1.0) : 0.0;
-      Sampled s{0, 0, 0, 0, 0, 0};
-      accumulate_sample(set, a, rho * l_a, 1.0 - w_b, s);
-      accumulate_sample(set, b, rho * l_b, w_b, s);
+      TableValue s{0, 0, 0, 0, 0, 0};
+      accumulate_sample(set, a, rho, 1.0 - w_b, s);
+      accumulate_sample(set, b, rho, w_b, s);
       Contribution& c = out[used++];
       c.node = static_cast<std::uint32_t>(w.index(i, j));
       c.deposit = s.deposit;
