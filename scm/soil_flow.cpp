@@ -195,9 +195,9 @@ std::size_t local_field(const FlowParameters& p, const FlowWindow& w, double rea
       // Eq. 18 (reconstructed: l_s / l_C, the relative distance, see docs) and eq. 21.
       const double rel = l_C > 0.0 ? node.distance_m / l_C : 1.0;
       const double fbar = p.psi_distance == 2.0 ? rel * rel : std::pow(rel, p.psi_distance);
-      const double c = std::cos(node.angle_rad);
+      const double c = node.cos_angle;
       set.values.push_back({node.distance_m, 0.0, fbar, 0.0, node.flow_depth_m, c * e_C.x(),
-                            c * e_C.y(), std::sin(node.angle_rad)});
+                            c * e_C.y(), node.sin_angle});
     }
     set.begin.push_back(static_cast<int>(set.values.size()));
   }

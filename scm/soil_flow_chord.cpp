@@ -64,6 +64,8 @@ void build_chord(const FlowParameters& params, const FlowWindow& window, int ic,
   ChordNode node;
   node.failure_z_m = window.height_m[origin];
   node.angle_rad = gamma;
+  node.sin_angle = std::sin(gamma);
+  node.cos_angle = std::cos(gamma);
   nodes.push_back(node);
 
   // Step one node along the dominant axis; the other offset is the nearest node to the ray.
@@ -105,6 +107,8 @@ void build_chord(const FlowParameters& params, const FlowWindow& window, int ic,
     node.failure_z_m = prev.failure_z_m + d_s * sin_gamma / cos_gamma;
     node.shear_length_m = prev.shear_length_m + d_s / cos_gamma;
     node.angle_rad = gamma;
+    node.sin_angle = sin_gamma;
+    node.cos_angle = cos_gamma;
 
     const double surface = window.height_m[n];
     // talus's floor (FlowParameters::max_flow_depth_m): the failure surface runs along it.

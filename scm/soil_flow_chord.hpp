@@ -47,6 +47,8 @@ struct ChordNode {
   double failure_z_m = 0.0;   ///< h_s: elevation of the failure surface (eq. 7)
   double shear_length_m = 0;  ///< s_s: length along the failure surface (eq. 8)
   double angle_rad = 0.0;     ///< gamma_s: propagation angle, positive = upward (eq. 11, 16)
+  double sin_angle = 0.0;     ///< sin(gamma_s)
+  double cos_angle = 1.0;     ///< cos(gamma_s)
   double flow_depth_m = 0.0;  ///< surface height minus h_s, clamped to [0, max_flow_depth_m]
 };
 
