@@ -265,6 +265,12 @@ std::size_t local_field(const FlowParameters& p, const FlowWindow& w, double rea
       const int a = std::min(static_cast<int>(u), n_c - 1);
       const double w_b = std::clamp(u - static_cast<double>(a), 0.0, 1.0);
       const int b = a + 1 == n_c ? 0 : a + 1;
+      // Between two chords that carry nothing (f_C = 0, opposed to the motion) every value is 0:
+      // leaving the node out changes no sum.
+      if (set.direction[static_cast<std::size_t>(a)] == 0.0 &&
+          set.direction[static_cast<std::size_t>(b)] == 0.0) {
+        continue;
+      }
       const double l_a = set.length[static_cast<std::size_t>(a)];
       const double l_b = set.length[static_cast<std::size_t>(b)];
       const double r_max = (1.0 - w_b) * l_a + w_b * l_b;

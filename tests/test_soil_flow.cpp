@@ -238,6 +238,34 @@ TEST(SoilFlow, MoreDepositAheadOfAMovingNode) {
   EXPECT_GT(w.flow_velocity_W[w.index(31, 30)].x(), 0.0);
 }
 
+double mean_deposit_radius(const FlowWindow& w, int ic, int jc) {
+  double mass = 0.0, moment = 0.0;
+  for (int j = 0; j < w.ny; ++j) {
+    for (int i = 0; i < w.nx; ++i) {
+      const double v = w.deposited_volume_m3[w.index(i, j)];
+      mass += v;
+      moment += v * std::hypot(i - ic, j - jc);
+    }
+  }
+  return moment / mass;
+}
+
+TEST(SoilFlow, PsiDistanceMovesTheDepositTowardsTheChordEnds) {
+  // Eq. 18 (reconstructed as (l_s / l_C)^Psi_Distance): 0 spreads the soil evenly over the
+  // field, larger values put it where the failure surface meets the surface.
+  double radius[3];
+  const double psi[3] = {0.0, 2.0, 6.0};
+  for (int k = 0; k < 3; ++k) {
+    FlowWindow w = plate_window(Vec3(0, 0, -0.05));
+    FlowParameters p;
+    p.psi_distance = psi[k];
+    flow_by_local_fields(p, 1e-3, w);
+    radius[k] = mean_deposit_radius(w, 30, 30);
+  }
+  EXPECT_LT(radius[0] * 1.1, radius[1]) << radius[0] << " " << radius[1] << " " << radius[2];
+  EXPECT_LT(radius[1] * 1.03, radius[2]) << radius[1] << " " << radius[2];
+}
+
 TEST(SoilFlow, LoadedSurroundingsGiveADeeperFieldThanFree) {
   // Zero contact velocity: every chord starts level (eq. 10-11); only the load sign (eq. 12)
   // differs. A short Psi_Shape lets the chords turn within the 5 x 5 plate.
