@@ -4,11 +4,15 @@
 // docs/soil_flow.md.
 //
 // Determinism: every displacing node's local field is computed on its own (in parallel) into its
-// own list of contributions, and the lists are superposed in node order by one thread, so the
-// sums, and therefore the outputs, are bit-identical for any thread count. A node's chord set
-// depends on its global index only (chord_set_rotation), not on the window's origin.
+// own list of contributions, stored row by row. The superposition is split into bands of window
+// rows, one per thread; each thread walks all fields in node order and adds only the rows of its
+// band, so every output node receives its contributions in the same order (field by field) for
+// any thread count, and the outputs are bit-identical. A node's chord set depends on its global
+// index only (chord_set_rotation), not on the window's origin.
 
 #include "scm/soil_flow.hpp"
+
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -23,15 +27,7 @@
 namespace talus::scm {
 namespace {
 
-/// What one local field adds to one grid node. Before normalisation (eq. 22-23) deposit holds
-/// f_delta and flow holds t_delta s_delta.
-struct Contribution {
-  std::uint32_t node = 0;
-  double deposit = 0.0;      ///< V_delta(i_c -> i_delta) [m^3]
-  Vec3 flow = Vec3::Zero();  ///< Q_delta(i_c -> i_delta) [m^3]
-  double flow_norm = 0.0;    ///< |Q_delta(i_c -> i_delta)| [m^3], the weight of eq. 27
-  double depth = 0.0;        ///< h_delta(i_c -> i_delta) [m]
-};
+static_assert(sizeof(Vec3) == 3 * sizeof(double), "the superposition reads Vec3 arrays as doubles");
 
 /// A chord node's values that the interpolation reads, kept together (one cache line).
 struct ChordValue {
@@ -49,6 +45,14 @@ struct TableValue {
   double deposit, flow, depth, tx, ty, tz;
 };
 
+/// Chord k's resampled table and length, in one place for the interpolation's inner loop.
+struct ChordTable {
+  const TableValue* values;  ///< M + 1 entries
+  int M;
+  double M_d;     ///< M as a double
+  double length;  ///< l_C
+};
+
 /// The chords of one field, flattened: chord k's nodes are [begin[k], begin[k + 1]).
 struct ChordSet {
   std::vector<ChordNode> scratch;
@@ -59,6 +63,28 @@ struct ChordSet {
   std::vector<ChordValue> values;
   std::vector<int> table_begin, table_size;  ///< chord k's table: M = table_size[k] intervals
   std::vector<TableValue> table;
+  std::vector<ChordTable> chords;          ///< what the interpolation reads per chord
+  std::vector<std::uint8_t> sector_empty;  ///< 1 where chords k and k + 1 both have f_C = 0
+};
+
+/// One displacing node's field on the grid, as what it adds to each grid node it covers
+/// (structure of arrays, so that the per-contribution passes vectorise), before normalisation
+/// (eq. 22-23): the superposition multiplies by scale. Contributions for window rows
+/// j_lo .. j_lo + rows - 1, row j's are [row_begin[j - j_lo], row_begin[j - j_lo + 1]). A
+/// degenerate field (by_row false) holds n_C contributions at the chords' end nodes, in chord
+/// order. Vectors only grow (capacity reused between calls).
+struct Field {
+  std::vector<std::uint32_t> node;  ///< window index of the grid node
+  std::vector<double> deposit;      ///< f_delta -> V_delta(i_c -> i_delta) (eq. 22) [m^3]
+  std::vector<double> qx, qy, qz;   ///< t_delta, then t_delta s_delta / |t_delta| -> Q_delta [m^3]
+  std::vector<double> flow_norm;    ///< s_delta, then |Q_delta|, the weight of eq. 27 [m^3]
+  std::vector<double> depth;        ///< h_delta(i_c -> i_delta) [m]
+  std::vector<std::uint32_t> row_begin;
+  int j_lo = 0;
+  int rows = 0;
+  std::size_t used = 0;
+  bool by_row = true;
+  double scale = 0.0;  ///< eq. 22-23: displaced volume / sum of the field's f_delta
 };
 
 /// Distance and angle (from +y towards +x, as alpha in eq. 3-4) of every grid offset within a
@@ -93,8 +119,7 @@ struct OffsetTable {
 /// Per-call scratch of the calling thread; vectors keep their capacity between calls.
 struct Workspace {
   std::vector<std::uint32_t> sources;
-  std::vector<std::vector<Contribution>> fields;
-  std::vector<std::size_t> field_sizes;
+  std::vector<Field> fields;
   OffsetTable offsets;
   std::vector<double> depth_times_flow;
   std::vector<double> flow_magnitude;
@@ -140,16 +165,13 @@ void resample_chord(const std::vector<ChordValue>& values, int b, int e, int M,
   }
 }
 
-/// Adds weight times chord k's values at relative distance rho in [0, 1] to acc.
-inline void accumulate_sample(const ChordSet& set, int k, double rho, double weight,
-                              TableValue& acc) {
-  const auto ku = static_cast<std::size_t>(k);
-  const int M = set.table_size[ku];
-  const double x = rho * static_cast<double>(M);
-  const int m = std::min(static_cast<int>(x), M - 1);
+/// Adds weight times a chord's values at relative distance rho in [0, 1] to acc.
+inline void accumulate_sample(const ChordTable& chord, double rho, double weight, TableValue& acc) {
+  const double x = rho * chord.M_d;
+  const int m = std::min(static_cast<int>(x), chord.M - 1);
   const double t = x - static_cast<double>(m);
-  const TableValue& lo = set.table[static_cast<std::size_t>(set.table_begin[ku] + m)];
-  const TableValue& hi = (&lo)[1];
+  const TableValue& lo = chord.values[m];
+  const TableValue& hi = chord.values[m + 1];
   const double wl = weight * (1.0 - t), wh = weight * t;
   acc.deposit += wl * lo.deposit + wh * hi.deposit;
   acc.flow += wl * lo.flow + wh * hi.flow;
@@ -160,11 +182,9 @@ inline void accumulate_sample(const ChordSet& set, int k, double rho, double wei
 }
 
 /// Builds displacing node (ic, jc)'s chords (eq. 3-21) and interpolates them onto the grid
-/// (Fig. 5), normalised to its displaced volume (eq. 22-23), into out[0, returned count). out
-/// only grows, so that its elements are not constructed again on every call.
-std::size_t local_field(const FlowParameters& p, const FlowWindow& w, double reach_m,
-                        const OffsetTable& offsets, int ic, int jc, ChordSet& set,
-                        std::vector<Contribution>& out) {
+/// (Fig. 5) into field, with the scale that normalises it to its displaced volume (eq. 22-23).
+void local_field(const FlowParameters& p, const FlowWindow& w, double reach_m,
+                 const OffsetTable& offsets, int ic, int jc, ChordSet& set, Field& field) {
   const int n_c = p.chord_count;
   const double cell = w.cell_size_m;
   const std::size_t origin = w.index(ic, jc);
@@ -234,87 +254,165 @@ std::size_t local_field(const FlowParameters& p, const FlowWindow& w, double rea
     set.table_size.push_back(M);
     resample_chord(set.values, b, e, M, set.table);
   }
+  set.chords.clear();
+  set.sector_empty.clear();
+  for (int k = 0; k < n_c; ++k) {
+    const auto ku = static_cast<std::size_t>(k);
+    set.chords.push_back({set.table.data() + set.table_begin[ku], set.table_size[ku],
+                          static_cast<double>(set.table_size[ku]), set.length[ku]});
+    const auto next = static_cast<std::size_t>(k + 1 == n_c ? 0 : k + 1);
+    set.sector_empty.push_back(set.direction[ku] == 0.0 && set.direction[next] == 0.0 ? 1 : 0);
+  }
 
   // Fig. 5: a grid node P between chords A and B takes, at its relative distance
   // rho = |r_P| / r_max with r_max interpolated between the chord lengths, the values of both
   // chords at rho * l_A and rho * l_B, weighted by its angle to each. Nodes up to half a cell
   // beyond r_max belong to the field too (with the end values), so that the chords' end nodes,
-  // which lie off the rays by up to half a cell, are covered.
+  // which lie off the rays by up to half a cell, are covered. Only nodes within support of the
+  // displacing node can be in the field; each row is visited over that disc's chord only.
   const double support = std::min(longest + cell, reach_m);
   const int radius = static_cast<int>(std::ceil(support / cell));
   const int i_lo = std::max(ic - radius, 0), i_hi = std::min(ic + radius, w.nx - 1);
   const int j_lo = std::max(jc - radius, 0), j_hi = std::min(jc + radius, w.ny - 1);
   const std::size_t box =
       static_cast<std::size_t>(i_hi - i_lo + 1) * static_cast<std::size_t>(j_hi - j_lo + 1);
-  if (out.size() < std::max<std::size_t>(box, static_cast<std::size_t>(n_c))) {
-    out.resize(std::max<std::size_t>(box, static_cast<std::size_t>(n_c)));
+  const std::size_t capacity = std::max<std::size_t>(box, static_cast<std::size_t>(n_c));
+  if (field.node.size() < capacity) {
+    for (auto* v :
+         {&field.deposit, &field.qx, &field.qy, &field.qz, &field.flow_norm, &field.depth})
+      v->resize(capacity);
+    field.node.resize(capacity);
   }
+  std::uint32_t* node_out = field.node.data();
+  double* deposit_out = field.deposit.data();
+  double* qx_out = field.qx.data();
+  double* qy_out = field.qy.data();
+  double* qz_out = field.qz.data();
+  double* flow_out = field.flow_norm.data();
+  double* depth_out = field.depth.data();
+  field.j_lo = j_lo;
+  field.rows = j_hi - j_lo + 1;
+  field.row_begin.resize(static_cast<std::size_t>(field.rows) + 1);
+  field.by_row = true;
   std::size_t used = 0;
   const double n_c_d = static_cast<double>(n_c);
   const double inv_spacing = 1.0 / spacing;
+  const double support_cells2 = (support / cell) * (support / cell);
+  const double half_cell = 0.5 * cell;
+  const ChordTable* chords = set.chords.data();
+  const std::uint8_t* sector_empty = set.sector_empty.data();
+  const double* distance = offsets.distance_m.data();
+  const double* angle = offsets.angle_rad.data();
   double total = 0.0;
   for (int j = j_lo; j <= j_hi; ++j) {
+    field.row_begin[static_cast<std::size_t>(j - j_lo)] = static_cast<std::uint32_t>(used);
+    // The disc's half chord in this row, one node wider than needed: the test on r below
+    // decides, this only saves visiting nodes that are certainly outside.
+    const double dj = static_cast<double>(j - jc);
+    const int half =
+        std::min(radius, static_cast<int>(std::sqrt(std::max(support_cells2 - dj * dj, 0.0))) + 1);
+    const int i_first = std::max(i_lo, ic - half), i_last = std::min(i_hi, ic + half);
     const std::ptrdiff_t row =
         static_cast<std::ptrdiff_t>(j - jc + offsets.radius) * offsets.side + offsets.radius - ic;
-    for (int i = i_lo; i <= i_hi; ++i) {
+    const auto row_node = static_cast<std::uint32_t>(w.index(0, j));
+    for (int i = i_first; i <= i_last; ++i) {
       const auto o = static_cast<std::size_t>(row + i);
-      const double r = offsets.distance_m[o];
+      const double r = distance[o];
       if (r > support) continue;
-      double u = (offsets.angle_rad[o] - alpha_rnd) * inv_spacing;
+      double u = (angle[o] - alpha_rnd) * inv_spacing;
       u = u < 0.0 ? u + n_c_d : u;
       const int a = std::min(static_cast<int>(u), n_c - 1);
-      const double w_b = std::clamp(u - static_cast<double>(a), 0.0, 1.0);
-      const int b = a + 1 == n_c ? 0 : a + 1;
       // Between two chords that carry nothing (f_C = 0, opposed to the motion) every value is 0:
       // leaving the node out changes no sum.
-      if (set.direction[static_cast<std::size_t>(a)] == 0.0 &&
-          set.direction[static_cast<std::size_t>(b)] == 0.0) {
-        continue;
-      }
-      const double l_a = set.length[static_cast<std::size_t>(a)];
-      const double l_b = set.length[static_cast<std::size_t>(b)];
-      const double r_max = (1.0 - w_b) * l_a + w_b * l_b;
-      if (r > r_max + 0.5 * cell || r > reach_m) continue;
+      if (sector_empty[a]) continue;
+      const double w_b = std::clamp(u - static_cast<double>(a), 0.0, 1.0);
+      const int b = a + 1 == n_c ? 0 : a + 1;
+      const ChordTable& chord_a = chords[a];
+      const ChordTable& chord_b = chords[b];
+      const double r_max = (1.0 - w_b) * chord_a.length + w_b * chord_b.length;
+      if (r > r_max + half_cell) continue;
       const double rho = r_max > 0.0 ? std::min(r / r_max, 1.0) : 0.0;
       TableValue s{0, 0, 0, 0, 0, 0};
-      accumulate_sample(set, a, rho, 1.0 - w_b, s);
-      accumulate_sample(set, b, rho, w_b, s);
-      Contribution& c = out[used++];
-      c.node = static_cast<std::uint32_t>(w.index(i, j));
-      c.deposit = s.deposit;
-      const double t_norm = std::sqrt(s.tx * s.tx + s.ty * s.ty + s.tz * s.tz);
-      const double q = t_norm > 0.0 ? s.flow / t_norm : 0.0;
-      c.flow = Vec3(s.tx * q, s.ty * q, s.tz * q);
-      c.flow_norm = t_norm > 0.0 ? s.flow : 0.0;
-      c.depth = s.depth;
-      total += c.deposit;
+      accumulate_sample(chord_a, rho, 1.0 - w_b, s);
+      accumulate_sample(chord_b, rho, w_b, s);
+      node_out[used] = row_node + static_cast<std::uint32_t>(i);
+      deposit_out[used] = s.deposit;
+      qx_out[used] = s.tx;
+      qy_out[used] = s.ty;
+      qz_out[used] = s.tz;
+      flow_out[used] = s.flow;
+      depth_out[used] = s.depth;
+      ++used;
+      total += s.deposit;
     }
+  }
+  field.row_begin[static_cast<std::size_t>(field.rows)] = static_cast<std::uint32_t>(used);
+
+  // Eq. 20-21 on the grid: Q = s_delta t_delta / |t_delta|. Kept out of the loop above, whose
+  // latency it would lengthen (a square root and a division); this loop vectorises.
+  for (std::size_t m = 0; m < used; ++m) {
+    const double tx = qx_out[m], ty = qy_out[m], tz = qz_out[m];
+    const double t_norm = std::sqrt(tx * tx + ty * ty + tz * tz);
+    const bool has_direction = t_norm > 0.0;
+    const double q = has_direction ? flow_out[m] / t_norm : 0.0;
+    qx_out[m] = tx * q;
+    qy_out[m] = ty * q;
+    qz_out[m] = tz * q;
+    flow_out[m] = has_direction ? flow_out[m] : 0.0;
   }
 
   if (!(total > 0.0)) {
     // Degenerate field (every node that would take soil is cut off): the soil goes to the
     // chords' end nodes, by direction weight, and no flow is recorded.
+    field.by_row = false;
     used = 0;
     total = 0.0;
     for (int k = 0; k < n_c; ++k) {
-      Contribution& c = out[used++];
-      c = Contribution{};
       const auto ku = static_cast<std::size_t>(k);
-      c.node = static_cast<std::uint32_t>(w.index(ic + set.end_di[ku], jc + set.end_dj[ku]));
-      c.deposit = set.direction[ku];
-      total += c.deposit;
+      node_out[used] =
+          static_cast<std::uint32_t>(w.index(ic + set.end_di[ku], jc + set.end_dj[ku]));
+      deposit_out[used] = set.direction[ku];
+      qx_out[used] = qy_out[used] = qz_out[used] = flow_out[used] = depth_out[used] = 0.0;
+      total += deposit_out[used];
+      ++used;
     }
   }
 
-  // Eq. 22-23.
-  const double scale = w.displaced_volume_m3[origin] / total;
-  for (std::size_t k = 0; k < used; ++k) {
-    Contribution& c = out[k];
-    c.deposit *= scale;
-    c.flow *= scale;
-    c.flow_norm *= scale;
+  // Eq. 22-23, applied as the superposition adds the field.
+  field.scale = w.displaced_volume_m3[origin] / total;
+  field.used = used;
+}
+
+/// Adds field's contributions to window rows [row_begin, row_end) of the sums (eq. 24-25 and
+/// the sums of eq. 27), scaled by the field's eq. 22-23 factor.
+void superpose_rows(const Field& field, int row_begin, int row_end, std::size_t nx, FlowWindow& w,
+                    double* depth_times_flow, double* flow_magnitude) {
+  std::size_t m_begin = 0, m_end = 0;
+  if (field.by_row) {
+    const int r0 = std::max(row_begin, field.j_lo) - field.j_lo;
+    const int r1 = std::min(row_end, field.j_lo + field.rows) - field.j_lo;
+    if (r0 >= r1) return;
+    m_begin = field.row_begin[static_cast<std::size_t>(r0)];
+    m_end = field.row_begin[static_cast<std::size_t>(r1)];
+  } else {
+    m_end = field.used;
   }
-  return used;
+  const std::size_t node_lo = static_cast<std::size_t>(row_begin) * nx;
+  const std::size_t node_hi = static_cast<std::size_t>(row_end) * nx;
+  const double scale = field.scale;
+  double* deposited = w.deposited_volume_m3.data();
+  double* flow = w.volumetric_flow_W.data()->data();  // Vec3 is three packed doubles
+  for (std::size_t m = m_begin; m < m_end; ++m) {
+    const std::uint32_t k = field.node[m];
+    if (!field.by_row && (k < node_lo || k >= node_hi)) continue;
+    const double flow_norm = field.flow_norm[m] * scale;
+    deposited[k] += field.deposit[m] * scale;
+    flow[3 * std::size_t{k}] += field.qx[m] * scale;
+    flow[3 * std::size_t{k} + 1] += field.qy[m] * scale;
+    flow[3 * std::size_t{k} + 2] += field.qz[m] * scale;
+    depth_times_flow[k] += field.depth[m] * flow_norm;
+    flow_magnitude[k] += flow_norm;
+  }
 }
 
 }  // namespace
@@ -332,10 +430,11 @@ double flow_reach_m(const FlowParameters& params, double max_flow_depth_m) {
 void flow_by_local_fields(const FlowParameters& params, double dt_s, FlowWindow& window) {
   validate(params, dt_s, window);
   const std::size_t n = window.size();
-  window.deposited_volume_m3.assign(n, 0.0);
-  window.volumetric_flow_W.assign(n, Vec3::Zero());
-  window.flow_depth_m.assign(n, 0.0);
-  window.flow_velocity_W.assign(n, Vec3::Zero());
+  // Every output is written below, band by band.
+  window.deposited_volume_m3.resize(n);
+  window.volumetric_flow_W.resize(n);
+  window.flow_depth_m.resize(n);
+  window.flow_velocity_W.resize(n);
 
   thread_local Workspace ws;
   ws.sources.clear();
@@ -344,7 +443,6 @@ void flow_by_local_fields(const FlowParameters& params, double dt_s, FlowWindow&
   }
   const int sources = static_cast<int>(ws.sources.size());
   if (ws.fields.size() < ws.sources.size()) ws.fields.resize(ws.sources.size());
-  ws.field_sizes.assign(ws.sources.size(), 0);
   const double reach_m = flow_reach_m(params, params.max_flow_depth_m);
   ws.offsets.build(window.cell_size_m,
                    static_cast<int>(std::ceil(reach_m / window.cell_size_m)) + 1);
@@ -352,48 +450,63 @@ void flow_by_local_fields(const FlowParameters& params, double dt_s, FlowWindow&
 
   // Each local field on its own (assumptions 1-2: it depends on its node's state and the
   // previous states of the others only).
-  std::vector<std::vector<Contribution>>& fields = ws.fields;
-  std::vector<std::size_t>& field_sizes = ws.field_sizes;
+  std::vector<Field>& fields = ws.fields;
   const std::vector<std::uint32_t>& source_nodes = ws.sources;
 #pragma omp parallel for schedule(dynamic, 1) if (sources > 1)
   for (int s = 0; s < sources; ++s) {
     thread_local ChordSet set;
     const auto k = static_cast<int>(source_nodes[static_cast<std::size_t>(s)]);
-    field_sizes[static_cast<std::size_t>(s)] =
-        local_field(params, window, reach_m, offsets, k % window.nx, k / window.nx, set,
-                    fields[static_cast<std::size_t>(s)]);
+    local_field(params, window, reach_m, offsets, k % window.nx, k / window.nx, set,
+                fields[static_cast<std::size_t>(s)]);
   }
 
-  // Superposition in node order (eq. 24-25 and the sums of eq. 27).
-  ws.depth_times_flow.assign(n, 0.0);
-  ws.flow_magnitude.assign(n, 0.0);
-  for (int s = 0; s < sources; ++s) {
-    const std::vector<Contribution>& field = fields[static_cast<std::size_t>(s)];
-    for (std::size_t m = 0; m < field_sizes[static_cast<std::size_t>(s)]; ++m) {
-      const Contribution& c = field[m];
-      window.deposited_volume_m3[c.node] += c.deposit;
-      window.volumetric_flow_W[c.node] += c.flow;
-      ws.depth_times_flow[c.node] += c.depth * c.flow_norm;
-      ws.flow_magnitude[c.node] += c.flow_norm;
-    }
-  }
-
-  // Eq. 27-29 per node.
+  // Superposition (eq. 24-25 and the sums of eq. 27) and eq. 27-29, each thread on its own band
+  // of rows, walking the fields in node order (bit-identical for any thread count).
+  ws.depth_times_flow.resize(n);
+  ws.flow_magnitude.resize(n);
+  double* depth_times_flow = ws.depth_times_flow.data();
+  double* flow_magnitude = ws.flow_magnitude.data();
+  const auto nx = static_cast<std::size_t>(window.nx);
   const double dx = window.cell_size_m, dy = window.cell_size_m;
-  for (std::size_t k = 0; k < n; ++k) {
-    const double q_sum = ws.flow_magnitude[k];
-    if (!(q_sum > 0.0)) continue;
-    const double h = ws.depth_times_flow[k] / q_sum;
-    window.flow_depth_m[k] = h;
-    const Vec3& q = window.volumetric_flow_W[k];
-    const double q_norm = q.norm();
-    if (!(q_norm > 0.0)) continue;
-    // Eq. 28 (reconstructed): the cross-section of the dx x dy x h cell perpendicular to the
-    // flow direction n, taken as the norm of the face-area vector (dy h n_x, dx h n_y, dx dy n_z);
-    // exact for flow along an axis (dy h for flow along x, dx dy for vertical flow).
-    const Vec3 dir = q / q_norm;
-    const double area = Vec3(dy * h * dir.x(), dx * h * dir.y(), dx * dy * dir.z()).norm();
-    if (area > 0.0) window.flow_velocity_W[k] = q / (area * dt_s);  // eq. 29
+#pragma omp parallel if (sources > 0 && n >= 1024)
+  {
+    const int threads = omp_get_num_threads(), thread = omp_get_thread_num();
+    const int row_begin = static_cast<int>(static_cast<long long>(window.ny) * thread / threads);
+    const int row_end =
+        static_cast<int>(static_cast<long long>(window.ny) * (thread + 1) / threads);
+    const std::size_t k_begin = static_cast<std::size_t>(row_begin) * nx;
+    const std::size_t k_end = static_cast<std::size_t>(row_end) * nx;
+    std::fill(window.deposited_volume_m3.begin() + static_cast<std::ptrdiff_t>(k_begin),
+              window.deposited_volume_m3.begin() + static_cast<std::ptrdiff_t>(k_end), 0.0);
+    std::fill(window.volumetric_flow_W.begin() + static_cast<std::ptrdiff_t>(k_begin),
+              window.volumetric_flow_W.begin() + static_cast<std::ptrdiff_t>(k_end), Vec3::Zero());
+    std::fill(window.flow_depth_m.begin() + static_cast<std::ptrdiff_t>(k_begin),
+              window.flow_depth_m.begin() + static_cast<std::ptrdiff_t>(k_end), 0.0);
+    std::fill(window.flow_velocity_W.begin() + static_cast<std::ptrdiff_t>(k_begin),
+              window.flow_velocity_W.begin() + static_cast<std::ptrdiff_t>(k_end), Vec3::Zero());
+    std::fill(depth_times_flow + k_begin, depth_times_flow + k_end, 0.0);
+    std::fill(flow_magnitude + k_begin, flow_magnitude + k_end, 0.0);
+    for (int s = 0; s < sources; ++s) {
+      superpose_rows(fields[static_cast<std::size_t>(s)], row_begin, row_end, nx, window,
+                     depth_times_flow, flow_magnitude);
+    }
+
+    // Eq. 27-29 per node.
+    for (std::size_t k = k_begin; k < k_end; ++k) {
+      const double q_sum = flow_magnitude[k];
+      if (!(q_sum > 0.0)) continue;
+      const double h = depth_times_flow[k] / q_sum;
+      window.flow_depth_m[k] = h;
+      const Vec3& q = window.volumetric_flow_W[k];
+      const double q_norm = q.norm();
+      if (!(q_norm > 0.0)) continue;
+      // Eq. 28 (reconstructed): the cross-section of the dx x dy x h cell perpendicular to the
+      // flow direction n, taken as the norm of the face-area vector (dy h n_x, dx h n_y,
+      // dx dy n_z); exact for flow along an axis (dy h for flow along x, dx dy for vertical flow).
+      const Vec3 dir = q / q_norm;
+      const double area = Vec3(dy * h * dir.x(), dx * h * dir.y(), dx * dy * dir.z()).norm();
+      if (area > 0.0) window.flow_velocity_W[k] = q / (area * dt_s);  // eq. 29
+    }
   }
 }
 
