@@ -63,8 +63,10 @@ struct ChordSet {
   std::vector<ChordValue> values;
   std::vector<int> table_begin, table_size;  ///< chord k's table: M = table_size[k] intervals
   std::vector<TableValue> table;
-  std::vector<ChordTable> chords;          ///< what the interpolation reads per chord
-  std::vector<std::uint8_t> sector_empty;  ///< 1 where chords k and k + 1 both have f_C = 0
+  std::vector<ChordTable> chords;        ///< what the interpolation reads per chord
+  std::vector<int> sector_empty;         ///< 1 where chords k and k + 1 both have f_C = 0
+  std::vector<int> row_a, row_in_field;  ///< per node of a row: chord a, whether in the field
+  std::vector<double> row_w_b, row_rho;  ///< per node of a row: weight of chord b, rho
 };
 
 /// One displacing node's field on the grid, as what it adds to each grid node it covers
@@ -300,7 +302,15 @@ void local_field(const FlowParameters& p, const FlowWindow& w, double reach_m,
   const double support_cells2 = (support / cell) * (support / cell);
   const double half_cell = 0.5 * cell;
   const ChordTable* chords = set.chords.data();
-  const std::uint8_t* sector_empty = set.sector_empty.data();
+  const int* sector_empty = set.sector_empty.data();
+  const double* length = set.length.data();
+  for (auto* v : {&set.row_a, &set.row_in_field})
+    v->resize(static_cast<std::size_t>(2 * radius + 1));
+  for (auto* v : {&set.row_w_b, &set.row_rho}) v->resize(static_cast<std::size_t>(2 * radius + 1));
+  int* row_a = set.row_a.data();
+  int* in_field = set.row_in_field.data();
+  double* row_w_b = set.row_w_b.data();
+  double* row_rho = set.row_rho.data();
   const double* distance = offsets.distance_m.data();
   const double* angle = offsets.angle_rad.data();
   double total = 0.0;
@@ -315,27 +325,38 @@ void local_field(const FlowParameters& p, const FlowWindow& w, double reach_m,
     const std::ptrdiff_t row =
         static_cast<std::ptrdiff_t>(j - jc + offsets.radius) * offsets.side + offsets.radius - ic;
     const auto row_node = static_cast<std::uint32_t>(w.index(0, j));
-    for (int i = i_first; i <= i_last; ++i) {
-      const auto o = static_cast<std::size_t>(row + i);
-      const double r = distance[o];
-      if (r > support) continue;
-      double u = (angle[o] - alpha_rnd) * inv_spacing;
+    // Pass 1 over the row, without branches (it vectorises): where each node lies between the
+    // chords (a, w_b), its relative distance rho, and whether it is in the field.
+    const int count = i_last - i_first + 1;
+    const double* row_distance = distance + (row + i_first);
+    const double* row_angle = angle + (row + i_first);
+#pragma omp simd
+    for (int n = 0; n < count; ++n) {
+      const double r = row_distance[n];
+      double u = (row_angle[n] - alpha_rnd) * inv_spacing;
       u = u < 0.0 ? u + n_c_d : u;
       const int a = std::min(static_cast<int>(u), n_c - 1);
-      // Between two chords that carry nothing (f_C = 0, opposed to the motion) every value is 0:
-      // leaving the node out changes no sum.
-      if (sector_empty[a]) continue;
       const double w_b = std::clamp(u - static_cast<double>(a), 0.0, 1.0);
       const int b = a + 1 == n_c ? 0 : a + 1;
-      const ChordTable& chord_a = chords[a];
-      const ChordTable& chord_b = chords[b];
-      const double r_max = (1.0 - w_b) * chord_a.length + w_b * chord_b.length;
-      if (r > r_max + half_cell) continue;
-      const double rho = r_max > 0.0 ? std::min(r / r_max, 1.0) : 0.0;
+      const double r_max = (1.0 - w_b) * length[a] + w_b * length[b];
+      // Between two chords that carry nothing (f_C = 0, opposed to the motion) every value is 0:
+      // leaving the node out changes no sum.
+      in_field[n] = static_cast<int>(!(r > support)) & static_cast<int>(!(r > r_max + half_cell)) &
+                    (1 - sector_empty[a]);
+      row_a[n] = a;
+      row_w_b[n] = w_b;
+      row_rho[n] = r_max > 0.0 ? std::min(r / r_max, 1.0) : 0.0;
+    }
+    // Pass 2: the nodes in the field sample both chords.
+    for (int n = 0; n < count; ++n) {
+      if (!in_field[n]) continue;
+      const int a = row_a[n];
+      const int b = a + 1 == n_c ? 0 : a + 1;
+      const double w_b = row_w_b[n], rho = row_rho[n];
       TableValue s{0, 0, 0, 0, 0, 0};
-      accumulate_sample(chord_a, rho, 1.0 - w_b, s);
-      accumulate_sample(chord_b, rho, w_b, s);
-      node_out[used] = row_node + static_cast<std::uint32_t>(i);
+      accumulate_sample(chords[a], rho, 1.0 - w_b, s);
+      accumulate_sample(chords[b], rho, w_b, s);
+      node_out[used] = row_node + static_cast<std::uint32_t>(i_first + n);
       deposit_out[used] = s.deposit;
       qx_out[used] = s.tx;
       qy_out[used] = s.ty;
