@@ -311,6 +311,21 @@ TEST(SoilFlow, BitIdenticalForOneAndTwoThreads) {
   expect_bit_identical(one, two);
 }
 
+TEST(SoilFlow, BitIdenticalWhenRowBandsSplitUnevenly) {
+  // The superposition gives each thread a band of rows; 31 rows over 3 threads gives bands of
+  // 10, 10 and 11 rows, with fields straddling the band edges.
+  const int threads = omp_get_max_threads();
+  FlowParameters p;
+  FlowWindow one = random_window(7, 41, 31);
+  FlowWindow three = one;
+  omp_set_num_threads(1);
+  flow_by_local_fields(p, 1e-3, one);
+  omp_set_num_threads(3);
+  flow_by_local_fields(p, 1e-3, three);
+  omp_set_num_threads(threads);
+  expect_bit_identical(one, three);
+}
+
 TEST(SoilFlow, IndependentOfTheWindowOrigin) {
   // The same global nodes in two windows with different origins and extents.
   FlowParameters p;
