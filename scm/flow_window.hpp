@@ -22,6 +22,12 @@ struct FlowParameters {
   double psi_distance = 2.0;  ///< Psi_Distance: deposit non-linearity along a chord (eq. 18)
   double friction_angle_rad = 0.5;  ///< phi, for the Rankine active/passive angles (eq. 9-11)
   std::uint64_t seed = 1;           ///< seed of the chord set's random rotation alpha_RND
+  /// D_max: deepest a failure surface may run below the local surface [m]. The paper has no such
+  /// limit; talus adds it (the soil layer that can fail) so that a chord under a long loaded
+  /// patch, which eq. 12-16 steer downward without end, stays bounded. It also sets the hard cap
+  /// on a chord's length, flow_reach_m(params, max_flow_depth_m) (scm/soil_flow.hpp): the step
+  /// grows its window by that much around the contact patches. See docs/soil_flow.md.
+  double max_flow_depth_m = 0.1;
 };
 
 /// A dense, row-major rectangle of grid nodes: node (i, j) of the window is global node

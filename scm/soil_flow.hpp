@@ -8,13 +8,18 @@
 namespace talus::scm {
 
 /// Fills window's outputs (deposited_volume_m3, volumetric_flow_W, flow_depth_m,
-/// flow_velocity_W) from its inputs. dt_s [s] is the step (eq. 29). Volume is conserved:
+/// flow_velocity_W) from its inputs (height_m, displaced_volume_m3, in_contact,
+/// contact_velocity_W, previous_flow_velocity_W, i0/j0, cell_size_m). dt_s [s] is the step (eq.
+/// 29). Bit-identical for any OpenMP thread count. Throws std::invalid_argument on non-physical
+/// parameters, dt_s <= 0 or arrays not sized nx * ny. Volume is conserved:
 /// the deposits sum to the displaced volume; soil whose chord would leave the window is deposited
 /// on the chord's last node inside it.
 void flow_by_local_fields(const FlowParameters& params, double dt_s, FlowWindow& window);
 
-/// How far [m] from a displacing node its flow field can reach when the flow depth at the node is
-/// at most max_flow_depth_m; the step grows its window by this much around the contact patches.
+/// How far [m] from a displacing node its flow field can reach when failure surfaces run at most
+/// max_flow_depth_m below the surface: D (cot gamma_a + 2 cot gamma_p), a hard cap that the chord
+/// construction enforces. The step grows its window by
+/// flow_reach_m(params, params.max_flow_depth_m) around the contact patches (docs/soil_flow.md).
 double flow_reach_m(const FlowParameters& params, double max_flow_depth_m);
 
 }  // namespace talus::scm

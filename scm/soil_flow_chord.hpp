@@ -1,0 +1,66 @@
+#pragma once
+// One chord of a local flow field (paper 002 §3.1, eq. 3-21): the 2D path along which soil that a
+// displacing node pushed away fails and flows in one horizontal direction. scm/soil_flow.cpp
+// builds n_C of them per displacing node, interpolates them onto the grid (Fig. 5) and superposes
+// the fields (eq. 22-29). Kept apart so that a chord can be checked against a hand computation.
+//
+// Conventions: e_C(alpha) = (sin alpha, cos alpha, 0) (eq. 4), so alpha is measured from +y
+// towards +x. A chord's failure surface is stored as an elevation h_s [m] (eq. 7: it starts at
+// the displacing node's surface and moves by d_s tan(gamma) per node, negative gamma = down);
+// its flow depth at a node is the surface height there minus h_s.
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "core/pose.hpp"
+#include "scm/flow_window.hpp"
+
+namespace talus::scm {
+
+/// gamma_a = pi/4 + phi/2, the inclination of RANKINE's active sliding surfaces (eq. 9).
+double rankine_active_angle(double friction_angle_rad);
+/// gamma_p = pi/4 - phi/2, the inclination of RANKINE's passive sliding surfaces (eq. 13).
+double rankine_passive_angle(double friction_angle_rad);
+
+/// alpha_RND in [0, 2 pi / n_C): the random rotation of node (gi, gj)'s chord set (eq. 3),
+/// a hash of the seed and the node's global index, so it depends neither on the thread count nor
+/// on where a window starts. (Rotating by more than one chord spacing gives the same set.)
+double chord_set_rotation(std::uint64_t seed, int chord_count, long long gi, long long gj);
+
+/// e_C (eq. 4).
+inline Vec3 chord_direction(double alpha_rad) {
+  return {std::sin(alpha_rad), std::cos(alpha_rad), 0.0};
+}
+
+/// f_C (eq. 17, reconstructed denominator |v|^2, see docs/soil_flow.md): how much of the
+/// displaced soil goes along chord direction e_C when the contact moves with v_c. 1 along v_c's
+/// horizontal part or for a purely vertical v_c, 0 perpendicular to or against it;
+/// psi_angle sharpens the transition. For v_c = 0 every direction is equal: 1.
+double chord_direction_weight(const Vec3& contact_velocity_W, const Vec3& e_C, double psi_angle);
+
+/// One node i_s of a chord: grid offset from the displacing node and the chord's state there.
+struct ChordNode {
+  int di = 0;                 ///< offset along x [nodes]
+  int dj = 0;                 ///< offset along y [nodes]
+  double distance_m = 0.0;    ///< l_s: horizontal distance along the chord (eq. 5-6)
+  double failure_z_m = 0.0;   ///< h_s: elevation of the failure surface (eq. 7)
+  double shear_length_m = 0;  ///< s_s: length along the failure surface (eq. 8)
+  double angle_rad = 0.0;     ///< gamma_s: propagation angle, positive = upward (eq. 11, 16)
+  double sin_angle = 0.0;     ///< sin(gamma_s)
+  double cos_angle = 1.0;     ///< cos(gamma_s)
+  double flow_depth_m = 0.0;  ///< surface height minus h_s, clamped to [0, max_flow_depth_m]
+};
+
+/// Builds the chord of direction alpha_rad from window node (ic, jc) into nodes (cleared; its
+/// capacity is reused). nodes[0] is the displacing node itself. The chord steps one node along
+/// its dominant axis at a time, to the node nearest the ray (so d_s of eq. 5 is the projection of
+/// the actual step). It ends at the first node where the failure surface is above the surface
+/// (the flow reached it), or on the last node before it would leave the window or exceed reach_m
+/// (Euclidean distance from the displacing node), whichever comes first. The initial angle comes
+/// from the contact velocity at (ic, jc) (eq. 10-11); the angle at each further node blends the
+/// previous one with the load- and flow-dependent RANKINE angle (eq. 12-16).
+void build_chord(const FlowParameters& params, const FlowWindow& window, int ic, int jc,
+                 double alpha_rad, double reach_m, std::vector<ChordNode>& nodes);
+
+}  // namespace talus::scm
