@@ -176,14 +176,16 @@ ScmStepReport step(const ScmModel& m, ScmState& state, double dt_s,
   if (contact_box.empty()) return report;
 
   // 3. Deformation (§3.1): a dense window around the contact patches, grown by the reach of the
-  // flow fields or by the border path's margin; the method fills the window's outputs.
+  // flow fields (their hard cap: flow_reach_m at the deepest failure surface the fields allow,
+  // FlowParameters::max_flow_depth_m) or by the border path's margin; the method fills the
+  // window's outputs.
   // The border path's margin also leaves room for the berm to erode: a slope of relief dz (the
   // contact block's highest minus lowest node) reaches about dz / tan(repose) at the angle of
   // repose (window edges are closed walls for the erosion).
   const int margin =
       m.method == FlowMethod::Fields
           ? static_cast<int>(
-                std::ceil(flow_reach_m(m.flow, report.max_flow_depth_m) / m.cell_size_m)) +
+                std::ceil(flow_reach_m(m.flow, m.flow.max_flow_depth_m) / m.cell_size_m)) +
                 2
           : m.border_margin_nodes +
                 static_cast<int>(std::ceil((highest - lowest) / std::tan(m.soil.repose_angle_rad) /
