@@ -16,6 +16,7 @@
 #include "core/plot.hpp"
 #include "core/units.hpp"
 #include "scm/scm_scenario.hpp"
+#include "scm/wong_reece.hpp"
 
 namespace talus::scm {
 
@@ -286,30 +287,62 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
          {"drawbar_pull_change_n", second.mean_drawbar_pull_n - first.mean_drawbar_pull_n},
          {"storage", storage_summary(state)}};
   } else {
-    CsvWriter csv(out.path("slip_sweep.csv"), {"slip", "drawbar_pull_n", "torque_nm", "sinkage_m"});
-    std::vector<double> slip, dp, tq, z;
+    // The Wong-Reece rigid-wheel model on the same soil, wheel and load is the analytic
+    // reference (scm/wong_reece.hpp, docs/wong_reece.md); it has no soil transport, so the two
+    // are expected to part where SCM's slip sinkage grows.
+    WongReeceSoil wr_soil;
+    wr_soil.kc = m.soil.kc;
+    wr_soil.kphi = m.soil.kphi;
+    wr_soil.n = m.soil.exponent_n;
+    wr_soil.cohesion_Pa = m.soil.cohesion_pa;
+    wr_soil.friction_angle_rad = m.soil.friction_angle_rad;
+    wr_soil.shear_modulus_m = m.soil.janosi_shear_modulus_m;
+    WongReeceWheel wr_wheel;
+    wr_wheel.radius_m = w.radius_m;
+    wr_wheel.width_m = w.width_m;
+    wr_wheel.load_N = w.load_n;
+    CsvWriter csv(out.path("slip_sweep.csv"),
+                  {"slip", "drawbar_pull_n", "torque_nm", "sinkage_m", "wong_reece_drawbar_pull_n",
+                   "wong_reece_torque_nm", "wong_reece_sinkage_m"});
+    std::vector<double> slip, dp, tq, z, wr_dp, wr_tq, wr_z;
     nlohmann::json rows = nlohmann::json::array();
     for (double s : sc.slips) {
       WheelTest t = w;
       t.slip = s;
       ScmState state(m);
       const WheelResult r = run_wheel(m, state, t, surface, tick);
-      csv.write_row({s, r.mean_drawbar_pull_n, r.mean_torque_nm, r.mean_sinkage_m});
+      const WongReeceResult wr = wong_reece_at_slip(wr_wheel, wr_soil, s);
+      csv.write_row({s, r.mean_drawbar_pull_n, r.mean_torque_nm, r.mean_sinkage_m,
+                     wr.drawbar_pull_N, wr.torque_Nm, wr.sinkage_m});
       slip.push_back(s);
       dp.push_back(r.mean_drawbar_pull_n);
       tq.push_back(r.mean_torque_nm);
       z.push_back(1e3 * r.mean_sinkage_m);
+      wr_dp.push_back(wr.drawbar_pull_N);
+      wr_tq.push_back(wr.torque_Nm);
+      wr_z.push_back(1e3 * wr.sinkage_m);
       nlohmann::json row = wheel_json(r);
       row["slip"] = s;
+      row["wong_reece"] = {{"drawbar_pull_n", wr.drawbar_pull_N},
+                           {"torque_nm", wr.torque_Nm},
+                           {"sinkage_m", wr.sinkage_m}};
       rows.push_back(row);
     }
     csv.close();
     PlotSpec p;
-    p.title = sc.name + ": SCM wheel against slip";
+    p.title = sc.name + ": SCM (markers) and Wong-Reece (thin lines)";
     p.x_label = "slip [-]";
     p.y_label = "N, N m, mm";
-    p.series = {series("drawbar pull [N]", slip, dp, true), series("torque [N m]", slip, tq, true),
-                series("sinkage [mm]", slip, z, true)};
+    const Rgb colours[3] = {Rgb{31, 119, 180}, Rgb{214, 39, 40}, Rgb{44, 160, 44}};
+    p.series = {series("SCM drawbar pull [N]", slip, dp, true),
+                series("SCM torque [N m]", slip, tq, true),
+                series("SCM sinkage [mm]", slip, z, true), series("Wong-Reece", slip, wr_dp),
+                series("", slip, wr_tq), series("", slip, wr_z)};
+    for (int k = 0; k < 3; ++k) {
+      p.series[static_cast<std::size_t>(k)].colour = colours[k];
+      p.series[static_cast<std::size_t>(k) + 3].colour = colours[k];
+      p.series[static_cast<std::size_t>(k) + 3].line_width_px = 1;
+    }
     write_png(out.path("slip_sweep.png"), plot_lines(p));
     j = {{"sweep", rows}};
   }
