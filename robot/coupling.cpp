@@ -66,7 +66,8 @@ Shape shape_of_geom(const MujocoModel& robot, int geom_id) {
       return BoxShape{Vec3(size[0], size[1], size[2])};
     default:
       throw RobotError(fmt::format(
-          "{}: {} is a {}, which talus cannot take from MuJoCo (sphere, capsule, cylinder and box "
+          "{}: {} has type {}, which talus cannot take from MuJoCo (sphere, capsule, cylinder and "
+          "box "
           "can); give the coupling entry an explicit shape",
           robot.file().string(), geom_label(robot, geom_id), geom_kind(m->geom_type[geom_id])));
   }
