@@ -22,6 +22,9 @@
 #include "shaping/trench_planner.hpp"
 
 namespace py = pybind11;
+
+void bind_robot(py::module_& m);  // python/bind_robot.cpp
+
 using namespace talus;
 using namespace talus::shaping;
 using namespace talus::python;
@@ -126,6 +129,8 @@ PYBIND11_MODULE(_talus, m) {
   m.def(
       "twist_at", [](const Driver& d, double t) { return twist_at(d, t); }, py::arg("driver"),
       py::arg("t_s"));
+
+  bind_robot(m);
 
   // ---------------------------------------------------------------- heightmap and erosion
   py::enum_<Connectivity>(m, "Connectivity")
