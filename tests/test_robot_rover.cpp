@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "robot/coupled_sim.hpp"
+#include "robot/drive_telemetry.hpp"
 #include "robot_spring_ground.hpp"
 #include "robot_test_paths.hpp"
 
@@ -29,7 +30,10 @@ SpringGroundParams stiff_ground() {
   p.stiffness_n_per_m = 2e5;
   p.damping_n_s_per_m = 2.0 * 0.3 * std::sqrt(2e5 * 25.0);
   p.friction_coefficient = 0.8;
-  p.tangential_damping_n_s_per_m = 5e3;
+  // Explicit too: the wheel's spin sees a rotational damping c_t r^2 (plus the servo's kv) on its
+  // axial inertia I = 0.156 kg m^2, stable for (c_t r^2 + kv) dt / I < 2; c_t = 5e3 N s/m broke
+  // that (a chattering wheel), 1e3 N s/m keeps it at 1.0.
+  p.tangential_damping_n_s_per_m = 1e3;
   return p;
 }
 
@@ -102,6 +106,42 @@ TEST(RobotRover, DrivesForwardWhenTheWheelsTurn) {
   EXPECT_LT(vx, 0.51);
   EXPECT_GT(rover.data()->qpos[0] - x0, 0.4);
   EXPECT_LT(std::abs(rover.data()->qpos[1]), 1e-3);  // straight
+}
+
+TEST(RobotRover, RecorderReportsSinkageSlipAndDistance) {
+  MujocoModel rover = MujocoModel::load(rover_file());
+  const auto links = wheel_links(rover);
+  SpringGroundParams soft = stiff_ground();
+  soft.stiffness_n_per_m = 2e4;  // sinks 100 kg g / (4 k) = 12 mm
+  soft.damping_n_s_per_m = 2.0 * 0.5 * std::sqrt(2e4 * 25.0);
+  SpringGroundTier ground(tier_bodies(links), soft);
+  CoupledSim sim(rover, links, ground, 1);
+  DriveRecorder recorder(rover, "chassis", links, kWheels, [](double, double) { return 0.0; });
+  EXPECT_DOUBLE_EQ(recorder.wheel_radius_m(), 0.25);
+  for (int i = 0; i < 1500; ++i) sim.step();  // sinks and settles
+  const DriveSample rest = recorder.sample(rover);
+  for (const double z : rest.sinkage_m) EXPECT_NEAR(z, 100.0 * 9.81 / (4 * 2e4), 2e-4);
+  EXPECT_EQ(rest.slip, 0.0);  // wheels at rest: no slip
+  EXPECT_EQ(rest.distance_m, 0.0);
+  for (int a = 0; a < 4; ++a) rover.data()->ctrl[a] = 2.0;
+  // A 100 N drag on the chassis (its xfrc_applied row is the user's: the coupling only writes the
+  // coupled bodies' rows). The wheels then slide by F / (4 c_t) = 0.025 m/s under the friction's
+  // regularisation: slip 0.025 / (omega r) = 0.052 at the wheels' 1.9375 rad/s.
+  const int chassis = rover.body_id("chassis");
+  rover.data()->xfrc_applied[6 * chassis] = -100.0;
+  const double x0 = rover.data()->qpos[0];
+  for (int i = 0; i < 1000; ++i) {
+    sim.step();
+    if (i % 10 == 0) recorder.sample(rover);
+  }
+  const DriveSample s = recorder.sample(rover);
+  EXPECT_NEAR(s.distance_m, rover.data()->qpos[0] - x0, 1e-3);
+  // The servos lag by their torque over kv: 100 N x 0.25 m / 4 wheels / 100 N m s = 0.0625 rad/s.
+  EXPECT_NEAR(s.wheel_speed_rad_per_s, 2.0 - 0.0625, 1e-3);
+  EXPECT_NEAR(s.slip, 1.0 - rover.data()->qvel[0] / (s.wheel_speed_rad_per_s * 0.25), 1e-5);
+  EXPECT_NEAR(s.slip, 0.025 / (1.9375 * 0.25), 1e-3);
+  EXPECT_THROW(DriveRecorder(rover, "wheel_fl", links, kWheels, {}), RobotError);
+  EXPECT_THROW(DriveRecorder(rover, "chassis", links, {"chassis_free"}, {}), RobotError);
 }
 
 }  // namespace
