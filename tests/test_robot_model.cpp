@@ -23,6 +23,29 @@ TEST(RobotModel, LoadsMjcfWithNamesAndMass) {
   EXPECT_DOUBLE_EQ(robot.time_step_s(), 0.001);
 }
 
+TEST(RobotModel, LoadsUrdfAndCouplesItsCylinder) {
+  MujocoModel robot = MujocoModel::load(robot_data("wheel.urdf"));
+  // The base has no joint to the world, so MuJoCo's URDF import fuses it into the world body:
+  // asking for it lists the bodies that survived.
+  const auto bodies = robot.body_names();
+  ASSERT_EQ(bodies.size(), 2u);
+  EXPECT_EQ(bodies[1], "wheel");
+  EXPECT_TRUE(contains(robot_error_of([&] { robot.body_id("base"); }), "are: world, wheel"));
+  EXPECT_EQ(robot.joint_names(), (std::vector<std::string>{"axle"}));
+  EXPECT_NEAR(robot.model()->body_mass[robot.body_id("wheel")], 1.0, 1e-9);
+  const int g = robot.model()->body_geomadr[robot.body_id("wheel")];
+  EXPECT_EQ(robot.model()->geom_type[g], mjGEOM_CYLINDER);
+  EXPECT_DOUBLE_EQ(robot.model()->geom_size[3 * g], 0.1);
+  EXPECT_DOUBLE_EQ(robot.model()->geom_size[3 * g + 1], 0.025);  // half the URDF length
+}
+
+TEST(RobotModel, BadUrdfGivesMuJoCosMessageWithTheFile) {
+  const auto file = robot_data("bad_joint.urdf");
+  const std::string msg = robot_error_of([&] { MujocoModel::load(file); });
+  EXPECT_TRUE(contains(msg, file.string() + ":4: MuJoCo rejected the model"));
+  EXPECT_TRUE(contains(msg, "URDF joint parent or child missing"));
+}
+
 TEST(RobotModel, MovesKeepOwnership) {
   MujocoModel a = MujocoModel::load(robot_data("bodies.xml"));
   const mjModel* m = a.model();
