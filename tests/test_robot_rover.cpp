@@ -2,8 +2,13 @@
 #include <mujoco/mujoco.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
+#include "core/csv_writer.hpp"
 #include "robot/coupled_sim.hpp"
+#include "robot/drive_report.hpp"
 #include "robot/drive_telemetry.hpp"
 #include "robot_spring_ground.hpp"
 #include "robot_test_paths.hpp"
@@ -134,12 +139,30 @@ TEST(RobotRover, RecorderReportsSinkageSlipAndDistance) {
     sim.step();
     if (i % 10 == 0) recorder.sample(rover);
   }
-  const DriveSample s = recorder.sample(rover);
+  DriveSample s = recorder.sample(rover);
   EXPECT_NEAR(s.distance_m, rover.data()->qpos[0] - x0, 1e-3);
   // The servos lag by their torque over kv: 100 N x 0.25 m / 4 wheels / 100 N m s = 0.0625 rad/s.
   EXPECT_NEAR(s.wheel_speed_rad_per_s, 2.0 - 0.0625, 1e-3);
   EXPECT_NEAR(s.slip, 1.0 - rover.data()->qvel[0] / (s.wheel_speed_rad_per_s * 0.25), 1e-5);
   EXPECT_NEAR(s.slip, 0.025 / (1.9375 * 0.25), 1e-3);
+  // The report: one CSV row per sample, slip in [-], sinkage per wheel; two plots.
+  const auto dir = std::filesystem::temp_directory_path() / "talus_test_drive_report";
+  std::filesystem::create_directories(dir);
+  write_drive_report(dir, {rest, s}, kWheels);
+  std::ifstream csv(dir / "drive.csv");
+  std::stringstream buffer;
+  buffer << csv.rdbuf();
+  const std::string text = buffer.str();
+  EXPECT_EQ(text.substr(0, text.find('\n')),
+            "t_s,distance_m,speed_m_per_s,wheel_speed_rad_per_s,slip,sinkage_wheel_fl_m,"
+            "sinkage_wheel_fr_m,sinkage_wheel_rl_m,sinkage_wheel_rr_m");
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);
+  EXPECT_TRUE(test_support::contains(text, format_csv_number(s.slip)));
+  EXPECT_GT(std::filesystem::file_size(dir / "slip.png"), 1000u);
+  EXPECT_GT(std::filesystem::file_size(dir / "sinkage.png"), 1000u);
+  s.sinkage_m.pop_back();
+  EXPECT_THROW(write_drive_report(dir, {s}, kWheels), std::invalid_argument);
+  std::filesystem::remove_all(dir);
   EXPECT_THROW(DriveRecorder(rover, "wheel_fl", links, kWheels, {}), RobotError);
   EXPECT_THROW(DriveRecorder(rover, "chassis", links, {"chassis_free"}, {}), RobotError);
 }
