@@ -34,9 +34,8 @@ class DriveRecorder {
                 std::vector<CoupledLink> wheels, const std::vector<std::string>& wheel_joints,
                 SurfaceHeight surface_z);
 
-  /// Samples the robot's current state (needs positions current: after a step, call mj_forward
-  /// or read right after CoupledSim::step, whose last mj_step left xpos one step behind; the
-  /// recorder runs mj_kinematics itself). Accumulates the driven distance between calls.
+  /// Samples the robot's current qpos and qvel. A MuJoCo step leaves xpos one step behind qpos, so
+  /// the recorder runs mj_kinematics itself first. Accumulates the driven distance between calls.
   DriveSample sample(MujocoModel& robot);
 
   double wheel_radius_m() const { return radius_m_; }
