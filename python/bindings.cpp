@@ -25,8 +25,9 @@
 namespace py = pybind11;
 
 namespace talus::python {
-void bind_scm(py::module_& m);
+void bind_scm(py::module_& m);  // python/bind_scm.cpp
 }
+void bind_robot(py::module_& m);  // python/bind_robot.cpp
 
 using namespace talus;
 using namespace talus::shaping;
@@ -140,6 +141,8 @@ PYBIND11_MODULE(_talus, m) {
   m.def(
       "twist_at", [](const Driver& d, double t) { return twist_at(d, t); }, py::arg("driver"),
       py::arg("t_s"));
+
+  bind_robot(m);
 
   // ---------------------------------------------------------------- heightmap and erosion
   py::enum_<Connectivity>(m, "Connectivity")

@@ -1,0 +1,212 @@
+// Python bindings of robot/: load a MuJoCo robot, resolve its coupling table, couple it to a
+// ContactTier (one from C++, or one written in Python by subclassing talus.ContactTier), step,
+// read joint states (qpos, qvel, ctrl as numpy views of mjData) and the wrenches on the bodies.
+
+#include <mujoco/mujoco.h>
+#include <pybind11/eigen.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include "core/contact_tier.hpp"
+#include "python/bind_common.hpp"
+#include "robot/coupled_sim.hpp"
+#include "robot/coupling.hpp"
+#include "robot/mujoco_model.hpp"
+
+namespace py = pybind11;
+using namespace talus;
+using namespace talus::robot;
+using namespace talus::python;
+
+namespace {
+
+// A 1-D numpy view of n mjtNum owned by the model object `owner`.
+py::array_t<double> view(double* data, int n, py::handle owner) {
+  return py::array_t<double>({static_cast<py::ssize_t>(n)},
+                             {static_cast<py::ssize_t>(sizeof(double))}, data, owner);
+}
+
+// Lets Python implement a tier: bodies() -> list[CoupledBody]; step(dt_s, motions) ->
+// list[Wrench], one per body.
+class PyContactTier : public ContactTier {
+ public:
+  std::span<const CoupledBody> bodies() const override {
+    py::gil_scoped_acquire gil;
+    const py::function f = py::get_override(static_cast<const ContactTier*>(this), "bodies");
+    if (!f) throw std::runtime_error("ContactTier subclass must define bodies()");
+    bodies_ = f().cast<std::vector<CoupledBody>>();
+    return bodies_;
+  }
+  void step(double dt_s, std::span<const BodyMotion> motions, std::span<Wrench> wrenches) override {
+    py::gil_scoped_acquire gil;
+    const py::function f = py::get_override(static_cast<const ContactTier*>(this), "step");
+    if (!f) throw std::runtime_error("ContactTier subclass must define step(dt_s, motions)");
+    const auto out = f(dt_s, std::vector<BodyMotion>(motions.begin(), motions.end()))
+                         .cast<std::vector<Wrench>>();
+    if (out.size() != wrenches.size()) {
+      throw std::runtime_error("ContactTier.step returned " + std::to_string(out.size()) +
+                               " wrenches for " + std::to_string(wrenches.size()) + " bodies");
+    }
+    std::copy(out.begin(), out.end(), wrenches.begin());
+  }
+
+ private:
+  mutable std::vector<CoupledBody> bodies_;
+};
+
+// Core seam types may also be bound by another tier's file; bind each once.
+template <class T>
+bool unbound() {
+  return py::detail::get_type_info(typeid(T)) == nullptr;
+}
+
+void bind_seam_types(py::module_& m) {
+  if (unbound<Wrench>()) {
+    py::class_<Wrench>(m, "Wrench", "Force f_W [N] and torque tau_W [N m] about p_W [m], world.")
+        .def(py::init([](const Vec3& f, const Vec3& tau, const Vec3& p) {
+               return Wrench{f, tau, p};
+             }),
+             py::arg("f_W") = Vec3::Zero(), py::arg("tau_W") = Vec3::Zero(),
+             py::arg("p_W") = Vec3::Zero())
+        .def_readwrite("f_W", &Wrench::f_W)
+        .def_readwrite("tau_W", &Wrench::tau_W)
+        .def_readwrite("p_W", &Wrench::p_W)
+        .def("add_force_at", &Wrench::add_force_at, py::arg("f_W"), py::arg("p_WQ"))
+        .def("shifted_to", &Wrench::shifted_to, py::arg("p_W_new"));
+  }
+  if (unbound<BodyMotion>()) {
+    py::class_<BodyMotion>(m, "BodyMotion", "Pose X_WB (4x4) and twist V_WB of a coupled body.")
+        .def_property_readonly("X_WB", [](const BodyMotion& b) { return pose_to_matrix(b.X_WB); })
+        .def_readonly("V_WB", &BodyMotion::V_WB);
+  }
+  if (unbound<CoupledBody>()) {
+    py::class_<CoupledBody>(m, "CoupledBody", "A body as a tier sees it: name, shape, p_BR.")
+        .def(py::init([](std::string name, Shape shape, const Vec3& p_BR) {
+               return CoupledBody{std::move(name), std::move(shape), p_BR};
+             }),
+             py::arg("name"), py::arg("shape"), py::arg("p_BR") = Vec3::Zero())
+        .def_readonly("name", &CoupledBody::name)
+        .def_readonly("shape", &CoupledBody::shape)
+        .def_readonly("p_BR", &CoupledBody::p_BR);
+  }
+  if (unbound<ContactTier>()) {
+    py::class_<ContactTier, PyContactTier>(
+        m, "ContactTier",
+        "A terrain tier. Subclass it in Python with bodies() and step(dt_s, motions) -> wrenches.")
+        .def(py::init<>())
+        .def("bodies", [](const ContactTier& t) {
+          const auto b = t.bodies();
+          return std::vector<CoupledBody>(b.begin(), b.end());
+        });
+  }
+}
+
+}  // namespace
+
+void bind_robot(py::module_& m) {
+  bind_seam_types(m);
+  py::register_exception<RobotError>(m, "RobotError", PyExc_ValueError);
+
+  py::class_<MujocoModel>(m, "RobotModel", "A MuJoCo model (MJCF or URDF) with its data.")
+      .def_static("load", &MujocoModel::load, py::arg("file"))
+      .def_property_readonly("file", &MujocoModel::file)
+      .def_property_readonly("body_names", &MujocoModel::body_names)
+      .def_property_readonly("geom_names", &MujocoModel::geom_names)
+      .def_property_readonly("joint_names", &MujocoModel::joint_names)
+      .def_property_readonly("actuator_names", &MujocoModel::actuator_names)
+      .def_property_readonly("total_mass_kg", &MujocoModel::total_mass_kg)
+      .def_property("time_step_s", &MujocoModel::time_step_s, &MujocoModel::set_time_step_s)
+      .def_property_readonly("time_s", &MujocoModel::time_s)
+      .def_property_readonly("qpos",
+                             [](py::object self) {
+                               auto& r = self.cast<MujocoModel&>();
+                               return view(r.data()->qpos, r.model()->nq, self);
+                             })
+      .def_property_readonly("qvel",
+                             [](py::object self) {
+                               auto& r = self.cast<MujocoModel&>();
+                               return view(r.data()->qvel, r.model()->nv, self);
+                             })
+      .def_property_readonly("ctrl",
+                             [](py::object self) {
+                               auto& r = self.cast<MujocoModel&>();
+                               return view(r.data()->ctrl, r.model()->nu, self);
+                             })
+      .def(
+          "body_pose",
+          [](const MujocoModel& r, const std::string& name) {
+            const int b = r.body_id(name);
+            const double* p = r.data()->xpos + 3 * b;
+            const double* q = r.data()->xquat + 4 * b;
+            Pose X = Pose::Identity();
+            X.linear() = Quat(q[0], q[1], q[2], q[3]).toRotationMatrix();
+            X.translation() = Vec3(p[0], p[1], p[2]);
+            return pose_to_matrix(X);
+          },
+          py::arg("body"), "4x4 pose of the body frame in world (after forward() or a step).")
+      .def(
+          "step",
+          [](MujocoModel& r, int n) {
+            for (int i = 0; i < n; ++i) mj_step(r.model(), r.data());
+          },
+          py::arg("n") = 1, "n MuJoCo steps alone, without a tier.")
+      .def("forward", [](MujocoModel& r) { mj_forward(r.model(), r.data()); })
+      .def("reset", &MujocoModel::reset);
+
+  py::class_<CouplingEntry>(m, "CouplingEntry")
+      .def(py::init([](std::string body, std::string geom, std::optional<Shape> shape,
+                       std::optional<Eigen::Matrix4d> X_BS) {
+             CouplingEntry e;
+             e.body = std::move(body);
+             e.geom = std::move(geom);
+             e.shape = std::move(shape);
+             if (X_BS) e.X_BS = matrix_to_pose(*X_BS);
+             return e;
+           }),
+           py::arg("body") = "", py::arg("geom") = "", py::arg("shape") = std::nullopt,
+           py::arg("X_BS") = std::nullopt);
+  py::class_<CoupledLink>(m, "CoupledLink")
+      .def_readonly("name", &CoupledLink::name)
+      .def_readonly("body_id", &CoupledLink::body_id)
+      .def_readonly("geom_id", &CoupledLink::geom_id)
+      .def_readonly("shape", &CoupledLink::shape)
+      .def_property_readonly("X_BS", [](const CoupledLink& l) { return pose_to_matrix(l.X_BS); })
+      .def_readonly("p_SCm", &CoupledLink::p_SCm);
+  m.def("resolve_coupling", &resolve_coupling, py::arg("robot"), py::arg("entries"));
+  m.def("tier_bodies", &tier_bodies, py::arg("links"));
+  m.def(
+      "check_initial_placement",
+      [](MujocoModel& r, const std::vector<CoupledLink>& links,
+         const std::function<double(double, double)>& surface) {
+        check_initial_placement(r, links, surface);
+      },
+      py::arg("robot"), py::arg("links"), py::arg("surface_z"));
+  m.def("explicit_coupling_dt_max_s", &explicit_coupling_dt_max_s, py::arg("stiffness_n_per_m"),
+        py::arg("mass_kg"), py::arg("damping_ratio"));
+
+  py::class_<CoupledSim>(m, "CoupledSim", "A robot coupled to a tier; keeps both alive.")
+      .def(py::init<MujocoModel&, std::vector<CoupledLink>, ContactTier&, int>(), py::arg("robot"),
+           py::arg("links"), py::arg("tier"), py::arg("mujoco_steps_per_tier_step") = 1,
+           py::keep_alive<1, 2>(), py::keep_alive<1, 4>())
+      .def(
+          "step",
+          [](CoupledSim& s, int n) {
+            for (int i = 0; i < n; ++i) s.step();
+          },
+          py::arg("n") = 1)
+      .def_property_readonly("time_s", &CoupledSim::time_s)
+      .def_property_readonly("tier_time_step_s", &CoupledSim::tier_time_step_s)
+      .def_property_readonly(
+          "wrenches",
+          [](const CoupledSim& s) {
+            const auto w = s.wrenches();
+            return std::vector<Wrench>(w.begin(), w.end());
+          },
+          "Wrench on each link at the last step, about its body's centre of mass.")
+      .def_property_readonly("motions", [](const CoupledSim& s) {
+        const auto mo = s.motions();
+        return std::vector<BodyMotion>(mo.begin(), mo.end());
+      });
+}

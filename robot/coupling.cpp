@@ -1,0 +1,179 @@
+#include "robot/coupling.hpp"
+
+#include <fmt/format.h>
+#include <mujoco/mujoco.h>
+
+#include <set>
+#include <stdexcept>
+
+namespace talus::robot {
+
+namespace {
+
+Pose pose_from(const mjtNum* pos, const mjtNum* quat_wxyz) {
+  Pose X = Pose::Identity();
+  X.linear() =
+      Quat(quat_wxyz[0], quat_wxyz[1], quat_wxyz[2], quat_wxyz[3]).normalized().toRotationMatrix();
+  X.translation() = Vec3(pos[0], pos[1], pos[2]);
+  return X;
+}
+
+const char* geom_kind(int type) {
+  switch (type) {
+    case mjGEOM_PLANE:
+      return "plane";
+    case mjGEOM_HFIELD:
+      return "hfield";
+    case mjGEOM_SPHERE:
+      return "sphere";
+    case mjGEOM_CAPSULE:
+      return "capsule";
+    case mjGEOM_ELLIPSOID:
+      return "ellipsoid";
+    case mjGEOM_CYLINDER:
+      return "cylinder";
+    case mjGEOM_BOX:
+      return "box";
+    case mjGEOM_MESH:
+      return "mesh";
+    default:
+      return "unknown";
+  }
+}
+
+std::string geom_label(const MujocoModel& robot, int geom_id) {
+  const char* n = mj_id2name(robot.model(), mjOBJ_GEOM, geom_id);
+  return n && *n ? fmt::format("geom '{}'", n) : fmt::format("geom #{}", geom_id);
+}
+
+std::string prefix(const CouplingEntry& e, const MujocoModel& robot) {
+  return e.where.empty() ? robot.file().string() + ": coupling" : e.where;
+}
+
+}  // namespace
+
+Shape shape_of_geom(const MujocoModel& robot, int geom_id) {
+  const mjModel* m = robot.model();
+  const mjtNum* size = m->geom_size + 3 * geom_id;
+  switch (m->geom_type[geom_id]) {
+    case mjGEOM_SPHERE:
+      return SphereShape{size[0]};
+    case mjGEOM_CAPSULE:
+      return CapsuleShape{size[0], size[1]};
+    case mjGEOM_CYLINDER:
+      return CylinderShape{size[0], size[1]};
+    case mjGEOM_BOX:
+      return BoxShape{Vec3(size[0], size[1], size[2])};
+    default:
+      throw RobotError(fmt::format(
+          "{}: {} has type {}, which talus cannot take from MuJoCo (sphere, capsule, cylinder and "
+          "box "
+          "can); give the coupling entry an explicit shape",
+          robot.file().string(), geom_label(robot, geom_id), geom_kind(m->geom_type[geom_id])));
+  }
+}
+
+Pose geom_pose_in_body(const MujocoModel& robot, int geom_id) {
+  const mjModel* m = robot.model();
+  return pose_from(m->geom_pos + 3 * geom_id, m->geom_quat + 4 * geom_id);
+}
+
+std::vector<CoupledLink> resolve_coupling(const MujocoModel& robot,
+                                          const std::vector<CouplingEntry>& entries) {
+  const mjModel* m = robot.model();
+  std::vector<CoupledLink> links;
+  std::set<std::string> seen;
+  for (const CouplingEntry& e : entries) {
+    const std::string where = prefix(e, robot);
+    auto fail = [&](const std::string& what) { throw RobotError(where + ": " + what); };
+    // Lookups: RobotError's own message lists the names; put the entry's place in front.
+    auto lookup = [&](auto&& f) {
+      try {
+        return f();
+      } catch (const RobotError& err) {
+        throw RobotError(where + ": " + err.what());
+      }
+    };
+    if (e.body.empty() && e.geom.empty()) fail("name a body or a geom to couple");
+    CoupledLink link;
+    link.geom_id = e.geom.empty() ? -1 : lookup([&] { return robot.geom_id(e.geom); });
+    if (!e.body.empty()) {
+      link.body_id = lookup([&] { return robot.body_id(e.body); });
+      if (link.body_id == 0) fail("the world body cannot be coupled; name a moving body");
+      if (link.geom_id >= 0 && m->geom_bodyid[link.geom_id] != link.body_id) {
+        fail(fmt::format("geom '{}' belongs to body '{}', not to body '{}'", e.geom,
+                         mj_id2name(m, mjOBJ_BODY, m->geom_bodyid[link.geom_id]), e.body));
+      }
+    } else {
+      link.body_id = m->geom_bodyid[link.geom_id];
+      if (link.body_id == 0) fail(fmt::format("geom '{}' is on the world body", e.geom));
+    }
+    if (e.shape) {
+      try {
+        validate(*e.shape);
+      } catch (const std::invalid_argument& err) {
+        fail(std::string("explicit shape: ") + err.what());
+      }
+      link.shape = *e.shape;
+      link.X_BS = e.X_BS;
+    } else {
+      if (link.geom_id < 0) {
+        const int count = m->body_geomnum[link.body_id];
+        if (count != 1) {
+          std::vector<std::string> names;
+          for (int g = 0; g < count; ++g) {
+            const char* n = mj_id2name(m, mjOBJ_GEOM, m->body_geomadr[link.body_id] + g);
+            names.emplace_back(n ? n : "");
+          }
+          fail(
+              fmt::format("body '{}' has {} geoms; name the one to couple (geom = ...) or give "
+                          "an explicit shape; its geoms are: {}",
+                          e.body, count, join_names(names)));
+        }
+        link.geom_id = m->body_geomadr[link.body_id];
+      }
+      link.shape = lookup([&] { return shape_of_geom(robot, link.geom_id); });
+      link.X_BS = geom_pose_in_body(robot, link.geom_id);
+    }
+    link.name = e.body.empty() ? e.geom : e.body;
+    if (!seen.insert(link.name).second) fail(fmt::format("'{}' is coupled twice", link.name));
+    const Vec3 p_BCm(m->body_ipos[3 * link.body_id], m->body_ipos[3 * link.body_id + 1],
+                     m->body_ipos[3 * link.body_id + 2]);
+    link.p_SCm = link.X_BS.inverse() * p_BCm;
+    links.push_back(std::move(link));
+  }
+  return links;
+}
+
+std::vector<CoupledBody> tier_bodies(const std::vector<CoupledLink>& links) {
+  std::vector<CoupledBody> bodies;
+  bodies.reserve(links.size());
+  for (const CoupledLink& l : links) bodies.push_back(CoupledBody{l.name, l.shape, l.p_SCm});
+  return bodies;
+}
+
+Pose link_pose(const MujocoModel& robot, const CoupledLink& link) {
+  const mjData* d = robot.data();
+  return pose_from(d->xpos + 3 * link.body_id, d->xquat + 4 * link.body_id) * link.X_BS;
+}
+
+void check_initial_placement(MujocoModel& robot, const std::vector<CoupledLink>& links,
+                             const SurfaceHeight& surface_z) {
+  mj_forward(robot.model(), robot.data());
+  for (const CoupledLink& link : links) {
+    const Pose X_WS = link_pose(robot, link);
+    const Vec3 c = X_WS.translation();
+    const double reach_m = c.z() - world_bounds(link.shape, X_WS).lo.z();
+    const double surface_m = surface_z(c.x(), c.y());
+    const double depth_m = surface_m - (c.z() - reach_m);
+    if (depth_m > reach_m) {
+      throw RobotError(fmt::format(
+          "{}: coupled body '{}' starts {:.4g} m below the terrain surface (surface z = {:.4g} m "
+          "at x = {:.4g}, y = {:.4g}; its centre is at z = {:.4g} m), more than its radius "
+          "{:.4g} m; raise the robot so that it starts at most one radius deep",
+          robot.file().string(), link.name, depth_m, surface_m, c.x(), c.y(), c.z(), reach_m));
+    }
+  }
+}
+
+}  // namespace talus::robot

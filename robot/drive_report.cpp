@@ -1,0 +1,55 @@
+#include "robot/drive_report.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "core/csv_writer.hpp"
+#include "core/image.hpp"
+#include "core/plot.hpp"
+
+namespace talus::robot {
+
+void write_drive_report(const std::filesystem::path& dir, const std::vector<DriveSample>& samples,
+                        const std::vector<std::string>& wheel_names) {
+  std::vector<std::string> header = {"t_s", "distance_m", "speed_m_per_s", "wheel_speed_rad_per_s",
+                                     "slip"};
+  for (const std::string& w : wheel_names) header.push_back("sinkage_" + w + "_m");
+  CsvWriter csv(dir / "drive.csv", header);
+  PlotSeries slip{"vehicle slip", {}, {}, std::nullopt, 2, false};
+  std::vector<PlotSeries> sinkage;
+  for (const std::string& w : wheel_names) sinkage.push_back(PlotSeries{w, {}, {}, {}, 2, false});
+  std::vector<double> row;
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const DriveSample& s = samples[i];
+    if (s.sinkage_m.size() != wheel_names.size()) {
+      throw std::invalid_argument(fmt::format("drive sample {} has {} sinkages for {} wheels", i,
+                                              s.sinkage_m.size(), wheel_names.size()));
+    }
+    row = {s.t_s, s.distance_m, s.speed_m_per_s, s.wheel_speed_rad_per_s, s.slip};
+    row.insert(row.end(), s.sinkage_m.begin(), s.sinkage_m.end());
+    csv.write_row(row);
+    slip.x.push_back(s.distance_m);
+    slip.y.push_back(100.0 * s.slip);
+    for (std::size_t w = 0; w < wheel_names.size(); ++w) {
+      sinkage[w].x.push_back(s.distance_m);
+      sinkage[w].y.push_back(1000.0 * s.sinkage_m[w]);
+    }
+  }
+  csv.close();
+  PlotSpec slip_plot;
+  slip_plot.title = "Vehicle slip";
+  slip_plot.x_label = "driven distance [m]";
+  slip_plot.y_label = "slip [%]";
+  slip_plot.series = {slip};
+  slip_plot.legend = LegendPlacement::None;
+  write_png(dir / "slip.png", plot_lines(slip_plot));
+  PlotSpec sink_plot;
+  sink_plot.title = "Wheel sinkage";
+  sink_plot.x_label = "driven distance [m]";
+  sink_plot.y_label = "sinkage [mm]";
+  sink_plot.series = std::move(sinkage);
+  write_png(dir / "sinkage.png", plot_lines(sink_plot));
+}
+
+}  // namespace talus::robot

@@ -1,0 +1,21 @@
+#pragma once
+// Files of a driving run (paper 002 Fig. 11): drive.csv with one row per DriveSample, slip.png
+// (vehicle slip [%] against driven distance) and sinkage.png (each wheel's sinkage [mm] against
+// driven distance).
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "robot/drive_telemetry.hpp"
+
+namespace talus::robot {
+
+/// Writes drive.csv, slip.png and sinkage.png into `dir` (which must exist). drive.csv columns:
+/// t_s, distance_m, speed_m_per_s, wheel_speed_rad_per_s, slip, then sinkage_<wheel>_m per
+/// wheel. Throws std::invalid_argument when a sample's sinkage count differs from the wheel
+/// names, std::runtime_error (naming the path) when a file cannot be written.
+void write_drive_report(const std::filesystem::path& dir, const std::vector<DriveSample>& samples,
+                        const std::vector<std::string>& wheel_names);
+
+}  // namespace talus::robot

@@ -1,0 +1,79 @@
+"""Robot bindings: load a MuJoCo model, couple it to a tier written in Python, step, read states."""
+
+import os
+import pathlib
+
+import numpy as np
+import pytest
+
+import talus
+
+SOURCE_DIR = pathlib.Path(os.environ.get("TALUS_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
+ROVER = SOURCE_DIR / "robots" / "rover" / "rover.xml"
+BODIES = SOURCE_DIR / "tests" / "data" / "robot" / "bodies.xml"
+
+
+class SpringGround(talus.ContactTier):
+    """Linear spring-damper half-space z <= 0 touching each body's sphere at its lowest point."""
+
+    def __init__(self, bodies, k, c):
+        super().__init__()
+        self._bodies, self.k, self.c = bodies, k, c
+        self.impulse = np.zeros(3)
+
+    def bodies(self):
+        return self._bodies
+
+    def step(self, dt_s, motions):
+        out = []
+        for body, m in zip(self._bodies, motions):
+            X = m.X_WB
+            w = talus.Wrench(p_W=X[:3, :3] @ body.p_BR + X[:3, 3])
+            p = X[:3, 3] - np.array([0.0, 0.0, body.shape.radius_m])
+            depth = -p[2]
+            if depth > 0:
+                vz = (m.V_WB.v_WBo + np.cross(m.V_WB.w_W, p - X[:3, 3]))[2]
+                w.add_force_at(np.array([0.0, 0.0, max(0.0, self.k * depth - self.c * vz)]), p)
+            self.impulse += dt_s * np.asarray(w.f_W)
+            out.append(w)
+        return out
+
+
+def test_rover_loads_with_names_mass_and_state_views():
+    rover = talus.RobotModel.load(ROVER)
+    assert rover.actuator_names == ["wheel_fl", "wheel_fr", "wheel_rl", "wheel_rr"]
+    assert "chassis" in rover.body_names
+    assert rover.total_mass_kg == pytest.approx(100.0)
+    qpos = rover.qpos
+    assert qpos.shape == (11,) and rover.qvel.shape == (10,) and rover.ctrl.shape == (4,)
+    assert qpos[2] == pytest.approx(0.31)
+    rover.step(100)  # MuJoCo alone: no terrain, the rover falls
+    assert np.shares_memory(qpos, rover.qpos) and qpos[2] < 0.31
+    assert rover.time_s == pytest.approx(0.1)
+    rover.reset()
+    assert rover.qpos[2] == pytest.approx(0.31)
+
+
+def test_bad_files_and_names_are_reported():
+    with pytest.raises(talus.RobotError, match=r"unknown_element.xml:5: MuJoCo rejected"):
+        talus.RobotModel.load(SOURCE_DIR / "tests" / "data" / "robot" / "unknown_element.xml")
+    rover = talus.RobotModel.load(ROVER)
+    with pytest.raises(talus.RobotError, match="chassis, wheel_fl, wheel_fr"):
+        talus.resolve_coupling(rover, [talus.CouplingEntry(body="wheel")])
+
+
+def test_ball_coupled_to_a_python_tier_lands_and_conserves_momentum():
+    robot = talus.RobotModel.load(BODIES)
+    robot.qpos[2] = 0.15  # 5 cm above the ground
+    links = talus.resolve_coupling(robot, [talus.CouplingEntry(body="ball")])
+    assert isinstance(links[0].shape, talus.SphereShape)
+    tier = SpringGround(talus.tier_bodies(links), k=1e5, c=300.0)
+    sim = talus.CoupledSim(robot, links, tier, mujoco_steps_per_tier_step=2)
+    assert sim.tier_time_step_s == pytest.approx(0.002)
+    sim.step(1000)
+    assert sim.time_s == pytest.approx(2.0)
+    m = 10.0
+    dp = m * robot.qvel[:3]
+    np.testing.assert_allclose(dp, tier.impulse + m * np.array([0, 0, -9.81]) * sim.time_s, atol=1e-9)
+    assert robot.qpos[2] == pytest.approx(0.1 - m * 9.81 / 1e5, abs=1e-5)  # resting on the spring
+    assert sim.wrenches[0].f_W[2] == pytest.approx(m * 9.81, rel=1e-3)
