@@ -52,7 +52,6 @@ struct ParticleWorkspace {
   /// After each step: max over contacts of |lambda change| [N s] in each Jacobi sweep (the
   /// solver residual; docs/particles.md shows it falling with the sweep count).
   std::vector<double> residual_per_iteration;
-  std::size_t contact_count = 0;  ///< contacts in the last step (each pair counted once)
   StageTimes times;
 };
 

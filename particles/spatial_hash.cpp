@@ -1,0 +1,126 @@
+#include "particles/spatial_hash.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace talus::particles {
+
+std::int32_t CellGrid::cell_of(float v_m, int axis) const {
+  float c = std::floor((v_m - origin_m[axis]) * inv_edge_per_m[axis]);
+  if (axis == periodic_axis) {
+    // Positions are wrapped into [lo, hi); rounding can still put one on the upper edge.
+    c = std::clamp(c, 0.0f, static_cast<float>(periodic_cells - 1));
+  } else {
+    // Far-away (or non-finite) particles all land in the outermost cells instead of overflowing.
+    c = std::clamp(c, -1.0e9f, 1.0e9f);
+    if (std::isnan(c)) c = 0.0f;
+  }
+  return static_cast<std::int32_t>(c);
+}
+
+CellGrid make_cell_grid(const ParticleModel& model, float max_radius_m) {
+  CellGrid grid;
+  const double edge = 2.0 * double(max_radius_m) + model.contact_margin_m;
+  for (int a = 0; a < 3; ++a) {
+    grid.origin_m[a] = model.container.kind == Container::Kind::kNone
+                           ? 0.0f
+                           : static_cast<float>(model.container.box.lo[a]);
+    grid.inv_edge_per_m[a] = static_cast<float>(1.0 / edge);
+  }
+  if (model.periodic_axis >= 0) {
+    const int a = model.periodic_axis;
+    const double period = model.container.box.hi[a] - model.container.box.lo[a];
+    const double cells = std::floor(period / edge);
+    if (cells < 3.0) {
+      throw std::invalid_argument(fmt::format(
+          "particle model: the periodic period {} m holds fewer than 3 cells of {} m (2 x largest "
+          "radius + contact margin)",
+          period, edge));
+    }
+    grid.periodic_axis = a;
+    grid.periodic_cells = static_cast<std::int32_t>(cells);
+    grid.inv_edge_per_m[a] = static_cast<float>(cells / period);
+  }
+  return grid;
+}
+
+void build_spatial_hash(SpatialHash& hash, Broadphase kind, const CellGrid& grid,
+                        double table_factor, const float* x, const float* y, const float* z,
+                        std::size_t n, int threads) {
+  hash.kind = kind;
+  hash.grid = grid;
+  hash.table_size = static_cast<std::uint32_t>(
+      std::max(1.0, std::round(table_factor * static_cast<double>(n))));
+  hash.cx.resize(n);
+  hash.cy.resize(n);
+  hash.cz.resize(n);
+  hash.bucket.resize(n);
+  const auto count = static_cast<std::int64_t>(n);
+  const std::int64_t table = hash.table_size;
+
+  if (kind == Broadphase::kLinkedHash) {
+    hash.head.resize(hash.table_size);
+    hash.next.resize(n);
+    std::int32_t* head = hash.head.data();
+    std::int32_t* next = hash.next.data();
+#pragma omp parallel num_threads(threads)
+    {
+#pragma omp for schedule(static)
+      for (std::int64_t b = 0; b < table; ++b) head[b] = -1;
+      // The loop above ends in a barrier: every head is -1 before any particle is pushed.
+#pragma omp for schedule(static)
+      for (std::int64_t i = 0; i < count; ++i) {
+        const std::int32_t cx = grid.cell_of(x[i], 0);
+        const std::int32_t cy = grid.cell_of(y[i], 1);
+        const std::int32_t cz = grid.cell_of(z[i], 2);
+        hash.cx[i] = cx;
+        hash.cy[i] = cy;
+        hash.cz[i] = cz;
+        const std::uint32_t b = teschner_hash(cx, cy, cz, hash.table_size);
+        hash.bucket[i] = b;
+        // Paper 001 Algorithm 2 with a real compare-and-swap: link i in front of the head we saw,
+        // and publish i as the head only if nobody changed it meanwhile; otherwise retry with the
+        // new head. next[i] is written before the release so a reader that sees i sees its link.
+        std::atomic_ref<std::int32_t> bucket_head(head[b]);
+        std::int32_t seen = bucket_head.load(std::memory_order_relaxed);
+        do {
+          next[i] = seen;
+        } while (!bucket_head.compare_exchange_weak(seen, static_cast<std::int32_t>(i),
+                                                    std::memory_order_release,
+                                                    std::memory_order_relaxed));
+      }
+    }
+    return;
+  }
+
+  // kSortedCells: counting sort by bucket. Counts are atomic increments (their totals do not
+  // depend on order); the scatter runs in index order, so a bucket's members are ascending.
+  hash.bucket_start.assign(hash.table_size + 1, 0);
+  hash.sorted.resize(n);
+  std::int32_t* start = hash.bucket_start.data();
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (std::int64_t i = 0; i < count; ++i) {
+    const std::int32_t cx = grid.cell_of(x[i], 0);
+    const std::int32_t cy = grid.cell_of(y[i], 1);
+    const std::int32_t cz = grid.cell_of(z[i], 2);
+    hash.cx[i] = cx;
+    hash.cy[i] = cy;
+    hash.cz[i] = cz;
+    const std::uint32_t b = teschner_hash(cx, cy, cz, hash.table_size);
+    hash.bucket[i] = b;
+    std::atomic_ref<std::int32_t>(start[b + 1]).fetch_add(1, std::memory_order_relaxed);
+  }
+  for (std::int64_t b = 0; b < table; ++b) start[b + 1] += start[b];
+  // Scatter with a running cursor per bucket, reusing the counts' slot: cursor[b] = start[b].
+  std::vector<std::int32_t>& sorted = hash.sorted;
+  std::vector<std::int32_t> cursor(hash.bucket_start.begin(), hash.bucket_start.end() - 1);
+  for (std::int64_t i = 0; i < count; ++i) {
+    sorted[cursor[hash.bucket[i]]++] = static_cast<std::int32_t>(i);
+  }
+}
+
+}  // namespace talus::particles
