@@ -1,11 +1,11 @@
 #include "particles/spatial_hash.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 namespace talus::particles {
 
@@ -53,8 +53,8 @@ void build_spatial_hash(SpatialHash& hash, Broadphase kind, const CellGrid& grid
                         std::size_t n, int threads) {
   hash.kind = kind;
   hash.grid = grid;
-  hash.table_size = static_cast<std::uint32_t>(
-      std::max(1.0, std::round(table_factor * static_cast<double>(n))));
+  hash.table_size =
+      static_cast<std::uint32_t>(std::max(1.0, std::round(table_factor * static_cast<double>(n))));
   hash.cx.resize(n);
   hash.cy.resize(n);
   hash.cz.resize(n);
@@ -71,7 +71,7 @@ void build_spatial_hash(SpatialHash& hash, Broadphase kind, const CellGrid& grid
     {
 #pragma omp for schedule(static)
       for (std::int64_t b = 0; b < table; ++b) head[b] = -1;
-      // The loop above ends in a barrier: every head is -1 before any particle is pushed.
+        // The loop above ends in a barrier: every head is -1 before any particle is pushed.
 #pragma omp for schedule(static)
       for (std::int64_t i = 0; i < count; ++i) {
         const std::int32_t cx = grid.cell_of(x[i], 0);
