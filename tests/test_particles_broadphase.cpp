@@ -105,6 +105,33 @@ TEST(ParticlesBroadphase, BothLayoutsFindExactlyTheBruteForcePairs) {
   }
 }
 
+TEST(ParticlesBroadphase, SortedCellsUseDenseCellsForABedAndTheHashForASparseCloud) {
+  // A compact cloud gets the dense cell index; one particle 3 m away makes the cells' box ~270
+  // times longer (> 8 cells per particle), so the Teschner hash is used. Both find the pairs.
+  Cloud compact = random_cloud(600, 5);
+  Cloud sparse = compact;
+  sparse.x.push_back(3.0f);
+  sparse.y.push_back(0.03f);
+  sparse.z.push_back(0.03f);
+  sparse.r.push_back(0.004f);
+  const ParticleModel model = cube_model(-1);
+  for (const bool is_dense : {true, false}) {
+    const Cloud& c = is_dense ? compact : sparse;
+    SpatialHash hash;
+    build_spatial_hash(hash, Broadphase::kSortedCells, make_cell_grid(model, 0.005f), 2.0,
+                       c.x.data(), c.y.data(), c.z.data(), c.x.size(), 1);
+    EXPECT_EQ(hash.dense, is_dense);
+    const Pairs expected = brute_force_pairs(c, -1, 0.0f, 0.001f);
+    ASSERT_GT(expected.size(), 100u);
+    for (double factor : {0.1, 2.0}) {
+      for (int threads : {1, 2}) {
+        EXPECT_EQ(hashed_pairs(c, model, Broadphase::kSortedCells, factor, threads), expected)
+            << "dense " << is_dense << " factor " << factor << " threads " << threads;
+      }
+    }
+  }
+}
+
 TEST(ParticlesBroadphase, ParallelLinkedInsertKeepsEveryParticleUnderContention) {
   // 20,000 particles into 16 buckets from 2 threads: a non-atomic read-then-write insert (the
   // reference CPU code) loses particles here; the compare-and-swap must keep all of them.
