@@ -1,0 +1,37 @@
+#pragma once
+// The particle tier as a coupling partner for a rigid-body engine (core/contact_tier.hpp): robot/
+// gives the pose and twist of each coupled MuJoCo body, the particles take one step, and each body
+// gets the wrench the particles exerted on it during that step (two-way coupling).
+
+#include <span>
+
+#include "core/contact_tier.hpp"
+#include "particles/particle_model.hpp"
+#include "particles/particle_state.hpp"
+#include "particles/particle_step.hpp"
+
+namespace talus::particles {
+
+class ParticleContactTier final : public talus::ContactTier {
+ public:
+  /// Validates the model and state (check_initial_state); the bodies are model.bodies.
+  ParticleContactTier(ParticleModel model, ParticleState state);
+
+  std::span<const CoupledBody> bodies() const override { return model_.bodies; }
+  /// Steps the particles by dt_s, which must equal model().dt_s (the tier's time step is part of
+  /// its validated model; the caller sub-steps), writing one wrench per body about R placed by
+  /// the given pose (X_WB p_BR). Throws std::invalid_argument on a size or dt mismatch and
+  /// ParticleDivergence (state kept) when the step diverges.
+  void step(double dt_s, std::span<const BodyMotion> motions, std::span<Wrench> wrenches) override;
+
+  const ParticleModel& model() const { return model_; }
+  const ParticleState& state() const { return state_; }
+  const ParticleWorkspace& workspace() const { return workspace_; }
+
+ private:
+  ParticleModel model_;
+  ParticleState state_;
+  ParticleWorkspace workspace_;
+};
+
+}  // namespace talus::particles

@@ -1,0 +1,59 @@
+#pragma once
+// The particle tier's State: everything that changes while stepping, as flat float32 arrays, one
+// per component (structure of arrays). The same layout serves the CPU stages and, later, CUDA
+// kernels; Python sees each array as a numpy view. Index i is the same particle in every array.
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/wrench.hpp"
+
+namespace talus::particles {
+
+struct ParticleModel;
+
+/// Positions, velocities, radii and inverse masses of n particles, in the world frame W.
+struct ParticleState {
+  std::vector<float> x_m, y_m, z_m;                       ///< centre positions [m]
+  std::vector<float> vx_m_per_s, vy_m_per_s, vz_m_per_s;  ///< velocities [m/s]
+  std::vector<float> radius_m;                            ///< radii [m], > 0
+  std::vector<float> inv_mass_per_kg;                     ///< 1 / mass [1/kg], > 0
+
+  double time_s = 0.0;     ///< simulated time [s]
+  std::int64_t steps = 0;  ///< steps taken
+
+  /// The wrench the particles exerted on each body (ParticleModel::bodies order) during the last
+  /// step, about the body's reference point R (CoupledBody::p_BR) placed by its pose: contact
+  /// impulses / dt. Empty before the first step.
+  std::vector<Wrench> body_wrenches;
+
+  std::size_t size() const { return x_m.size(); }
+
+  /// Appends a particle at p_W [m] with velocity v_W [m/s], radius [m] and mass [kg].
+  void add(const Vec3& p_W, const Vec3& v_W, double radius_m_, double mass_kg);
+  /// Resizes every per-particle array to n (new particles are zero: set them before stepping).
+  void resize(std::size_t n);
+};
+
+/// Mass [kg] of a solid sphere of radius_m [m] and density [kg/m^3].
+double sphere_mass_kg(double radius_m, double density_kg_per_m3);
+
+/// Total translational kinetic energy sum 1/2 m |v|^2 [J], summed in double in index order.
+double kinetic_energy_J(const ParticleState& state);
+
+/// Throws std::invalid_argument naming the array when the per-particle arrays differ in length, or
+/// naming the first particle ("particle 12: radius_m = -1 is not > 0") whose position, velocity,
+/// radius or inverse mass is not finite, or whose radius or inverse mass is not > 0.
+void validate(const ParticleState& state);
+
+/// The checks at the edge, before a run (each error names the particle index or indices):
+/// validate(model) and validate(state); every particle inside the container (a centre within one
+/// radius of a wall, beyond overlap_tolerance, or on the wrong side is refused; along the periodic
+/// axis the centre must lie in [lo, hi)); no pair of particles overlapping deeper than
+/// overlap_tolerance times the smaller radius; the no-tunnelling bound
+/// expected_speed_m_per_s * dt_s <= smallest radius, and no particle already faster than
+/// expected_speed_m_per_s. Throws std::invalid_argument.
+void check_initial_state(const ParticleModel& model, const ParticleState& state);
+
+}  // namespace talus::particles

@@ -1,0 +1,253 @@
+#include "particles/particle_step.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+#include "particles/projected_jacobi.hpp"
+
+namespace talus::particles {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Particles per block of the fixed-block sums: the blocks, not the threads, fix the order in
+// which doubles are added, so the totals are the same for any thread count.
+constexpr std::int64_t kBlock = 1024;
+
+// Stage: predict. v* = v + dt g, the velocity before contact impulses (§II-A eq. (1), b).
+void predict_velocities(const ParticleModel& model, const ParticleState& s, ParticleWorkspace& w,
+                        int threads) {
+  const std::size_t n = s.size();
+  w.vpx.resize(n);
+  w.vpy.resize(n);
+  w.vpz.resize(n);
+  const float gx = static_cast<float>(model.gravity_m_per_s2.x() * model.dt_s);
+  const float gy = static_cast<float>(model.gravity_m_per_s2.y() * model.dt_s);
+  const float gz = static_cast<float>(model.gravity_m_per_s2.z() * model.dt_s);
+  const auto count = static_cast<std::int64_t>(n);
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (std::int64_t i = 0; i < count; ++i) {
+    w.vpx[i] = s.vx_m_per_s[i] + gx;
+    w.vpy[i] = s.vy_m_per_s[i] + gy;
+    w.vpz[i] = s.vz_m_per_s[i] + gz;
+  }
+}
+
+// Stage: broadphase (§II-B).
+void bin_particles(const ParticleModel& model, const ParticleState& s, ParticleWorkspace& w,
+                   int threads) {
+  const std::size_t n = s.size();
+  const auto count = static_cast<std::int64_t>(n);
+  float max_r = 0.0f;
+  const float* r = s.radius_m.data();
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(max : max_r)
+  for (std::int64_t i = 0; i < count; ++i) max_r = std::max(max_r, r[i]);
+  build_spatial_hash(w.hash, model.broadphase, make_cell_grid(model, max_r),
+                     model.hash_table_factor, s.x_m.data(), s.y_m.data(), s.z_m.data(), n, threads);
+}
+
+// Stage: wrenches. The force on body b is minus the impulses its contacts gave particles, over
+// dt, acting at the contact point on the particle's surface; torque about R (p_WR = X_WB p_BR).
+std::vector<Wrench> body_wrenches(const ParticleModel& model, const ParticleState& s,
+                                  std::span<const BodyMotion> motions, ParticleWorkspace& w,
+                                  int threads) {
+  const std::size_t bodies = model.bodies.size();
+  std::vector<Vec3> p_WR(bodies);
+  for (std::size_t b = 0; b < bodies; ++b) p_WR[b] = motions[b].X_WB * model.bodies[b].p_BR;
+  const auto count = static_cast<std::int64_t>(s.size());
+  const std::int64_t blocks = (count + kBlock - 1) / kBlock;
+  w.body_block_sums.assign(static_cast<std::size_t>(blocks) * bodies * 6, 0.0);
+  if (bodies > 0) {
+    const ContactList& c = w.contacts;
+    const double inv_dt = 1.0 / model.dt_s;
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (std::int64_t blk = 0; blk < blocks; ++blk) {
+      double* sum = w.body_block_sums.data() + blk * static_cast<std::int64_t>(bodies) * 6;
+      const std::int64_t end = std::min(count, (blk + 1) * kBlock);
+      for (std::int64_t i = blk * kBlock; i < end; ++i) {
+        const std::size_t base = static_cast<std::size_t>(i) * c.capacity;
+        for (std::int32_t k = 0; k < c.count[i]; ++k) {
+          const std::int32_t b = partner_body(c.partner[base + k]);
+          if (b < 0) continue;
+          const Vec3 n(c.nx[base + k], c.ny[base + k], c.nz[base + k]);
+          const Vec3 f = -inv_dt * Vec3(c.lx[base + k], c.ly[base + k], c.lz[base + k]);
+          const Vec3 p = Vec3(s.x_m[i], s.y_m[i], s.z_m[i]) - double(s.radius_m[i]) * n;
+          const Vec3 tau = (p - p_WR[b]).cross(f);
+          double* sb = sum + b * 6;
+          for (int a = 0; a < 3; ++a) {
+            sb[a] += f[a];
+            sb[3 + a] += tau[a];
+          }
+        }
+      }
+    }
+  }
+  std::vector<Wrench> out(bodies);
+  for (std::size_t b = 0; b < bodies; ++b) {
+    Wrench wr = Wrench::about(p_WR[b]);
+    for (std::int64_t blk = 0; blk < blocks; ++blk) {
+      const double* sb =
+          w.body_block_sums.data() + (blk * static_cast<std::int64_t>(bodies) + b) * 6;
+      wr.f_W += Vec3(sb[0], sb[1], sb[2]);
+      wr.tau_W += Vec3(sb[3], sb[4], sb[5]);
+    }
+    out[b] = wr;
+  }
+  return out;
+}
+
+// Stage: integrate (symplectic Euler, §II-A eq. (4), (5)) into the workspace, then check; the
+// state takes the new arrays only when they pass.
+void integrate_and_check(const ParticleModel& model, ParticleState& s, ParticleWorkspace& w,
+                         int final_buffer, int threads) {
+  const std::size_t n = s.size();
+  const auto count = static_cast<std::int64_t>(n);
+  for (auto* a : {&w.new_x, &w.new_y, &w.new_z, &w.new_vx, &w.new_vy, &w.new_vz}) a->resize(n);
+  const float dt = static_cast<float>(model.dt_s);
+  const int pa = model.periodic_axis;
+  const float lo = pa >= 0 ? static_cast<float>(model.container.box.lo[pa]) : 0.0f;
+  const float hi = pa >= 0 ? static_cast<float>(model.container.box.hi[pa]) : 0.0f;
+  const float period = hi - lo;
+  const float* vx = w.wx[final_buffer].data();
+  const float* vy = w.wy[final_buffer].data();
+  const float* vz = w.wz[final_buffer].data();
+  const float* sx = w.sx[final_buffer].data();
+  const float* sy = w.sy[final_buffer].data();
+  const float* sz = w.sz[final_buffer].data();
+  std::int64_t first_bad = count;
+  const std::int64_t blocks = (count + kBlock - 1) / kBlock;
+  std::vector<double> energy(static_cast<std::size_t>(blocks), 0.0);
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(min : first_bad)
+  for (std::int64_t blk = 0; blk < blocks; ++blk) {
+    const std::int64_t end = std::min(count, (blk + 1) * kBlock);
+    double e = 0.0;
+    for (std::int64_t i = blk * kBlock; i < end; ++i) {
+      float p[3] = {s.x_m[i] + dt * (vx[i] + sx[i]), s.y_m[i] + dt * (vy[i] + sy[i]),
+                    s.z_m[i] + dt * (vz[i] + sz[i])};
+      if (pa >= 0) {
+        if (p[pa] < lo) p[pa] += period;
+        if (p[pa] >= hi) p[pa] -= period;
+      }
+      w.new_x[i] = p[0];
+      w.new_y[i] = p[1];
+      w.new_z[i] = p[2];
+      w.new_vx[i] = vx[i];
+      w.new_vy[i] = vy[i];
+      w.new_vz[i] = vz[i];
+      if (!(std::isfinite(p[0]) && std::isfinite(p[1]) && std::isfinite(p[2]) &&
+            std::isfinite(vx[i]) && std::isfinite(vy[i]) && std::isfinite(vz[i]))) {
+        first_bad = std::min(first_bad, i);
+      }
+      e += 0.5 * (double(vx[i]) * vx[i] + double(vy[i]) * vy[i] + double(vz[i]) * vz[i]) /
+           s.inv_mass_per_kg[i];
+    }
+    energy[static_cast<std::size_t>(blk)] = e;
+  }
+  const std::int64_t step = s.steps + 1;
+  if (first_bad < count) {
+    const auto i = static_cast<std::size_t>(first_bad);
+    throw ParticleDivergence(
+        step, i,
+        fmt::format("particle step {}: particle {} diverged: position ({}, {}, {}) m, velocity "
+                    "({}, {}, {}) m/s is not finite; the state is kept at step {}",
+                    step, i, w.new_x[i], w.new_y[i], w.new_z[i], w.new_vx[i], w.new_vy[i],
+                    w.new_vz[i], s.steps));
+  }
+  double total = 0.0;
+  for (double e : energy) total += e;
+  if (total > model.max_kinetic_energy_J) {
+    std::size_t worst = 0;
+    double worst_e = -1.0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double e = (double(vx[i]) * vx[i] + double(vy[i]) * vy[i] + double(vz[i]) * vz[i]) /
+                       s.inv_mass_per_kg[i];
+      if (e > worst_e) {
+        worst_e = e;
+        worst = i;
+      }
+    }
+    throw ParticleDivergence(
+        step, worst,
+        fmt::format("particle step {}: kinetic energy {} J exceeds max_kinetic_energy_J = {} J; "
+                    "particle {} moves fastest ({} m/s); the state is kept at step {}",
+                    step, total, model.max_kinetic_energy_J, worst,
+                    std::sqrt(worst_e * s.inv_mass_per_kg[worst]), s.steps));
+  }
+  s.x_m.swap(w.new_x);
+  s.y_m.swap(w.new_y);
+  s.z_m.swap(w.new_z);
+  s.vx_m_per_s.swap(w.new_vx);
+  s.vy_m_per_s.swap(w.new_vy);
+  s.vz_m_per_s.swap(w.new_vz);
+  s.steps = step;
+  s.time_s += model.dt_s;
+}
+
+}  // namespace
+
+void step(const ParticleModel& model, ParticleState& state, std::span<const BodyMotion> motions,
+          ParticleWorkspace& workspace) {
+  if (motions.size() != model.bodies.size()) {
+    throw std::invalid_argument(fmt::format("particle step: {} body motions given for {} bodies",
+                                            motions.size(), model.bodies.size()));
+  }
+  const int threads = model.threads > 0 ? model.threads : omp_get_max_threads();
+  const std::size_t n = state.size();
+  ParticleWorkspace& w = workspace;
+  for (int b = 0; b < 2; ++b) {
+    w.wx[b].resize(n);
+    w.wy[b].resize(n);
+    w.wz[b].resize(n);
+    w.sx[b].assign(n, 0.0f);
+    w.sy[b].assign(n, 0.0f);
+    w.sz[b].assign(n, 0.0f);
+  }
+  w.residual_per_iteration.clear();
+
+  auto t0 = Clock::now();
+  predict_velocities(model, state, w, threads);
+  w.times.integrate_s += seconds_since(t0);
+
+  t0 = Clock::now();
+  bin_particles(model, state, w, threads);
+  w.times.broadphase_s += seconds_since(t0);
+
+  t0 = Clock::now();
+  std::swap(w.contacts, w.previous_contacts);
+  w.contacts.capacity = std::max(w.contacts.capacity, w.previous_contacts.capacity);
+  detect_contacts(model, state, motions, w.hash, &w.previous_contacts, w.vpx.data(), w.vpy.data(),
+                  w.vpz.data(), w.wx[0].data(), w.wy[0].data(), w.wz[0].data(), w.contacts,
+                  threads);
+  w.times.contacts_s += seconds_since(t0);
+
+  t0 = Clock::now();
+  const int final_buffer =
+      solve_projected_jacobi(model, state.inv_mass_per_kg.data(), w.vpx.data(), w.vpy.data(),
+                             w.vpz.data(), w.wx, w.wy, w.wz, w.sx, w.sy, w.sz, w.contacts, n,
+                             model.iterations, model.relaxation, w.residual_per_iteration, threads);
+  w.times.solve_s += seconds_since(t0);
+
+  t0 = Clock::now();
+  std::vector<Wrench> wrenches = body_wrenches(model, state, motions, w, threads);
+  integrate_and_check(model, state, w, final_buffer, threads);
+  state.body_wrenches = std::move(wrenches);
+  w.times.integrate_s += seconds_since(t0);
+}
+
+std::vector<BodyMotion> motions_at(std::span<const Driver> drivers, double t_s) {
+  std::vector<BodyMotion> motions;
+  motions.reserve(drivers.size());
+  for (const Driver& d : drivers) motions.push_back(BodyMotion{pose_at(d, t_s), twist_at(d, t_s)});
+  return motions;
+}
+
+}  // namespace talus::particles

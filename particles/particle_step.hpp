@@ -1,0 +1,84 @@
+#pragma once
+// One step of the particle tier (paper 001 §II). The step reads top to bottom:
+//
+//   predict      v* = v + dt g                                  (external impulse, §II-A eq. (1))
+//   broadphase   bucket the particles in the spatial hash        (§II-B, Algorithm 2)
+//   contacts     store every particle-particle, particle-wall and particle-body contact with its
+//                normal, gap and target normal speed             (§II-C, §II-D: the detection pass)
+//   solve        Projected Jacobi sweeps over the stored contacts (§II-A, Algorithm 1; no search)
+//   wrenches     reaction wrench on each body from its contacts' impulses / dt
+//   integrate    symplectic Euler: v = v* + M^-1 lambda, x += dt (v + s) (eq. (4), (5), s the
+//                split-impulse push-out pseudo-velocity); wrap periodic
+//   check        NaN / kinetic-energy guard; the state is replaced only when the new one is good
+//
+// Every stage is a data-parallel loop over particles (OpenMP static schedule) that writes only its
+// own particle's entries, and every sum runs in a fixed order: the result is bit-identical for
+// any thread count.
+
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/contact_tier.hpp"
+#include "core/driver.hpp"
+#include "particles/particle_contacts.hpp"
+#include "particles/particle_model.hpp"
+#include "particles/particle_state.hpp"
+#include "particles/spatial_hash.hpp"
+
+namespace talus::particles {
+
+/// Wall-clock seconds spent in each stage, summed over the steps since the last reset.
+struct StageTimes {
+  double broadphase_s = 0.0;
+  double contacts_s = 0.0;
+  double solve_s = 0.0;
+  double integrate_s = 0.0;  ///< predict + wrenches + integrate + check
+};
+
+/// Working memory reused between steps (hash, contact list, solver buffers) and per-step
+/// diagnostics. Holds the previous step's contacts for warm starting: use one workspace per
+/// simulation.
+struct ParticleWorkspace {
+  SpatialHash hash;
+  ContactList contacts;
+  ContactList previous_contacts;           ///< last step's contacts (warm starting)
+  std::vector<float> vpx, vpy, vpz;        ///< predicted velocities v* [m/s]
+  std::vector<float> wx[2], wy[2], wz[2];  ///< Jacobi velocity iterates (double-buffered) [m/s]
+  std::vector<float> sx[2], sy[2], sz[2];  ///< split-impulse pseudo-velocities (double-buffered)
+  std::vector<float> new_x, new_y, new_z, new_vx, new_vy, new_vz;  ///< integrated, unchecked
+  std::vector<double> body_block_sums;  ///< fixed-block partial sums of body wrenches
+
+  /// After each step: max over contacts of |lambda change| [N s] in each Jacobi sweep (the
+  /// solver residual; docs/particles.md shows it falling with the sweep count).
+  std::vector<double> residual_per_iteration;
+  StageTimes times;
+};
+
+/// Thrown by step() when the new state would hold a NaN/infinite value or exceed the kinetic
+/// energy bound; the state passed in is left as it was before the step (the last good state).
+class ParticleDivergence : public std::runtime_error {
+ public:
+  ParticleDivergence(std::int64_t step, std::size_t particle, const std::string& what)
+      : std::runtime_error(what), step_(step), particle_(particle) {}
+  std::int64_t step() const { return step_; }         ///< the step that failed (state.steps + 1)
+  std::size_t particle() const { return particle_; }  ///< first bad particle index
+ private:
+  std::int64_t step_;
+  std::size_t particle_;
+};
+
+/// Advances `state` by model.dt_s with the bodies at `motions` (one per model.bodies entry, the
+/// pose and twist at the START of the step; the twist gives the body's velocity at each contact
+/// point, Twist::velocity_of_point). Writes state.body_wrenches. Assumes validate(model) passed and
+/// state arrays are consistent (check_initial_state() before a run). Throws ParticleDivergence
+/// (state unchanged) and std::invalid_argument when motions.size() != model.bodies.size().
+void step(const ParticleModel& model, ParticleState& state, std::span<const BodyMotion> motions,
+          ParticleWorkspace& workspace);
+
+/// The poses and twists of driven bodies at time t_s [s] (pose_at / twist_at, analytic).
+std::vector<BodyMotion> motions_at(std::span<const Driver> drivers, double t_s);
+
+}  // namespace talus::particles
