@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/mesh_sdf.hpp"
 #include "core/units.hpp"
 
 namespace talus {
@@ -28,9 +29,21 @@ Pose read_pose(const ScenarioTable& t, const std::string& position_key) {
 }  // namespace
 
 Shape read_shape(const ScenarioTable& t) {
-  const std::string kind = t.choice("kind", {"box", "sphere", "cylinder", "capsule", "wheel"});
+  const std::string kind =
+      t.choice("kind", {"box", "sphere", "cylinder", "capsule", "wheel", "mesh"});
   Shape shape;
-  if (kind == "box") {
+  if (kind == "mesh") {
+    // file is relative to the scenario file; scale converts file units to metres.
+    const std::filesystem::path file = t.file().parent_path() / t.string("file");
+    const double scale = t.number_or("scale", 1.0, positive(""));
+    const double cell = t.number("sdf_cell_m", positive("[m]"));
+    try {
+      shape = MeshShape{MeshSdfGrid::build(load_mesh(file, scale), cell, -1.0, file.string()),
+                        file.string()};
+    } catch (const std::exception& e) {
+      t.fail("file", e.what());
+    }
+  } else if (kind == "box") {
     shape = BoxShape{0.5 * t.vec3("size_m", positive("[m]"))};
   } else if (kind == "sphere") {
     shape = SphereShape{t.number("radius_m", positive("[m]"))};

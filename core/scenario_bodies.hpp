@@ -9,8 +9,10 @@
 
 namespace talus {
 
-/// A shape table: kind = "box" | "sphere" | "cylinder" | "capsule" | "wheel" with its dimensions
-/// in metres (docs/scenarios.md lists the keys). Validated; errors name file, line and key.
+/// A shape table: kind = "box" | "sphere" | "cylinder" | "capsule" | "wheel" | "mesh" with its
+/// dimensions in metres (docs/scenarios.md lists the keys; a mesh has file (relative to the
+/// scenario file), optional scale (file units to metres, default 1) and sdf_cell_m, see
+/// docs/meshes.md). Validated; errors name file, line and key.
 Shape read_shape(const ScenarioTable& table);
 
 /// A motion table of kind "waypoints" (times_s, positions_m, optional rpy_deg) or

@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "core/mesh_sdf.hpp"
 #include "core/units.hpp"
 
 // Signed distances and exact line intersections are written by hand: Eigen has no SDFs, and the
@@ -219,6 +220,7 @@ double distance(const CapsuleShape& c, const Vec3& p) {
   return (p - Vec3(0.0, 0.0, z_axis)).norm() - c.radius_m;
 }
 double distance(const WheelShape& w, const Vec3& p) { return WheelSdf(w)(p); }
+double distance(const MeshShape& m, const Vec3& p) { return m.sdf->distance(p); }
 
 // The wheel's distance function along one sphere-traced line. Successive samples move little, so
 // the nearest plate is tracked by climbing from the previous one to a neighbour (its direction
@@ -434,6 +436,21 @@ double trace_in_box(const S& shape, const Pose& X_WB, const BodyLine& line, doub
                   box.hi.z() + kStartMargin_m);
 }
 
+// A mesh grid's interpolated field falls by up to sqrt(3) per metre along a line, so the march
+// steps by f / sqrt(3) outside; inside values are kept as they are (the sign is what matters).
+double trace_mesh(const MeshShape& m, const Pose& X_WB, const BodyLine& line, double x_W,
+                  double y_W) {
+  const Aabb box = world_bounds(Shape(m), X_WB);
+  if (x_W < box.lo.x() || x_W > box.hi.x() || y_W < box.lo.y() || y_W > box.hi.y()) return kInf;
+  const MeshSdfGrid& grid = *m.sdf;
+  auto sdf = [&grid](const Vec3& p_B) {
+    const double f = grid.distance(p_B);
+    return f > 0.0 ? f / MeshSdfGrid::kLipschitz : f;
+  };
+  return march_up(sdf, line.o_B, line.d_B, box.lo.z() - kStartMargin_m,
+                  box.hi.z() + kStartMargin_m);
+}
+
 double trace_wheel(const WheelShape& w, const BodyLine& line) {
   const Interval bound = wheel_bound_interval(w, line.o_B, line.d_B);
   if (bound.empty()) return kInf;
@@ -507,6 +524,12 @@ void validate(const Shape& shape) {
                    require_non_negative("capsule.half_length_m", c.half_length_m);
                  },
                  [](const WheelShape& w) { validate_wheel(w); },
+                 [](const MeshShape& m) {
+                   if (m.sdf == nullptr) {
+                     throw std::invalid_argument(
+                         fmt::format("mesh {}: has no signed-distance grid", m.source));
+                   }
+                 },
              },
              shape);
 }
@@ -519,6 +542,7 @@ std::string shape_kind(const Shape& shape) {
                         [](const CylinderShape&) { return std::string("cylinder"); },
                         [](const CapsuleShape&) { return std::string("capsule"); },
                         [](const WheelShape&) { return std::string("wheel"); },
+                        [](const MeshShape&) { return std::string("mesh"); },
                     },
                     shape);
 }
@@ -550,6 +574,7 @@ Vec3 outward_normal(const Shape& shape, const Vec3& p_B) {
             return p_B.z() == 0.0 ? Vec3(Vec3::UnitX()) : Vec3(0.0, 0.0, sign_of(p_B.z()));
           },
           [&p_B](const WheelShape& w) -> Vec3 { return WheelSdf(w).gradient(p_B); },
+          [&p_B](const MeshShape& m) -> Vec3 { return m.sdf->normal(p_B); },
       },
       shape);
 }
@@ -580,8 +605,17 @@ Aabb world_bounds(const Shape& shape, const Pose& X_WB) {
             return centred_box(
                 p_WB, cylinder_half_extents(R_WB.col(1), wheel_bound_radius(w), 0.5 * w.width_m));
           },
+          [&](const MeshShape& m) -> Aabb {
+            const auto& b = m.sdf->mesh_bounds();
+            return centred_box(X_WB * (0.5 * (b[0] + b[1])),
+                               R_WB.cwiseAbs() * (0.5 * (b[1] - b[0])));
+          },
       },
       shape);
+}
+
+double lipschitz_bound(const Shape& shape) {
+  return std::holds_alternative<MeshShape>(shape) ? MeshSdfGrid::kLipschitz : 1.0;
 }
 
 double grouser_volume_fraction(const WheelShape& wheel) {
@@ -655,6 +689,7 @@ double lowest_point_z(const Shape& shape, const Pose& X_WB, double x_W, double y
                              lowest(ball_interval(o, d, -top, c.radius_m))});
           },
           [&](const WheelShape& w) { return trace_wheel(w, line); },
+          [&](const MeshShape& m) { return trace_mesh(m, X_WB, line, x_W, y_W); },
       },
       shape);
 }
@@ -664,6 +699,7 @@ double lowest_point_z_traced(const Shape& shape, const Pose& X_WB, double x_W, d
   return std::visit(Overloaded{
                         [&](const PlaneShape&) { return plane_lowest(line); },
                         [&](const WheelShape& w) { return trace_wheel(w, line); },
+                        [&](const MeshShape& m) { return trace_mesh(m, X_WB, line, x_W, y_W); },
                         [&](const auto& s) { return trace_in_box(s, X_WB, line, x_W, y_W); },
                     },
                     shape);

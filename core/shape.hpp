@@ -10,6 +10,7 @@
 //
 // Functions taking a Shape assume it passed validate(); the hot queries do not re-check.
 
+#include <memory>
 #include <string>
 #include <variant>
 
@@ -59,8 +60,20 @@ struct WheelShape {
   double grouser_thickness_m = 0.005;  ///< tangential thickness [m], > 0 if count > 0
 };
 
-using Shape =
-    std::variant<PlaneShape, BoxShape, SphereShape, CylinderShape, CapsuleShape, WheelShape>;
+class MeshSdfGrid;  // core/mesh_sdf.hpp
+
+/// A closed triangle mesh in the body frame, as its signed distance sampled on a regular grid
+/// (core/mesh_sdf.hpp; docs/meshes.md). The grid is shared, so copying the shape is cheap. Its
+/// signed distance is the grid's trilinear interpolation: within about a cell of the true mesh
+/// distance, and 1-Lipschitz per axis (sqrt(3)-Lipschitz overall, which the sphere traces allow
+/// for).
+struct MeshShape {
+  std::shared_ptr<const MeshSdfGrid> sdf;  ///< not null
+  std::string source;                      ///< where the mesh came from (a file), for messages
+};
+
+using Shape = std::variant<PlaneShape, BoxShape, SphereShape, CylinderShape, CapsuleShape,
+                           WheelShape, MeshShape>;
 
 /// Axis-aligned box in the world frame [m]: lo <= hi componentwise.
 struct Aabb {
@@ -77,7 +90,8 @@ struct Aabb {
 /// (thickness >= 2 radius sin(pi / count)).
 void validate(const Shape& shape);
 
-/// Lower-case name of the shape's kind: "plane", "box", "sphere", "cylinder", "capsule", "wheel".
+/// Lower-case name of the shape's kind: "plane", "box", "sphere", "cylinder", "capsule", "wheel",
+/// "mesh".
 std::string shape_kind(const Shape& shape);
 
 /// Signed distance [m] from point p_B (body frame, metres) to the shape's surface; negative inside.
@@ -92,8 +106,14 @@ Vec3 outward_normal(const Shape& shape, const Vec3& p_B);
 
 /// World-frame axis-aligned bounds [m] of the shape at pose X_WB: exact for box, sphere, cylinder
 /// and capsule; for a wheel with grousers, the bounds of the rim cylinder widened to the grouser
-/// corners' radius. Throws std::invalid_argument for a plane (unbounded).
+/// corners' radius; for a mesh, the bounds of its vertices' box (in B) at the pose. Throws
+/// std::invalid_argument for a plane (unbounded).
 Aabb world_bounds(const Shape& shape, const Pose& X_WB);
+
+/// A bound L on how fast signed_distance can fall along any line (|f(p) - f(q)| <= L |p - q|): 1
+/// for the analytic kinds, sqrt(3) for a mesh grid. A sphere tracer stepping by f / L never passes
+/// the surface.
+double lipschitz_bound(const Shape& shape);
 
 /// Area share [-] of the annulus radius_m <= r <= radius_m + grouser_height_m (in the wheel's
 /// cross-section) that the grousers occupy; 0 without grousers. Paper 003 Table 1 lists 0.1 for its
@@ -110,10 +130,12 @@ WheelShape wheel_with_grouser_fraction(double radius_m, double width_m, int grou
 /// (x_W, y_W) [m]; +infinity when the line misses the shape. The heightmap tier's hot query.
 ///
 /// Box, sphere, cylinder and capsule are intersected exactly with the line mapped into B; the
-/// wheel is sphere traced (see lowest_point_z_traced). A plane returns the height where the line
-/// crosses it when its solid side faces down (normal with negative world z), -infinity when its
-/// solid side reaches down to -infinity (normal with positive world z, or a vertical plane whose
-/// solid side holds the line) and +infinity for a vertical plane whose solid side misses the line.
+/// wheel and the mesh are sphere traced (see lowest_point_z_traced; a mesh's answer is the
+/// crossing of its interpolated grid surface, so within the grid's accuracy of the true mesh). A
+/// plane returns the height where the line crosses it when its solid side faces down (normal with
+/// negative world z), -infinity when its solid side reaches down to -infinity (normal with positive
+/// world z, or a vertical plane whose solid side holds the line) and +infinity for a vertical plane
+/// whose solid side misses the line.
 double lowest_point_z(const Shape& shape, const Pose& X_WB, double x_W, double y_W);
 
 /// The general method behind lowest_point_z, usable for any shape: march up the vertical line from

@@ -9,6 +9,7 @@
 #include <pybind11/stl/filesystem.h>
 
 #include "core/driver.hpp"
+#include "core/mesh_sdf.hpp"
 #include "core/scenario_file.hpp"
 #include "core/shape.hpp"
 #include "core/units.hpp"
@@ -92,6 +93,14 @@ PYBIND11_MODULE(_talus, m) {
       .def_readwrite("grouser_count", &WheelShape::grouser_count)
       .def_readwrite("grouser_height_m", &WheelShape::grouser_height_m)
       .def_readwrite("grouser_thickness_m", &WheelShape::grouser_thickness_m);
+  py::class_<MeshShape>(m, "MeshShape", "Closed triangle mesh as a signed-distance grid.")
+      .def(py::init([](const std::filesystem::path& file, double sdf_cell_m, double scale) {
+             return MeshShape{
+                 MeshSdfGrid::build(load_mesh(file, scale), sdf_cell_m, -1.0, file.string()),
+                 file.string()};
+           }),
+           py::arg("file"), py::arg("sdf_cell_m"), py::arg("scale") = 1.0)
+      .def_readonly("source", &MeshShape::source);
   m.def("wheel_with_grouser_fraction", &wheel_with_grouser_fraction, py::arg("radius_m"),
         py::arg("width_m"), py::arg("grouser_count"), py::arg("grouser_height_m"),
         py::arg("fraction"));

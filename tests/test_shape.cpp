@@ -122,7 +122,7 @@ TEST(ShapeDistance, RotatedBoxSeenFromTheWorld) {
 TEST(ShapeDistance, IsOneLipschitzOnRandomPairs) {
   std::mt19937 rng(7);
   std::vector<Shape> shapes = bounded_shapes();
-  shapes.push_back(PlaneShape{});
+  shapes.emplace_back(std::in_place_type<PlaneShape>);
   std::uniform_real_distribution<double> log_scale(-6.0, -0.5);
   for (const Shape& shape : shapes) {
     for (int i = 0; i < 3000; ++i) {
