@@ -32,7 +32,7 @@ void require(bool ok, const std::string& message) {
 
 // Cells of edge >= the largest contact distance, keyed by packed integer coordinates: a particle
 // overlaps only particles in its own or the 26 neighbouring cells.
-struct CellGrid {
+struct InsertionGrid {
   double cell_m;
   Vec3 origin;
   std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> cells;
@@ -68,7 +68,7 @@ ParticleState make_random_bed(const RandomBed& bed) {
   require(bed.max_attempts >= 1, "max_attempts must be >= 1");
 
   const double r_max = bed.radius_m * (1.0 + bed.radius_spread);
-  CellGrid grid{2.0 * r_max + bed.clearance_m, bed.region.lo, {}};
+  InsertionGrid grid{2.0 * r_max + bed.clearance_m, bed.region.lo, {}};
   SplitMix64 rng{bed.seed};
   ParticleState state;
   const Vec3 extent = bed.region.hi - bed.region.lo;
@@ -86,7 +86,7 @@ ParticleState make_random_bed(const RandomBed& bed) {
     for (long dk = -1; dk <= 1 && free; ++dk) {
       for (long dj = -1; dj <= 1 && free; ++dj) {
         for (long di = -1; di <= 1 && free; ++di) {
-          const auto it = grid.cells.find(CellGrid::key(c[0] + di, c[1] + dj, c[2] + dk));
+          const auto it = grid.cells.find(InsertionGrid::key(c[0] + di, c[1] + dj, c[2] + dk));
           if (it == grid.cells.end()) continue;
           for (const std::uint32_t q : it->second) {
             const Vec3 pq(state.x_m[q], state.y_m[q], state.z_m[q]);
@@ -109,7 +109,7 @@ ParticleState make_random_bed(const RandomBed& bed) {
       continue;
     }
     misses = 0;
-    grid.cells[CellGrid::key(c[0], c[1], c[2])].push_back(
+    grid.cells[InsertionGrid::key(c[0], c[1], c[2])].push_back(
         static_cast<std::uint32_t>(state.size()));
     state.add(p, Vec3::Zero(), r, sphere_mass_kg(r, bed.density_kg_per_m3));
   }

@@ -15,6 +15,8 @@
 #include "core/output_dir.hpp"
 #include "core/plot.hpp"
 #include "core/units.hpp"
+#include "core/vtp_writer.hpp"
+#include "particles/depth_camera.hpp"
 #include "particles/particle_io.hpp"
 #include "particles/particle_scenario.hpp"
 #include "particles/particle_step.hpp"
@@ -76,6 +78,8 @@ nlohmann::json vec_json(const Vec3& v) { return {v.x(), v.y(), v.z()}; }
 
 // Everything the run keeps in memory for plots and the summary, step by step through the run.
 struct Run {
+  Run(const ParticleScenario& scenario, OutputDir& out_dir, const RunProgress& report)
+      : sc(scenario), out(out_dir), progress(report) {}
   const ParticleScenario& sc;
   OutputDir& out;
   const RunProgress& progress;
@@ -87,6 +91,8 @@ struct Run {
   // body log: per body, time and the force averaged over each log interval
   std::vector<std::vector<double>> body_t_s, body_fx, body_fy, body_fz;
   std::optional<CsvWriter> energy_csv, bodies_csv;
+  std::optional<BodyPoseLog> pose_log;
+  std::vector<PvdFrame> frames;
 
   void tick(const ParticleState& s) {
     ++done;
@@ -110,12 +116,66 @@ void guarded_step(Run& run, const ParticleModel& model, std::span<const Driver> 
                            {"last_good_state", "last_good_state.tps"}};
     if (run.energy_csv) run.energy_csv->close();
     if (run.bodies_csv) run.bodies_csv->close();
+    if (run.pose_log) run.pose_log->close();
+    if (!run.frames.empty()) write_pvd(run.out.path("particles.pvd"), run.frames);
     write_json(run.out.path("summary.json"), summary);
     throw ParticleRunDiverged(fmt::format(
         "{}: the particles diverged during {} at step {} (first bad particle {}): {}; the last "
         "good state is saved in last_good_state.tps",
         run.sc.file.string(), phase, e.step(), e.particle(), e.what()));
   }
+}
+
+// One VTK PolyData frame of the particles (radius and velocity as point data), listed in the .pvd.
+void write_frame(Run& run, const ParticleState& s) {
+  const std::string name = fmt::format("frames/particles_{:06d}.vtp", s.steps);
+  write_vtp_points(run.out.path(name), s.x_m, s.y_m, s.z_m,
+                   {VtpArray{"radius_m", {s.radius_m}},
+                    VtpArray{"velocity_m_per_s", {s.vx_m_per_s, s.vy_m_per_s, s.vz_m_per_s}}});
+  run.frames.push_back(PvdFrame{s.time_s, name});
+}
+
+// A top-down depth image of the particles and bodies over the container (or the particles'
+// extent when there is no container), from just above its top.
+void write_sky_depth(const Run& run, const ParticleState& s, double t_s, const std::string& stem,
+                     nlohmann::json& files) {
+  const ParticleScenario& sc = run.sc;
+  if (sc.depth_image_px <= 0 || s.size() == 0) return;
+  Aabb box = sc.model.container.box;
+  if (sc.model.container.kind == Container::Kind::kNone) {
+    box.lo = box.hi = Vec3(s.x_m[0], s.y_m[0], s.z_m[0]);
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const Vec3 p(s.x_m[i], s.y_m[i], s.z_m[i]);
+      box.lo = box.lo.cwiseMin(p);
+      box.hi = box.hi.cwiseMax(p);
+    }
+  }
+  SkyCamera cam;
+  cam.x_min_m = box.lo.x();
+  cam.x_max_m = box.hi.x();
+  cam.y_min_m = box.lo.y();
+  cam.y_max_m = box.hi.y();
+  cam.z_camera_m = box.hi.z();
+  cam.width_px = sc.depth_image_px;
+  cam.height_px = std::max(
+      1, static_cast<int>(std::lround(sc.depth_image_px * (box.hi.y() - box.lo.y()) /
+                                      (box.hi.x() - box.lo.x()))));
+  cam.max_depth_m = box.hi.z() - box.lo.z();
+  std::vector<CameraBody> bodies;
+  const std::vector<BodyMotion> motions = motions_at(sc.drivers, t_s);
+  for (std::size_t b = 0; b < sc.model.bodies.size(); ++b) {
+    bodies.push_back(CameraBody{sc.model.bodies[b].shape, motions[b].X_WB});
+  }
+  const DepthImage image =
+      render_depth(cam, ParticleSpheres{s.x_m, s.y_m, s.z_m, s.radius_m}, bodies);
+  // Near: the highest particle top; far: the floor.
+  double top = box.lo.z();
+  for (std::size_t i = 0; i < s.size(); ++i) top = std::max(top, double{s.z_m[i]} + s.radius_m[i]);
+  const double near = std::max(0.0, cam.z_camera_m - top);
+  write_depth_png(run.out.path(stem + ".png"), image, near,
+                  std::max(near + 1e-3, cam.z_camera_m - box.lo.z()), true);
+  write_depth_npy(run.out.path(stem + ".npy"), image);
+  files.push_back(stem + ".png");
 }
 
 void plot_energy(const Run& run) {
@@ -152,7 +212,11 @@ nlohmann::json main_run(Run& run, ParticleState& state, nlohmann::json& summary)
   std::vector<std::string> header = {"t_s", "body", "name", "fx_N", "fy_N", "fz_N", "tx_Nm",
                                      "ty_Nm", "tz_Nm", "x_m", "y_m", "z_m", "qw", "qx", "qy",
                                      "qz"};
-  if (nb > 0) run.bodies_csv.emplace(run.out.path("bodies.csv"), header);
+  if (nb > 0) {
+    run.bodies_csv.emplace(run.out.path("bodies.csv"), header);
+    run.pose_log.emplace(run.out.path("body_poses.csv"));
+  }
+  if (sc.frame_every_steps > 0) write_frame(run, state);
   run.body_t_s.assign(nb, {});
   run.body_fx.assign(nb, {});
   run.body_fy.assign(nb, {});
@@ -170,6 +234,7 @@ nlohmann::json main_run(Run& run, ParticleState& state, nlohmann::json& summary)
       sum[b].tau_W += state.body_wrenches[b].tau_W;
     }
     ++in_interval;
+    if (sc.frame_every_steps > 0 && (k + 1) % sc.frame_every_steps == 0) write_frame(run, state);
     if ((k + 1) % sc.log_every_steps == 0 || k + 1 == sc.steps) {
       const double ke = kinetic_energy_J(state);
       ke_max = std::max(ke_max, ke);
@@ -186,6 +251,7 @@ nlohmann::json main_run(Run& run, ParticleState& state, nlohmann::json& summary)
         run.bodies_csv->write_row({state.time_s, static_cast<double>(b), sc.model.bodies[b].name,
                                    f.x(), f.y(), f.z(), tau.x(), tau.y(), tau.z(), p.x(), p.y(),
                                    p.z(), q.w(), q.x(), q.y(), q.z()});
+        run.pose_log->add(state.time_s, sc.model.bodies[b].name, motions[b].X_WB);
         run.body_t_s[b].push_back(state.time_s);
         run.body_fx[b].push_back(f.x());
         run.body_fy[b].push_back(f.y());
@@ -281,7 +347,7 @@ nlohmann::json measure_drag(Run& run, const ParticleState& settled, nlohmann::js
   const long lower_steps = static_cast<long>(std::ceil(d.lower_time_s / model.dt_s - 1e-9));
   const long travel_steps = static_cast<long>(std::ceil(travel_s / model.dt_s - 1e-9));
   const long average_from = lower_steps + static_cast<long>(std::floor(
-                                              (1.0 - d.average_fraction) * travel_steps));
+                                              (1.0 - d.average_fraction) * static_cast<double>(travel_steps)));
   for (const double depth : d.depths_m) {
     ParticleState state = settled;
     const double t0 = state.time_s;
@@ -347,7 +413,7 @@ nlohmann::json measure_drag(Run& run, const ParticleState& settled, nlohmann::js
 nlohmann::json run_particle_scenario(const ParticleScenario& sc, OutputDir& out,
                                      const RunProgress& progress) {
   const auto t_start = Clock::now();
-  Run run{sc, out, progress};
+  Run run(sc, out, progress);
   run.total = sc.total_steps();
   ParticleState state = sc.initial;
   nlohmann::json summary = {{"scenario", sc.name},
@@ -394,6 +460,8 @@ nlohmann::json run_particle_scenario(const ParticleScenario& sc, OutputDir& out,
     state.time_s = 0.0;
     state.steps = 0;
   }
+  nlohmann::json start_images = nlohmann::json::array();
+  write_sky_depth(run, state, 0.0, "sky_depth_start", start_images);
   const double surface_before = free_surface_z_m(state);
   summary["free_surface_z_start_m"] = surface_before;
   if (sc.steps > 0) {
@@ -410,6 +478,12 @@ nlohmann::json run_particle_scenario(const ParticleScenario& sc, OutputDir& out,
   }
   run.energy_csv->close();
   if (run.bodies_csv) run.bodies_csv->close();
+  if (run.pose_log) run.pose_log->close();
+  if (!run.frames.empty()) write_pvd(out.path("particles.pvd"), run.frames);
+  nlohmann::json images = start_images;
+  write_sky_depth(run, state, state.time_s, "sky_depth_end", images);
+  summary["depth_images"] = images;
+  summary["vtk_frames"] = run.frames.size();
   if (!run.t_s.empty()) plot_energy(run);
   if (!sc.model.bodies.empty() && sc.steps > 0) plot_body_forces(run);
   if (sc.measure == Measurement::kRepose) summary["repose"] = measure_repose(run, state);

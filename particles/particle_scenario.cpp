@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/gear.hpp"
 #include "core/scenario_bodies.hpp"
 #include "particles/particle_bed.hpp"
 #include "particles/particle_io.hpp"
@@ -67,6 +68,7 @@ void read_solver(const ScenarioTable& t, ParticleModel& m) {
 ParticleState read_bed(const ScenarioTable& t, const ScenarioTable& particles,
                        std::string& kind) {
   kind = t.choice("kind", {"lattice", "random", "file"});
+  t.boolean_or("clear_bodies", false);  // read by the caller; known here
   if (kind == "file") {
     const std::filesystem::path rel = t.string("path");
     const std::filesystem::path path = rel.is_absolute() ? rel : t.file().parent_path() / rel;
@@ -117,6 +119,49 @@ ParticleState read_bed(const ScenarioTable& t, const ScenarioTable& particles,
   }
 }
 
+// The core shapes (read_shape), plus kind = "gear": an involute helical gear (core/gear.hpp),
+// meshed and sampled on a signed-distance grid; its axis is the body's z.
+Shape read_body_shape(const ScenarioTable& t) {
+  if (t.string("kind") != "gear") return read_shape(t);
+  GearParams g;
+  g.module_m = t.number("module_m", positive("[m]"));
+  g.teeth = t.integer("teeth", 6, 1000);
+  g.pressure_angle_rad =
+      deg_to_rad(t.number_or("pressure_angle_deg", 20.0, in_open_range(0.0, 45.0, "[deg]")));
+  g.face_width_m = t.number("face_width_m", positive("[m]"));
+  g.helix_angle_rad =
+      deg_to_rad(t.number_or("helix_angle_deg", 0.0, in_open_range(-60.0, 60.0, "[deg]")));
+  const double cell = t.number("sdf_cell_m", positive("[m]"));
+  t.refuse_unknown_keys();
+  try {
+    return gear_shape(g, cell);
+  } catch (const std::exception& e) {
+    t.fail("", e.what());
+  }
+}
+
+// Drops the particles that overlap a body at its starting pose (a bed filled around the bodies).
+std::size_t remove_particles_in_bodies(ParticleState& s, const ParticleScenario& sc) {
+  std::vector<Pose> X_BW;
+  for (const Driver& d : sc.drivers) X_BW.push_back(pose_at(d, 0.0).inverse());
+  ParticleState kept;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const Vec3 p_W(s.x_m[i], s.y_m[i], s.z_m[i]);
+    bool inside = false;
+    for (std::size_t b = 0; b < X_BW.size() && !inside; ++b) {
+      inside = signed_distance(sc.model.bodies[b].shape, X_BW[b] * p_W) < s.radius_m[i];
+    }
+    if (inside) continue;
+    kept.add(p_W, Vec3(s.vx_m_per_s[i], s.vy_m_per_s[i], s.vz_m_per_s[i]), s.radius_m[i],
+             1.0 / double{s.inv_mass_per_kg[i]});
+  }
+  const std::size_t removed = s.size() - kept.size();
+  kept.time_s = s.time_s;
+  kept.steps = s.steps;
+  s = std::move(kept);
+  return removed;
+}
+
 void read_bodies(const ScenarioTable& root, ParticleScenario& sc) {
   for (const ScenarioTable& t : root.tables("body")) {
     CoupledBody body;
@@ -124,7 +169,7 @@ void read_bodies(const ScenarioTable& root, ParticleScenario& sc) {
     for (const CoupledBody& b : sc.model.bodies) {
       if (b.name == body.name) t.fail("name", fmt::format("body '{}' is named twice", body.name));
     }
-    body.shape = read_shape(t.table("shape"));
+    body.shape = read_body_shape(t.table("shape"));
     body.p_BR = t.has("reference_point_m") ? t.vec3("reference_point_m", any_finite("[m]"))
                                            : Vec3::Zero();
     const ScenarioTable motion = t.table("motion");
@@ -198,6 +243,9 @@ ParticleScenario load_particle_scenario(const ScenarioTable& root) {
   read_container(root.table("container"), sc.model);
   read_bodies(root, sc);
   sc.initial = read_bed(root.table("bed"), particles, sc.bed_kind);
+  if (root.table("bed").boolean_or("clear_bodies", false)) {
+    sc.particles_removed_in_bodies = remove_particles_in_bodies(sc.initial, sc);
+  }
   particles.refuse_unknown_keys();
 
   if (const auto s = root.optional_table("settle")) {
@@ -246,6 +294,8 @@ ParticleScenario load_particle_scenario(const ScenarioTable& root) {
     sim.fail("duration_s", "must be at least one time step (only a drag measurement runs without)");
   }
   sc.log_every_steps = sim.integer_or("log_every_steps", 10, 1, 100000000);
+  sc.frame_every_steps = sim.integer_or("frame_every_steps", 0, 0, 100000000);
+  sc.depth_image_px = sim.integer_or("depth_image_px", 256, 0, 4096);
   sim.refuse_unknown_keys();
   root.refuse_unknown_keys();
 

@@ -57,6 +57,9 @@ struct ParticleScenario {
   std::optional<SettleOptions> settle;  ///< [settle]: settle before the timed run
   long steps = 0;                   ///< steps of the main run
   long log_every_steps = 10;        ///< rows of the CSV logs
+  long frame_every_steps = 0;       ///< VTK frames of the particles (0: none)
+  int depth_image_px = 256;         ///< width of the sky camera's depth images (0: none)
+  std::size_t particles_removed_in_bodies = 0;  ///< bed.clear_bodies: particles dropped
   Measurement measure = Measurement::kNone;
   ReposeOptions repose;
   std::optional<DragSetup> drag;
