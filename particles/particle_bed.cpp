@@ -1,10 +1,10 @@
 #include "particles/particle_bed.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <random>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 namespace talus::particles {
 
@@ -21,7 +21,8 @@ ParticleState make_lattice_bed(const LatticeBed& bed) {
         fmt::format("lattice bed: spacing_factor = {} is not >= 1", bed.spacing_factor));
   }
   if (!(bed.jitter >= 0.0 && bed.jitter < 1.0)) {
-    throw std::invalid_argument(fmt::format("lattice bed: jitter = {} is not in [0, 1)", bed.jitter));
+    throw std::invalid_argument(
+        fmt::format("lattice bed: jitter = {} is not in [0, 1)", bed.jitter));
   }
   if (!bed.region.lo.allFinite() || !bed.region.hi.allFinite() ||
       !(bed.region.lo.array() <= bed.region.hi.array()).all()) {

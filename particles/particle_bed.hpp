@@ -11,8 +11,8 @@ namespace talus::particles {
 
 /// Where and what to place.
 struct LatticeBed {
-  Aabb region;                    ///< box the particle centres fill [m] (world)
-  double radius_m = 0.01;         ///< particle radius [m], > 0
+  Aabb region;                        ///< box the particle centres fill [m] (world)
+  double radius_m = 0.01;             ///< particle radius [m], > 0
   double density_kg_per_m3 = 1631.0;  ///< particle density [kg/m^3], > 0
   /// Centre spacing as a multiple of the diameter (>= 1): 1 gives touching spheres.
   double spacing_factor = 1.02;

@@ -1,8 +1,8 @@
 #include "particles/particle_contact_tier.hpp"
 
-#include <stdexcept>
-
 #include <fmt/format.h>
+
+#include <stdexcept>
 
 namespace talus::particles {
 
@@ -14,14 +14,14 @@ ParticleContactTier::ParticleContactTier(ParticleModel model, ParticleState stat
 void ParticleContactTier::step(double dt_s, std::span<const BodyMotion> motions,
                                std::span<Wrench> wrenches) {
   if (dt_s != model_.dt_s) {
-    throw std::invalid_argument(fmt::format(
-        "particle contact tier: step dt_s = {} s differs from the model's dt_s = {} s", dt_s,
-        model_.dt_s));
+    throw std::invalid_argument(
+        fmt::format("particle contact tier: step dt_s = {} s differs from the model's dt_s = {} s",
+                    dt_s, model_.dt_s));
   }
   if (wrenches.size() != model_.bodies.size()) {
-    throw std::invalid_argument(fmt::format(
-        "particle contact tier: {} wrench slots given for {} bodies", wrenches.size(),
-        model_.bodies.size()));
+    throw std::invalid_argument(
+        fmt::format("particle contact tier: {} wrench slots given for {} bodies", wrenches.size(),
+                    model_.bodies.size()));
   }
   particles::step(model_, state_, motions, workspace_);
   for (std::size_t b = 0; b < wrenches.size(); ++b) wrenches[b] = state_.body_wrenches[b];

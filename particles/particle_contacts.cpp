@@ -1,10 +1,10 @@
 #include "particles/particle_contacts.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 namespace talus::particles {
 namespace {
@@ -42,8 +42,8 @@ void resize_slots(ContactList& c, std::size_t n) {
   c.count.resize(n);
   c.split_inv_mass.resize(n);
   c.partner.resize(slots);
-  for (auto* a : {&c.nx, &c.ny, &c.nz, &c.target_m_per_s, &c.ux, &c.uy, &c.uz, &c.mu, &c.lx,
-                  &c.ly, &c.lz}) {
+  for (auto* a : {&c.nx, &c.ny, &c.nz, &c.target_m_per_s, &c.pushout_m_per_s, &c.ux, &c.uy, &c.uz,
+                  &c.mu, &c.lx, &c.ly, &c.lz, &c.push}) {
     a->resize(slots);
   }
 }
@@ -82,8 +82,7 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
   const float margin = static_cast<float>(model.contact_margin_m);
   const float inv_dt = static_cast<float>(1.0 / model.dt_s);
   const float alpha = static_cast<float>(model.baumgarte);
-  const float max_pushout = static_cast<float>(
-      std::min(model.max_pushout_speed_m_per_s, 1e30));
+  const float max_pushout = static_cast<float>(std::min(model.max_pushout_speed_m_per_s, 1e30));
   const float mu_particle = static_cast<float>(model.friction);
   const float mu_wall = static_cast<float>(model.wall_friction);
   const float mu_body = static_cast<float>(model.body_friction);
@@ -91,7 +90,8 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
   const float period =
       pa >= 0 ? static_cast<float>(model.container.box.hi[pa] - model.container.box.lo[pa]) : 0.0f;
   const float inv_period = pa >= 0 ? 1.0f / period : 0.0f;
-  const float max_r = n > 0 ? *std::max_element(state.radius_m.begin(), state.radius_m.end()) : 0.0f;
+  const float max_r =
+      n > 0 ? *std::max_element(state.radius_m.begin(), state.radius_m.end()) : 0.0f;
 
   // Walls: per axis whether its two faces exist.
   const Container& box = model.container;
@@ -124,15 +124,18 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
     }
   }
 
-  const bool warm = model.warm_start && previous != nullptr && previous->count.size() == n;
+  const float warm_factor = static_cast<float>(model.warm_start);
+  const bool warm = model.warm_start > 0.0 && previous != nullptr && previous->count.size() == n;
 
   for (;;) {
     resize_slots(contacts, n);
     const std::int32_t capacity = contacts.capacity;
     std::int32_t needed = 0;
     bool too_many = false;
-#pragma omp parallel for schedule(static) num_threads(threads) reduction(max : needed) \
-    reduction(|| : too_many)
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(max       \
+                                                                         : needed) \
+    reduction(||                                                                   \
+              : too_many)
     for (std::int64_t i = 0; i < count; ++i) {
       Candidate cand[kMaxCandidates];
       int found = 0;
@@ -185,8 +188,8 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
         n_lo[a] = 1.0f;
         add_external(wall_partner(2 * a), n_lo[0], n_lo[1], n_lo[2], p[a] - lo[a] - ri, 0.0f, 0.0f,
                      0.0f, mu_wall);
-        add_external(wall_partner(2 * a + 1), -n_lo[0], -n_lo[1], -n_lo[2], hi[a] - p[a] - ri,
-                     0.0f, 0.0f, 0.0f, mu_wall);
+        add_external(wall_partner(2 * a + 1), -n_lo[0], -n_lo[1], -n_lo[2], hi[a] - p[a] - ri, 0.0f,
+                     0.0f, 0.0f, mu_wall);
       }
       if (cylinder) {
         const float dx = xi - cyl_x, dy = yi - cyl_y;
@@ -214,8 +217,7 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
       needed = std::max(needed, found);
       if (found > capacity) continue;  // redone with more slots after this pass
       const std::size_t base = static_cast<std::size_t>(i) * capacity;
-      const std::size_t prev_base =
-          warm ? static_cast<std::size_t>(i) * previous->capacity : 0;
+      const std::size_t prev_base = warm ? static_cast<std::size_t>(i) * previous->capacity : 0;
       const std::int32_t prev_count = warm ? previous->count[i] : 0;
       std::int32_t ps = 0;
       float sx = 0.0f, sy = 0.0f, sz = 0.0f;
@@ -226,8 +228,10 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
         contacts.nx[k] = c.nx;
         contacts.ny[k] = c.ny;
         contacts.nz[k] = c.nz;
-        contacts.target_m_per_s[k] =
-            c.gap_m > 0.0f ? -c.gap_m * inv_dt : std::min(-alpha * c.gap_m * inv_dt, max_pushout);
+        contacts.target_m_per_s[k] = c.gap_m > 0.0f ? -c.gap_m * inv_dt : 0.0f;
+        contacts.pushout_m_per_s[k] =
+            c.gap_m < 0.0f ? std::min(-alpha * c.gap_m * inv_dt, max_pushout) : 0.0f;
+        contacts.push[k] = 0.0f;
         contacts.ux[k] = c.ux;
         contacts.uy[k] = c.uy;
         contacts.uz[k] = c.uz;
@@ -239,7 +243,8 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
           while (ps < prev_count && partner_key(previous->partner[prev_base + ps]) < key) ++ps;
           if (ps < prev_count && previous->partner[prev_base + ps] == c.partner) {
             const std::size_t pk = prev_base + ps;
-            const float ox = previous->lx[pk], oy = previous->ly[pk], oz = previous->lz[pk];
+            const float ox = warm_factor * previous->lx[pk], oy = warm_factor * previous->ly[pk],
+                        oz = warm_factor * previous->lz[pk];
             const float ln = std::max(0.0f, ox * c.nx + oy * c.ny + oz * c.nz);
             const float on = ox * c.nx + oy * c.ny + oz * c.nz;
             float tx = ox - on * c.nx, ty = oy - on * c.ny, tz = oz - on * c.nz;

@@ -41,9 +41,11 @@ struct ContactList {
   std::vector<std::int32_t> partner;   ///< per slot: particle j >= 0, wall_partner, body_partner
   std::vector<float> nx, ny, nz;       ///< per slot: unit normal, from the partner toward i
   std::vector<float> target_m_per_s;   ///< per slot: least normal separation speed allowed [m/s]
+  std::vector<float> pushout_m_per_s;  ///< per slot: Baumgarte push-out speed (split impulse) [m/s]
   std::vector<float> ux, uy, uz;       ///< per slot: wall/body velocity at the contact [m/s]
   std::vector<float> mu;               ///< per slot: Coulomb friction coefficient
   std::vector<float> lx, ly, lz;       ///< per slot: impulse on particle i [N s], world frame
+  std::vector<float> push;             ///< per slot: normal push-out pseudo-impulse [N s], >= 0
   /// Per particle: inverse mass times contact count, the split inverse mass of the Jacobi
   /// mass-splitting average (docs/particles.md §2) [1/kg].
   std::vector<float> split_inv_mass;
@@ -54,11 +56,13 @@ struct ContactList {
 /// every particle within that distance of a container wall, and every particle within it of a
 /// body (signed_distance of the body's shape at the particle centre mapped into B, minus the
 /// radius; normal from outward_normal; the body's velocity at the surface point from its twist).
-/// The target normal speed of a contact with gap g is -g / dt for g > 0 (speculative) and
-/// min(baumgarte (-g) / dt, max_pushout_speed) for g <= 0 (paper 001 §II-A). With warm starting,
-/// each impulse starts from the impulse of the same (particle, partner) slot in `previous`
-/// (re-projected onto the new normal and friction cone), else zero. Also writes the initial Jacobi
-/// velocity iterate w = v* + M^-1 sum(lambda) from the predicted velocities vp.
+/// The target normal speed of a contact with gap g is -g / dt for g > 0 (speculative: the pair may
+/// close the gap in one step) and 0 for g <= 0; a penetration -g > 0 is removed by the push-out
+/// speed min(baumgarte (-g) / dt, max_pushout_speed), paper 001's Baumgarte term (§II-A), solved
+/// as a split impulse (projected_jacobi.hpp) so that it moves positions without adding energy. With
+/// warm starting, each impulse starts from the impulse of the same (particle, partner) slot in
+/// `previous` (re-projected onto the new normal and friction cone), else zero. Also writes the
+/// initial Jacobi velocity iterate w = v* + M^-1 sum(lambda) from the predicted velocities vp.
 void detect_contacts(const ParticleModel& model, const ParticleState& state,
                      std::span<const BodyMotion> motions, const SpatialHash& hash,
                      const ContactList* previous, const float* vpx, const float* vpy,

@@ -1,10 +1,10 @@
 #include "particles/particle_model.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <stdexcept>
 #include <string>
-
-#include <fmt/format.h>
 
 namespace talus::particles {
 namespace {
@@ -33,6 +33,8 @@ void validate(const ParticleModel& model) {
           model.wall_friction, "is not finite and >= 0");
   require(std::isfinite(model.body_friction) && model.body_friction >= 0.0, "body_friction",
           model.body_friction, "is not finite and >= 0");
+  require(model.warm_start >= 0.0 && model.warm_start <= 1.0, "warm_start", model.warm_start,
+          "is not in [0, 1]");
   require(model.relaxation > 0.0 && model.relaxation <= 1.0, "relaxation", model.relaxation,
           "is not in (0, 1]");
   require(std::isfinite(model.contact_margin_m) && model.contact_margin_m >= 0.0,
@@ -51,11 +53,10 @@ void validate(const ParticleModel& model) {
   if (c.kind != Container::Kind::kNone) {
     if (!c.box.lo.allFinite() || !c.box.hi.allFinite() ||
         !(c.box.lo.array() < c.box.hi.array()).all()) {
-      throw std::invalid_argument(
-          fmt::format("particle model: container.box lo ({}, {}, {}) is not below hi ({}, {}, {}) "
-                      "on every axis",
-                      c.box.lo.x(), c.box.lo.y(), c.box.lo.z(), c.box.hi.x(), c.box.hi.y(),
-                      c.box.hi.z()));
+      throw std::invalid_argument(fmt::format(
+          "particle model: container.box lo ({}, {}, {}) is not below hi ({}, {}, {}) "
+          "on every axis",
+          c.box.lo.x(), c.box.lo.y(), c.box.lo.z(), c.box.hi.x(), c.box.hi.y(), c.box.hi.z()));
     }
   }
   if (c.kind == Container::Kind::kCylinder) {
@@ -76,7 +77,8 @@ void validate(const ParticleModel& model) {
     try {
       talus::validate(body.shape);
     } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(fmt::format("particle model: body '{}': {}", body.name, e.what()));
+      throw std::invalid_argument(
+          fmt::format("particle model: body '{}': {}", body.name, e.what()));
     }
     if (!body.p_BR.allFinite()) {
       throw std::invalid_argument(

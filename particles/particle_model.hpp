@@ -40,17 +40,18 @@ struct Container {
   };
   Kind kind = Kind::kBox;
   Aabb box{Vec3(-0.5, -0.5, 0.0), Vec3(0.5, 0.5, 1.0)};  ///< [m], world frame
-  double cylinder_radius_m = 0.5;                          ///< kCylinder only [m]
-  Vec2 cylinder_axis_xy_m = Vec2::Zero();                  ///< kCylinder only: axis (x, y) [m]
+  double cylinder_radius_m = 0.5;                        ///< kCylinder only [m]
+  Vec2 cylinder_axis_xy_m = Vec2::Zero();                ///< kCylinder only: axis (x, y) [m]
 };
 
 /// Immutable parameters of a particle simulation.
 struct ParticleModel {
   Vec3 gravity_m_per_s2{0.0, 0.0, -kGravity_m_per_s2};  ///< uniform gravity in W [m/s^2]
-  double dt_s = 1e-3;                                    ///< time step [s], > 0
-  int iterations = 4;                                    ///< Projected Jacobi sweeps per step, >= 1
-  /// Baumgarte factor alpha (§II-A): a penetration psi adds alpha * psi / dt to the target normal
-  /// separation speed. In [0, 1].
+  double dt_s = 1e-3;                                   ///< time step [s], > 0
+  int iterations = 4;                                   ///< Projected Jacobi sweeps per step, >= 1
+  /// Baumgarte factor alpha (§II-A): a penetration psi is pushed out at alpha * psi / dt. Applied
+  /// as a split impulse (positions only, projected_jacobi.hpp) rather than on the velocity as in
+  /// paper 001, so push-out adds no kinetic energy. In [0, 1].
   double baumgarte = 0.2;
   /// Cap on the Baumgarte push-out speed alpha * psi / dt [m/s] (> 0): keeps a deep overlap from
   /// launching particles. +infinity disables the cap.
@@ -61,10 +62,11 @@ struct ParticleModel {
   /// Relaxation factor omega in (0, 1] on each Jacobi contact update, applied on top of the
   /// mass-splitting average (docs/particles.md §2). 1 is the converging default.
   double relaxation = 1.0;
-  /// Start each contact's impulse from the impulse the same pair (same partner) had at the end of
-  /// the previous step (warm starting). Not in paper 001; keeps tall columns at rest with few
-  /// iterations (docs/particles.md §2).
-  bool warm_start = true;
+  /// Warm starting, in [0, 1]: each contact's impulse starts from this fraction of the impulse the
+  /// same pair (same partner) had at the end of the previous step; 0 starts cold. Not in paper
+  /// 001: without it the few Jacobi sweeps cannot carry a column's weight and the bed creeps
+  /// (docs/particles.md §2).
+  double warm_start = 1.0;
   /// Pairs closer than the sum of radii plus this margin [m] (>= 0) become contacts (speculative
   /// contacts: a gap g > 0 lets the pair approach by at most g per step). It also sets the cell
   /// size: cells are 2 * largest radius + margin.

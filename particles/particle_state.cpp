@@ -1,10 +1,10 @@
 #include "particles/particle_state.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 #include "core/units.hpp"
 #include "particles/particle_model.hpp"
@@ -24,8 +24,8 @@ void ParticleState::add(const Vec3& p_W, const Vec3& v_W, double radius_m_, doub
 }
 
 void ParticleState::resize(std::size_t n) {
-  for (auto* a : {&x_m, &y_m, &z_m, &vx_m_per_s, &vy_m_per_s, &vz_m_per_s, &radius_m,
-                  &inv_mass_per_kg}) {
+  for (auto* a :
+       {&x_m, &y_m, &z_m, &vx_m_per_s, &vy_m_per_s, &vz_m_per_s, &radius_m, &inv_mass_per_kg}) {
     a->resize(n, 0.0f);
   }
 }
@@ -57,8 +57,8 @@ void validate(const ParticleState& state) {
       {"inv_mass_per_kg", &state.inv_mass_per_kg}};
   for (const auto& [name, a] : arrays) {
     if (a->size() != n) {
-      throw std::invalid_argument(fmt::format(
-          "particle state: {} holds {} values but x_m holds {}", name, a->size(), n));
+      throw std::invalid_argument(
+          fmt::format("particle state: {} holds {} values but x_m holds {}", name, a->size(), n));
     }
   }
   for (std::size_t i = 0; i < n; ++i) {
@@ -76,8 +76,8 @@ void validate(const ParticleState& state) {
           fmt::format("particle {}: radius_m = {} is not > 0", i, state.radius_m[i]));
     }
     if (!(std::isfinite(state.inv_mass_per_kg[i]) && state.inv_mass_per_kg[i] > 0.0f)) {
-      throw std::invalid_argument(fmt::format("particle {}: inv_mass_per_kg = {} is not > 0", i,
-                                              state.inv_mass_per_kg[i]));
+      throw std::invalid_argument(
+          fmt::format("particle {}: inv_mass_per_kg = {} is not > 0", i, state.inv_mass_per_kg[i]));
     }
   }
 }
@@ -96,9 +96,9 @@ void check_inside_container(const ParticleModel& model, const ParticleState& sta
       if (c.kind == Container::Kind::kCylinder && a < 2) continue;
       if (a == model.periodic_axis) {
         if (!(p[a] >= c.box.lo[a] && p[a] < c.box.hi[a])) {
-          throw std::invalid_argument(fmt::format(
-              "particle {}: {} = {} m lies outside the periodic range [{}, {}) m", i, kAxis[a],
-              p[a], c.box.lo[a], c.box.hi[a]));
+          throw std::invalid_argument(
+              fmt::format("particle {}: {} = {} m lies outside the periodic range [{}, {}) m", i,
+                          kAxis[a], p[a], c.box.lo[a], c.box.hi[a]));
         }
         continue;
       }
@@ -109,7 +109,8 @@ void check_inside_container(const ParticleModel& model, const ParticleState& sta
       }
     }
     if (c.kind == Container::Kind::kCylinder) {
-      const double rho = std::hypot(p[0] - c.cylinder_axis_xy_m.x(), p[1] - c.cylinder_axis_xy_m.y());
+      const double rho =
+          std::hypot(p[0] - c.cylinder_axis_xy_m.x(), p[1] - c.cylinder_axis_xy_m.y());
       if (rho + r > c.cylinder_radius_m + slack) {
         throw std::invalid_argument(fmt::format(
             "particle {}: at {} m from the cylinder axis with radius {} m it is outside the "

@@ -15,13 +15,13 @@ struct ParticleModel;
 
 /// Positions, velocities, radii and inverse masses of n particles, in the world frame W.
 struct ParticleState {
-  std::vector<float> x_m, y_m, z_m;                          ///< centre positions [m]
-  std::vector<float> vx_m_per_s, vy_m_per_s, vz_m_per_s;     ///< velocities [m/s]
-  std::vector<float> radius_m;                               ///< radii [m], > 0
-  std::vector<float> inv_mass_per_kg;                        ///< 1 / mass [1/kg], > 0
+  std::vector<float> x_m, y_m, z_m;                       ///< centre positions [m]
+  std::vector<float> vx_m_per_s, vy_m_per_s, vz_m_per_s;  ///< velocities [m/s]
+  std::vector<float> radius_m;                            ///< radii [m], > 0
+  std::vector<float> inv_mass_per_kg;                     ///< 1 / mass [1/kg], > 0
 
-  double time_s = 0.0;      ///< simulated time [s]
-  std::int64_t steps = 0;   ///< steps taken
+  double time_s = 0.0;     ///< simulated time [s]
+  std::int64_t steps = 0;  ///< steps taken
 
   /// The wrench the particles exerted on each body (ParticleModel::bodies order) during the last
   /// step, about the body's reference point R (CoupledBody::p_BR) placed by its pose: contact

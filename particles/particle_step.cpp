@@ -1,13 +1,12 @@
 #include "particles/particle_step.hpp"
 
+#include <fmt/format.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
-
-#include <fmt/format.h>
 
 #include "particles/projected_jacobi.hpp"
 
@@ -53,8 +52,7 @@ void bin_particles(const ParticleModel& model, const ParticleState& s, ParticleW
 #pragma omp parallel for schedule(static) num_threads(threads) reduction(max : max_r)
   for (std::int64_t i = 0; i < count; ++i) max_r = std::max(max_r, r[i]);
   build_spatial_hash(w.hash, model.broadphase, make_cell_grid(model, max_r),
-                     model.hash_table_factor, s.x_m.data(), s.y_m.data(), s.z_m.data(), n,
-                     threads);
+                     model.hash_table_factor, s.x_m.data(), s.y_m.data(), s.z_m.data(), n, threads);
 }
 
 // Stage: wrenches. The force on body b is minus the impulses its contacts gave particles, over
@@ -97,7 +95,8 @@ std::vector<Wrench> body_wrenches(const ParticleModel& model, const ParticleStat
   for (std::size_t b = 0; b < bodies; ++b) {
     Wrench wr = Wrench::about(p_WR[b]);
     for (std::int64_t blk = 0; blk < blocks; ++blk) {
-      const double* sb = w.body_block_sums.data() + (blk * static_cast<std::int64_t>(bodies) + b) * 6;
+      const double* sb =
+          w.body_block_sums.data() + (blk * static_cast<std::int64_t>(bodies) + b) * 6;
       wr.f_W += Vec3(sb[0], sb[1], sb[2]);
       wr.tau_W += Vec3(sb[3], sb[4], sb[5]);
     }
@@ -121,6 +120,9 @@ void integrate_and_check(const ParticleModel& model, ParticleState& s, ParticleW
   const float* vx = w.wx[final_buffer].data();
   const float* vy = w.wy[final_buffer].data();
   const float* vz = w.wz[final_buffer].data();
+  const float* sx = w.sx[final_buffer].data();
+  const float* sy = w.sy[final_buffer].data();
+  const float* sz = w.sz[final_buffer].data();
   std::int64_t first_bad = count;
   const std::int64_t blocks = (count + kBlock - 1) / kBlock;
   std::vector<double> energy(static_cast<std::size_t>(blocks), 0.0);
@@ -129,7 +131,8 @@ void integrate_and_check(const ParticleModel& model, ParticleState& s, ParticleW
     const std::int64_t end = std::min(count, (blk + 1) * kBlock);
     double e = 0.0;
     for (std::int64_t i = blk * kBlock; i < end; ++i) {
-      float p[3] = {s.x_m[i] + dt * vx[i], s.y_m[i] + dt * vy[i], s.z_m[i] + dt * vz[i]};
+      float p[3] = {s.x_m[i] + dt * (vx[i] + sx[i]), s.y_m[i] + dt * (vy[i] + sy[i]),
+                    s.z_m[i] + dt * (vz[i] + sz[i])};
       if (pa >= 0) {
         if (p[pa] < lo) p[pa] += period;
         if (p[pa] >= hi) p[pa] -= period;
@@ -204,6 +207,9 @@ void step(const ParticleModel& model, ParticleState& state, std::span<const Body
     w.wx[b].resize(n);
     w.wy[b].resize(n);
     w.wz[b].resize(n);
+    w.sx[b].assign(n, 0.0f);
+    w.sy[b].assign(n, 0.0f);
+    w.sz[b].assign(n, 0.0f);
   }
   w.residual_per_iteration.clear();
 
@@ -224,9 +230,10 @@ void step(const ParticleModel& model, ParticleState& state, std::span<const Body
   w.times.contacts_s += seconds_since(t0);
 
   t0 = Clock::now();
-  const int final_buffer = solve_projected_jacobi(
-      model, state.inv_mass_per_kg.data(), w.vpx.data(), w.vpy.data(), w.vpz.data(), w.wx, w.wy,
-      w.wz, w.contacts, n, model.iterations, model.relaxation, w.residual_per_iteration, threads);
+  const int final_buffer =
+      solve_projected_jacobi(model, state.inv_mass_per_kg.data(), w.vpx.data(), w.vpy.data(),
+                             w.vpz.data(), w.wx, w.wy, w.wz, w.sx, w.sy, w.sz, w.contacts, n,
+                             model.iterations, model.relaxation, w.residual_per_iteration, threads);
   w.times.solve_s += seconds_since(t0);
 
   t0 = Clock::now();

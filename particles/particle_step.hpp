@@ -7,7 +7,8 @@
 //                normal, gap and target normal speed             (§II-C, §II-D: the detection pass)
 //   solve        Projected Jacobi sweeps over the stored contacts (§II-A, Algorithm 1; no search)
 //   wrenches     reaction wrench on each body from its contacts' impulses / dt
-//   integrate    symplectic Euler: v = v* + M^-1 lambda, x += dt v (eq. (4), (5)); wrap periodic
+//   integrate    symplectic Euler: v = v* + M^-1 lambda, x += dt (v + s) (eq. (4), (5), s the
+//                split-impulse push-out pseudo-velocity); wrap periodic
 //   check        NaN / kinetic-energy guard; the state is replaced only when the new one is good
 //
 // Every stage is a data-parallel loop over particles (OpenMP static schedule) that writes only its
@@ -43,9 +44,10 @@ struct StageTimes {
 struct ParticleWorkspace {
   SpatialHash hash;
   ContactList contacts;
-  ContactList previous_contacts;  ///< last step's contacts (warm starting)
-  std::vector<float> vpx, vpy, vpz;  ///< predicted velocities v* [m/s]
+  ContactList previous_contacts;           ///< last step's contacts (warm starting)
+  std::vector<float> vpx, vpy, vpz;        ///< predicted velocities v* [m/s]
   std::vector<float> wx[2], wy[2], wz[2];  ///< Jacobi velocity iterates (double-buffered) [m/s]
+  std::vector<float> sx[2], sy[2], sz[2];  ///< split-impulse pseudo-velocities (double-buffered)
   std::vector<float> new_x, new_y, new_z, new_vx, new_vy, new_vz;  ///< integrated, unchecked
   std::vector<double> body_block_sums;  ///< fixed-block partial sums of body wrenches
 
@@ -61,8 +63,8 @@ class ParticleDivergence : public std::runtime_error {
  public:
   ParticleDivergence(std::int64_t step, std::size_t particle, const std::string& what)
       : std::runtime_error(what), step_(step), particle_(particle) {}
-  std::int64_t step() const { return step_; }          ///< the step that failed (state.steps + 1)
-  std::size_t particle() const { return particle_; }   ///< first bad particle index
+  std::int64_t step() const { return step_; }         ///< the step that failed (state.steps + 1)
+  std::size_t particle() const { return particle_; }  ///< first bad particle index
  private:
   std::int64_t step_;
   std::size_t particle_;
@@ -71,8 +73,8 @@ class ParticleDivergence : public std::runtime_error {
 /// Advances `state` by model.dt_s with the bodies at `motions` (one per model.bodies entry, the
 /// pose and twist at the START of the step; the twist gives the body's velocity at each contact
 /// point, Twist::velocity_of_point). Writes state.body_wrenches. Assumes validate(model) passed and
-/// state arrays are consistent (check_initial_state() before a run). Throws ParticleDivergence (state
-/// unchanged) and std::invalid_argument when motions.size() != model.bodies.size().
+/// state arrays are consistent (check_initial_state() before a run). Throws ParticleDivergence
+/// (state unchanged) and std::invalid_argument when motions.size() != model.bodies.size().
 void step(const ParticleModel& model, ParticleState& state, std::span<const BodyMotion> motions,
           ParticleWorkspace& workspace);
 

@@ -1,11 +1,12 @@
 #include "particles/spatial_hash.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 namespace talus::particles {
 
@@ -52,9 +53,10 @@ void build_spatial_hash(SpatialHash& hash, Broadphase kind, const CellGrid& grid
                         double table_factor, const float* x, const float* y, const float* z,
                         std::size_t n, int threads) {
   hash.kind = kind;
+  hash.dense = false;
   hash.grid = grid;
-  hash.table_size = static_cast<std::uint32_t>(
-      std::max(1.0, std::round(table_factor * static_cast<double>(n))));
+  hash.table_size =
+      static_cast<std::uint32_t>(std::max(1.0, std::round(table_factor * static_cast<double>(n))));
   hash.cx.resize(n);
   hash.cy.resize(n);
   hash.cz.resize(n);
@@ -71,7 +73,7 @@ void build_spatial_hash(SpatialHash& hash, Broadphase kind, const CellGrid& grid
     {
 #pragma omp for schedule(static)
       for (std::int64_t b = 0; b < table; ++b) head[b] = -1;
-      // The loop above ends in a barrier: every head is -1 before any particle is pushed.
+        // The loop above ends in a barrier: every head is -1 before any particle is pushed.
 #pragma omp for schedule(static)
       for (std::int64_t i = 0; i < count; ++i) {
         const std::int32_t cx = grid.cell_of(x[i], 0);
@@ -99,22 +101,61 @@ void build_spatial_hash(SpatialHash& hash, Broadphase kind, const CellGrid& grid
 
   // kSortedCells: counting sort by bucket. Counts are atomic increments (their totals do not
   // depend on order); the scatter runs in index order, so a bucket's members are ascending.
-  hash.bucket_start.assign(hash.table_size + 1, 0);
   hash.sorted.resize(n);
+  std::int32_t* cxs = hash.cx.data();
+  std::int32_t* cys = hash.cy.data();
+  std::int32_t* czs = hash.cz.data();
+  std::int32_t lo0 = std::numeric_limits<std::int32_t>::max(), lo1 = lo0, lo2 = lo0;
+  std::int32_t hi0 = std::numeric_limits<std::int32_t>::min(), hi1 = hi0, hi2 = hi0;
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(min              \
+                                                                         : lo0, lo1, lo2) \
+    reduction(max                                                                         \
+              : hi0, hi1, hi2)
+  for (std::int64_t i = 0; i < count; ++i) {
+    cxs[i] = grid.cell_of(x[i], 0);
+    cys[i] = grid.cell_of(y[i], 1);
+    czs[i] = grid.cell_of(z[i], 2);
+    lo0 = std::min(lo0, cxs[i]);
+    hi0 = std::max(hi0, cxs[i]);
+    lo1 = std::min(lo1, cys[i]);
+    hi1 = std::max(hi1, cys[i]);
+    lo2 = std::min(lo2, czs[i]);
+    hi2 = std::max(hi2, czs[i]);
+  }
+  const std::int32_t lo[3] = {lo0, lo1, lo2};
+  const std::int32_t hi[3] = {hi0, hi1, hi2};
+  std::int64_t cells = 1;
+  hash.dense = count > 0;
+  for (int a = 0; a < 3 && hash.dense; ++a) {
+    if (a == grid.periodic_axis) {  // all cells of the period: neighbours wrap around it
+      hash.cell_lo[a] = 0;
+      hash.cell_dim[a] = grid.periodic_cells;
+    } else {
+      hash.cell_lo[a] = lo[a];
+      const std::int64_t dim = std::int64_t(hi[a]) - lo[a] + 1;
+      hash.cell_dim[a] = static_cast<std::int32_t>(std::min<std::int64_t>(dim, 1 << 30));
+      if (dim > (1 << 30)) hash.dense = false;
+    }
+    cells *= hash.cell_dim[a];
+    if (cells > std::max<std::int64_t>(64, kDenseCellsPerParticle * count)) hash.dense = false;
+  }
+  if (hash.dense) hash.table_size = static_cast<std::uint32_t>(cells);
+  const std::int64_t table_used = hash.table_size;
+  hash.bucket_start.assign(hash.table_size + 1, 0);
   std::int32_t* start = hash.bucket_start.data();
+  const bool dense = hash.dense;
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (std::int64_t i = 0; i < count; ++i) {
-    const std::int32_t cx = grid.cell_of(x[i], 0);
-    const std::int32_t cy = grid.cell_of(y[i], 1);
-    const std::int32_t cz = grid.cell_of(z[i], 2);
-    hash.cx[i] = cx;
-    hash.cy[i] = cy;
-    hash.cz[i] = cz;
-    const std::uint32_t b = teschner_hash(cx, cy, cz, hash.table_size);
+    const std::uint32_t b =
+        dense ? static_cast<std::uint32_t>(
+                    ((czs[i] - hash.cell_lo[2]) * hash.cell_dim[1] + (cys[i] - hash.cell_lo[1])) *
+                        hash.cell_dim[0] +
+                    (cxs[i] - hash.cell_lo[0]))
+              : teschner_hash(cxs[i], cys[i], czs[i], hash.table_size);
     hash.bucket[i] = b;
     std::atomic_ref<std::int32_t>(start[b + 1]).fetch_add(1, std::memory_order_relaxed);
   }
-  for (std::int64_t b = 0; b < table; ++b) start[b + 1] += start[b];
+  for (std::int64_t b = 0; b < table_used; ++b) start[b + 1] += start[b];
   // Scatter with a running cursor per bucket, reusing the counts' slot: cursor[b] = start[b].
   std::vector<std::int32_t>& sorted = hash.sorted;
   std::vector<std::int32_t> cursor(hash.bucket_start.begin(), hash.bucket_start.end() - 1);
