@@ -48,9 +48,9 @@ struct SettleOptions {
 };
 
 struct SettleResult {
-  long steps = 0;                          ///< steps taken
+  long steps = 0;                              ///< steps taken
   double kinetic_energy_per_particle_J = 0.0;  ///< at the end
-  bool at_rest = false;                    ///< the bound was met (else max_steps ran out)
+  bool at_rest = false;                        ///< the bound was met (else max_steps ran out)
 };
 
 /// Steps `state` with the bodies held at `motions` until the kinetic energy per particle falls

@@ -53,7 +53,7 @@ template <class S>
 auto arrays_of(S& s) {
   using V = std::conditional_t<std::is_const_v<S>, const std::vector<float>, std::vector<float>>;
   return std::array<V*, kArrays>{&s.x_m,        &s.y_m,        &s.z_m,      &s.vx_m_per_s,
-          &s.vy_m_per_s, &s.vz_m_per_s, &s.radius_m, &s.inv_mass_per_kg};
+                                 &s.vy_m_per_s, &s.vz_m_per_s, &s.radius_m, &s.inv_mass_per_kg};
 }
 
 }  // namespace
@@ -62,8 +62,8 @@ void save_particle_state(const ParticleState& state, const std::filesystem::path
   const std::size_t n = state.size();
   for (const auto* a : arrays_of(state)) {
     if (a->size() != n) {
-      throw std::invalid_argument(fmt::format(
-          "{}: cannot save: the per-particle arrays differ in length", path.string()));
+      throw std::invalid_argument(
+          fmt::format("{}: cannot save: the per-particle arrays differ in length", path.string()));
     }
   }
   std::string bytes;
@@ -81,7 +81,8 @@ void save_particle_state(const ParticleState& state, const std::filesystem::path
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   file.close();
-  if (!file) throw std::runtime_error(fmt::format("{}: cannot write the particle state", path.string()));
+  if (!file)
+    throw std::runtime_error(fmt::format("{}: cannot write the particle state", path.string()));
 }
 
 ParticleState load_particle_state(const std::filesystem::path& path) {
@@ -89,7 +90,8 @@ ParticleState load_particle_state(const std::filesystem::path& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) throw std::runtime_error(fmt::format("{}: cannot open the particle state file", name));
   const std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  if (bytes.size() < kMagic.size() || std::memcmp(bytes.data(), kMagic.data(), kMagic.size()) != 0) {
+  if (bytes.size() < kMagic.size() ||
+      std::memcmp(bytes.data(), kMagic.data(), kMagic.size()) != 0) {
     throw std::runtime_error(
         fmt::format("{}: not a talus particle state file (wrong magic bytes)", name));
   }
@@ -100,9 +102,9 @@ ParticleState load_particle_state(const std::filesystem::path& path) {
   std::size_t at = kMagic.size();
   const auto version = get<std::uint32_t>(bytes, at);
   if (version != kParticleFileVersion) {
-    throw std::runtime_error(fmt::format(
-        "{}: format version {} is not supported (this build reads version {})", name, version,
-        kParticleFileVersion));
+    throw std::runtime_error(
+        fmt::format("{}: format version {} is not supported (this build reads version {})", name,
+                    version, kParticleFileVersion));
   }
   const auto arrays = get<std::uint32_t>(bytes, at);
   if (arrays != kArrays) {
@@ -111,9 +113,10 @@ ParticleState load_particle_state(const std::filesystem::path& path) {
   }
   const auto n = get<std::uint64_t>(bytes, at);
   if (n > (bytes.size() / (kArrays * sizeof(float))) + 1) {
-    throw std::runtime_error(fmt::format("{}: truncated: header says {} particles but the file has "
-                                         "only {} bytes",
-                                         name, n, bytes.size()));
+    throw std::runtime_error(
+        fmt::format("{}: truncated: header says {} particles but the file has "
+                    "only {} bytes",
+                    name, n, bytes.size()));
   }
   const std::size_t expected = kHeaderBytes + kArrays * n * sizeof(float) + 8;
   if (bytes.size() != expected) {
@@ -124,8 +127,7 @@ ParticleState load_particle_state(const std::filesystem::path& path) {
   std::size_t sum_at = expected - 8;
   const auto stored = get<std::uint64_t>(bytes, sum_at);
   if (stored != fnv1a(bytes.data(), expected - 8)) {
-    throw std::runtime_error(
-        fmt::format("{}: checksum mismatch: the file is corrupted", name));
+    throw std::runtime_error(fmt::format("{}: checksum mismatch: the file is corrupted", name));
   }
   ParticleState state;
   state.time_s = get<double>(bytes, at);
@@ -141,8 +143,8 @@ ParticleState load_particle_state(const std::filesystem::path& path) {
     throw std::runtime_error(fmt::format("{}: {}", name, e.what()));
   }
   if (!std::isfinite(state.time_s) || state.steps < 0) {
-    throw std::runtime_error(fmt::format("{}: time_s = {} or steps = {} is invalid", name,
-                                         state.time_s, state.steps));
+    throw std::runtime_error(
+        fmt::format("{}: time_s = {} or steps = {} is invalid", name, state.time_s, state.steps));
   }
   return state;
 }

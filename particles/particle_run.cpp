@@ -157,9 +157,9 @@ void write_sky_depth(const Run& run, const ParticleState& s, double t_s, const s
   cam.y_max_m = box.hi.y();
   cam.z_camera_m = box.hi.z();
   cam.width_px = sc.depth_image_px;
-  cam.height_px = std::max(
-      1, static_cast<int>(std::lround(sc.depth_image_px * (box.hi.y() - box.lo.y()) /
-                                      (box.hi.x() - box.lo.x()))));
+  cam.height_px =
+      std::max(1, static_cast<int>(std::lround(sc.depth_image_px * (box.hi.y() - box.lo.y()) /
+                                               (box.hi.x() - box.lo.x()))));
   cam.max_depth_m = box.hi.z() - box.lo.z();
   std::vector<CameraBody> bodies;
   const std::vector<BodyMotion> motions = motions_at(sc.drivers, t_s);
@@ -209,9 +209,9 @@ void plot_body_forces(const Run& run) {
 nlohmann::json main_run(Run& run, ParticleState& state, nlohmann::json& summary) {
   const ParticleScenario& sc = run.sc;
   const std::size_t nb = sc.model.bodies.size();
-  std::vector<std::string> header = {"t_s", "body", "name", "fx_N", "fy_N", "fz_N", "tx_Nm",
-                                     "ty_Nm", "tz_Nm", "x_m", "y_m", "z_m", "qw", "qx", "qy",
-                                     "qz"};
+  std::vector<std::string> header = {"t_s",   "body",  "name",  "fx_N", "fy_N", "fz_N",
+                                     "tx_Nm", "ty_Nm", "tz_Nm", "x_m",  "y_m",  "z_m",
+                                     "qw",    "qx",    "qy",    "qz"};
   if (nb > 0) {
     run.bodies_csv.emplace(run.out.path("bodies.csv"), header);
     run.pose_log.emplace(run.out.path("body_poses.csv"));
@@ -240,8 +240,8 @@ nlohmann::json main_run(Run& run, ParticleState& state, nlohmann::json& summary)
       ke_max = std::max(ke_max, ke);
       run.t_s.push_back(state.time_s);
       run.ke_per_particle_J.push_back(ke / n);
-      run.energy_csv->write_row({state.time_s, static_cast<double>(state.steps), ke, ke / n,
-                                 max_speed_m_per_s(state)});
+      run.energy_csv->write_row(
+          {state.time_s, static_cast<double>(state.steps), ke, ke / n, max_speed_m_per_s(state)});
       const std::vector<BodyMotion> motions = motions_at(sc.drivers, state.time_s);
       for (std::size_t b = 0; b < nb; ++b) {
         const Vec3 f = sum[b].f_W / static_cast<double>(in_interval);
@@ -262,12 +262,12 @@ nlohmann::json main_run(Run& run, ParticleState& state, nlohmann::json& summary)
     }
   }
   const double wall = seconds_since(t0);
-  nlohmann::json r = {{"steps", sc.steps},
-                      {"wall_s", wall},
-                      {"particle_steps_per_s", wall > 0 ? n * static_cast<double>(sc.steps) / wall
-                                                        : 0.0},
-                      {"kinetic_energy_max_J", ke_max},
-                      {"kinetic_energy_final_J", kinetic_energy_J(state)}};
+  nlohmann::json r = {
+      {"steps", sc.steps},
+      {"wall_s", wall},
+      {"particle_steps_per_s", wall > 0 ? n * static_cast<double>(sc.steps) / wall : 0.0},
+      {"kinetic_energy_max_J", ke_max},
+      {"kinetic_energy_final_J", kinetic_energy_J(state)}};
   nlohmann::json bodies = nlohmann::json::array();
   for (std::size_t b = 0; b < nb; ++b) {
     // Mean and peak force over the second half of the run (the steady part of a push).
@@ -302,8 +302,8 @@ nlohmann::json measure_repose(const Run& run, const ParticleState& state) {
   }
   csv.close();
   PlotSpec plot;
-  plot.title = fmt::format("{}: pile profile, angle of repose {:.1f} deg", run.sc.name,
-                           m.angle_deg);
+  plot.title =
+      fmt::format("{}: pile profile, angle of repose {:.1f} deg", run.sc.name, m.angle_deg);
   plot.x_label = "distance from the pile axis [mm]";
   plot.y_label = "height [mm]";
   std::vector<double> r_mm(m.r_m.size()), h_mm(m.h_m.size());
@@ -346,8 +346,9 @@ nlohmann::json measure_drag(Run& run, const ParticleState& settled, nlohmann::js
   const double travel_s = (d.x_end_m - d.x_start_m) / d.speed_m_per_s;
   const long lower_steps = static_cast<long>(std::ceil(d.lower_time_s / model.dt_s - 1e-9));
   const long travel_steps = static_cast<long>(std::ceil(travel_s / model.dt_s - 1e-9));
-  const long average_from = lower_steps + static_cast<long>(std::floor(
-                                              (1.0 - d.average_fraction) * static_cast<double>(travel_steps)));
+  const long average_from =
+      lower_steps +
+      static_cast<long>(std::floor((1.0 - d.average_fraction) * static_cast<double>(travel_steps)));
   for (const double depth : d.depths_m) {
     ParticleState state = settled;
     const double t0 = state.time_s;
@@ -375,8 +376,8 @@ nlohmann::json measure_drag(Run& run, const ParticleState& settled, nlohmann::js
       interval += 1.0;
       if ((k + 1) % sc.log_every_steps == 0) {
         const Vec3 p = pose_at(plate_path, state.time_s).translation();
-        csv.write_row({depth, state.time_s, p.x(), sum / interval,
-                       state.body_wrenches.back().f_W.z()});
+        csv.write_row(
+            {depth, state.time_s, p.x(), sum / interval, state.body_wrenches.back().f_W.z()});
         if (k >= lower_steps) {
           x_mm.push_back(1e3 * p.x());
           drag.push_back(sum / interval);
@@ -403,8 +404,8 @@ nlohmann::json measure_drag(Run& run, const ParticleState& settled, nlohmann::js
   return {{"surface_z_m", surface},
           {"speed_m_per_s", d.speed_m_per_s},
           {"plate_half_extents_m", vec_json(std::get<BoxShape>(d.plate).half_extents_m)},
-          {"averaged_over", fmt::format("the last {:g} % of the horizontal travel",
-                                        100 * d.average_fraction)},
+          {"averaged_over",
+           fmt::format("the last {:g} % of the horizontal travel", 100 * d.average_fraction)},
           {"per_depth", rows}};
 }
 
@@ -426,10 +427,10 @@ nlohmann::json run_particle_scenario(const ParticleScenario& sc, OutputDir& out,
                             {"time_step_s", sc.model.dt_s},
                             {"iterations", sc.model.iterations},
                             {"friction", sc.model.friction}};
-  run.energy_csv.emplace(out.path("energy.csv"),
-                         std::vector<std::string>{"t_s", "step", "kinetic_energy_J",
-                                                  "kinetic_energy_per_particle_J",
-                                                  "max_speed_m_per_s"});
+  run.energy_csv.emplace(
+      out.path("energy.csv"),
+      std::vector<std::string>{"t_s", "step", "kinetic_energy_J", "kinetic_energy_per_particle_J",
+                               "max_speed_m_per_s"});
 
   if (sc.settle) {
     // Settle with the bodies held at their starting poses.
@@ -442,8 +443,10 @@ nlohmann::json run_particle_scenario(const ParticleScenario& sc, OutputDir& out,
                  [&](long, long, double) { run.tick(state); });
     } catch (const ParticleDivergence& e) {
       save_particle_state(state, out.path("last_good_state.tps"));
-      summary["diverged"] = {{"phase", "settling"}, {"step", e.step()},
-                             {"particle", e.particle()}, {"message", e.what()}};
+      summary["diverged"] = {{"phase", "settling"},
+                             {"step", e.step()},
+                             {"particle", e.particle()},
+                             {"message", e.what()}};
       run.energy_csv->close();
       write_json(out.path("summary.json"), summary);
       throw ParticleRunDiverged(fmt::format(

@@ -32,8 +32,8 @@ void read_container(const ScenarioTable& t, ParticleModel& m) {
   if (kind != "none") m.container.box = read_region(t);
   if (kind == "cylinder") {
     m.container.cylinder_radius_m = t.number("radius_m", positive("[m]"));
-    m.container.cylinder_axis_xy_m = t.has("axis_xy_m") ? t.vec2("axis_xy_m", any_finite("[m]"))
-                                                        : Vec2(0.0, 0.0);
+    m.container.cylinder_axis_xy_m =
+        t.has("axis_xy_m") ? t.vec2("axis_xy_m", any_finite("[m]")) : Vec2(0.0, 0.0);
   }
   const std::string axis = t.choice_or("periodic_axis", "none", {"none", "x", "y", "z"});
   m.periodic_axis = axis == "none" ? -1 : axis == "x" ? 0 : axis == "y" ? 1 : 2;
@@ -51,22 +51,21 @@ void read_solver(const ScenarioTable& t, ParticleModel& m) {
   m.relaxation = t.number_or("relaxation", m.relaxation, in_closed_range(1e-6, 1.0, ""));
   m.warm_start = t.boolean_or("warm_start", m.warm_start);
   m.contact_margin_m = t.number_or("contact_margin_m", m.contact_margin_m, non_negative("[m]"));
-  m.broadphase = t.choice_or("broadphase", "sorted_cells", {"sorted_cells", "linked_hash"}) ==
-                         "sorted_cells"
-                     ? Broadphase::kSortedCells
-                     : Broadphase::kLinkedHash;
+  m.broadphase =
+      t.choice_or("broadphase", "sorted_cells", {"sorted_cells", "linked_hash"}) == "sorted_cells"
+          ? Broadphase::kSortedCells
+          : Broadphase::kLinkedHash;
   m.hash_table_factor = t.number_or("hash_table_factor", m.hash_table_factor, positive(""));
   m.threads = t.integer_or("threads", 0, 0, 1024);
   m.overlap_tolerance = t.number_or("overlap_tolerance", m.overlap_tolerance, non_negative(""));
   m.expected_speed_m_per_s =
       t.number_or("expected_speed_m_per_s", m.expected_speed_m_per_s, positive("[m/s]"));
-  m.max_kinetic_energy_J = t.number_or("max_kinetic_energy_J", m.max_kinetic_energy_J,
-                                       positive("[J]"));
+  m.max_kinetic_energy_J =
+      t.number_or("max_kinetic_energy_J", m.max_kinetic_energy_J, positive("[J]"));
   t.refuse_unknown_keys();
 }
 
-ParticleState read_bed(const ScenarioTable& t, const ScenarioTable& particles,
-                       std::string& kind) {
+ParticleState read_bed(const ScenarioTable& t, const ScenarioTable& particles, std::string& kind) {
   kind = t.choice("kind", {"lattice", "random", "file"});
   t.boolean_or("clear_bodies", false);  // read by the caller; known here
   if (kind == "file") {
@@ -92,8 +91,8 @@ ParticleState read_bed(const ScenarioTable& t, const ScenarioTable& particles,
       bed.region = region;
       bed.radius_m = radius;
       bed.density_kg_per_m3 = density;
-      bed.spacing_factor = t.number_or("spacing_factor", bed.spacing_factor,
-                                       in_closed_range(1.0, 10.0, ""));
+      bed.spacing_factor =
+          t.number_or("spacing_factor", bed.spacing_factor, in_closed_range(1.0, 10.0, ""));
       bed.jitter = t.number_or("jitter", bed.jitter, in_closed_range(0.0, 0.99, ""));
       bed.seed = seed;
       bed.cylinder_radius_m = cyl_r;
@@ -170,14 +169,14 @@ void read_bodies(const ScenarioTable& root, ParticleScenario& sc) {
       if (b.name == body.name) t.fail("name", fmt::format("body '{}' is named twice", body.name));
     }
     body.shape = read_body_shape(t.table("shape"));
-    body.p_BR = t.has("reference_point_m") ? t.vec3("reference_point_m", any_finite("[m]"))
-                                           : Vec3::Zero();
+    body.p_BR =
+        t.has("reference_point_m") ? t.vec3("reference_point_m", any_finite("[m]")) : Vec3::Zero();
     const ScenarioTable motion = t.table("motion");
     const std::string kind = motion.choice("kind", {"static", "waypoints", "constant_twist"});
     if (kind == "static") {
       const Vec3 p = motion.vec3("position_m", any_finite("[m]"));
-      const Vec3 rpy = motion.has("rpy_deg") ? motion.vec3("rpy_deg", any_finite("[deg]"))
-                                             : Vec3::Zero();
+      const Vec3 rpy =
+          motion.has("rpy_deg") ? motion.vec3("rpy_deg", any_finite("[deg]")) : Vec3::Zero();
       ConstantTwistDriver d;
       d.X_WB0 = make_pose(p, deg_to_rad(rpy.x()), deg_to_rad(rpy.y()), deg_to_rad(rpy.z()));
       sc.drivers.emplace_back(d);
@@ -221,7 +220,8 @@ DragSetup read_drag(const ScenarioTable& t) {
 long ParticleScenario::total_steps() const {
   long total = steps + (settle ? settle->max_steps : 0);
   if (drag) {
-    const double pass_s = drag->lower_time_s + (drag->x_end_m - drag->x_start_m) / drag->speed_m_per_s;
+    const double pass_s =
+        drag->lower_time_s + (drag->x_end_m - drag->x_start_m) / drag->speed_m_per_s;
     total += static_cast<long>(drag->depths_m.size()) *
              static_cast<long>(std::ceil(pass_s / model.dt_s - 1e-9));
   }
@@ -274,8 +274,11 @@ ParticleScenario load_particle_scenario(const ScenarioTable& root) {
   if (kind == "drag") {
     sc.measure = Measurement::kDrag;
     sc.drag = read_drag(measure);
-    const double lower_speed = (sc.drag->depths_m.empty() ? 0.0 : *std::max_element(
-        sc.drag->depths_m.begin(), sc.drag->depths_m.end())) / sc.drag->lower_time_s;
+    const double lower_speed =
+        (sc.drag->depths_m.empty()
+             ? 0.0
+             : *std::max_element(sc.drag->depths_m.begin(), sc.drag->depths_m.end())) /
+        sc.drag->lower_time_s;
     if (std::max(sc.drag->speed_m_per_s, lower_speed) > sc.model.expected_speed_m_per_s) {
       measure.fail("speed_m_per_s",
                    fmt::format("the plate moves at up to {:g} m/s, faster than "

@@ -38,7 +38,7 @@ enum class Measurement {
 /// `average_fraction` of the horizontal travel.
 struct DragSetup {
   std::vector<double> depths_m;
-  Shape plate;                 ///< a box; its bottom face is at the depth
+  Shape plate;  ///< a box; its bottom face is at the depth
   double plate_half_height_m = 0.0;
   double x_start_m = 0.0, x_end_m = 0.0, y_m = 0.0;
   double speed_m_per_s = 0.1;
@@ -50,15 +50,15 @@ struct ParticleScenario {
   std::filesystem::path file;
   std::string name;
   std::string description;
-  ParticleModel model;              ///< validated; bodies from [[body]]
-  std::vector<Driver> drivers;      ///< one per model.bodies entry
-  ParticleState initial;            ///< the bed before settling (checked with the model)
-  std::string bed_kind;             ///< "lattice", "random" or "file"
+  ParticleModel model;                  ///< validated; bodies from [[body]]
+  std::vector<Driver> drivers;          ///< one per model.bodies entry
+  ParticleState initial;                ///< the bed before settling (checked with the model)
+  std::string bed_kind;                 ///< "lattice", "random" or "file"
   std::optional<SettleOptions> settle;  ///< [settle]: settle before the timed run
-  long steps = 0;                   ///< steps of the main run
-  long log_every_steps = 10;        ///< rows of the CSV logs
-  long frame_every_steps = 0;       ///< VTK frames of the particles (0: none)
-  int depth_image_px = 256;         ///< width of the sky camera's depth images (0: none)
+  long steps = 0;                       ///< steps of the main run
+  long log_every_steps = 10;            ///< rows of the CSV logs
+  long frame_every_steps = 0;           ///< VTK frames of the particles (0: none)
+  int depth_image_px = 256;             ///< width of the sky camera's depth images (0: none)
   std::size_t particles_removed_in_bodies = 0;  ///< bed.clear_bodies: particles dropped
   Measurement measure = Measurement::kNone;
   ReposeOptions repose;

@@ -15,7 +15,8 @@ ReposeMeasurement measure_repose_angle(const ParticleState& state, const ReposeO
       !(options.hi_fraction > options.lo_fraction) || !(options.hi_fraction <= 1.0) ||
       !std::isfinite(options.ground_z_m)) {
     throw std::invalid_argument(
-        "repose angle: expected bin_m >= 0, 0 <= lo_fraction < hi_fraction <= 1, finite ground_z_m");
+        "repose angle: expected bin_m >= 0, 0 <= lo_fraction < hi_fraction <= 1, finite "
+        "ground_z_m");
   }
   // Particles resting on the ground or on others (not the ones that rolled away below it).
   double sx = 0.0, sy = 0.0, sr = 0.0;
@@ -35,8 +36,8 @@ ReposeMeasurement measure_repose_angle(const ParticleState& state, const ReposeO
   double r_max = 0.0;
   for (std::size_t i = 0; i < state.size(); ++i) {
     if (state.z_m[i] < options.ground_z_m) continue;
-    r_max = std::max(r_max, std::hypot(state.x_m[i] - m.centre_xy_m.x(),
-                                       state.y_m[i] - m.centre_xy_m.y()));
+    r_max = std::max(
+        r_max, std::hypot(state.x_m[i] - m.centre_xy_m.x(), state.y_m[i] - m.centre_xy_m.y()));
   }
   const auto bins = static_cast<std::size_t>(std::floor(r_max / bin)) + 1;
   m.h_m.assign(bins, 0.0);
@@ -46,8 +47,8 @@ ReposeMeasurement measure_repose_angle(const ParticleState& state, const ReposeO
     const auto k = std::min(bins - 1, static_cast<std::size_t>(std::floor(r / bin)));
     m.h_m[k] = std::max(m.h_m[k], state.z_m[i] + state.radius_m[i] - options.ground_z_m);
   }
-  const auto peak = static_cast<std::size_t>(std::max_element(m.h_m.begin(), m.h_m.end()) -
-                                             m.h_m.begin());
+  const auto peak =
+      static_cast<std::size_t>(std::max_element(m.h_m.begin(), m.h_m.end()) - m.h_m.begin());
   m.height_m = m.h_m[peak];
   double s1 = 0.0, sr_ = 0.0, sh = 0.0, srr = 0.0, srh = 0.0;
   m.in_flank.assign(bins, false);

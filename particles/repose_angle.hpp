@@ -15,18 +15,18 @@
 namespace talus::particles {
 
 struct ReposeOptions {
-  double ground_z_m = 0.0;    ///< level of the plane the pile stands on [m]
-  double bin_m = 0.0;         ///< ring width [m]; 0: two mean particle diameters
-  double lo_fraction = 0.2;   ///< flank starts at this fraction of the pile height
-  double hi_fraction = 0.8;   ///< and ends at this one
+  double ground_z_m = 0.0;   ///< level of the plane the pile stands on [m]
+  double bin_m = 0.0;        ///< ring width [m]; 0: two mean particle diameters
+  double lo_fraction = 0.2;  ///< flank starts at this fraction of the pile height
+  double hi_fraction = 0.8;  ///< and ends at this one
 };
 
 struct ReposeMeasurement {
-  double angle_deg = 0.0;      ///< atan(-slope) of the fitted flank [deg]
-  double height_m = 0.0;       ///< pile height H above the ground [m]
-  double slope = 0.0;          ///< fitted dh/dr [-]
-  double intercept_m = 0.0;    ///< fitted h at r = 0 [m]
-  int flank_bins = 0;          ///< bins in the fit
+  double angle_deg = 0.0;    ///< atan(-slope) of the fitted flank [deg]
+  double height_m = 0.0;     ///< pile height H above the ground [m]
+  double slope = 0.0;        ///< fitted dh/dr [-]
+  double intercept_m = 0.0;  ///< fitted h at r = 0 [m]
+  int flank_bins = 0;        ///< bins in the fit
   Vec2 centre_xy_m = Vec2::Zero();
   std::vector<double> r_m;     ///< bin centres [m]
   std::vector<double> h_m;     ///< profile height of each bin above the ground (0: empty bin) [m]

@@ -140,8 +140,8 @@ void bind_particles(py::module_& m) {
       .def_property_readonly("body_count",
                              [](const ParticleModel& mo) { return mo.bodies.size(); });
 
-  py::class_<ParticleSimulation>(p, "Simulation",
-                                 "A model, its particles and the bodies' drivers, stepped together.")
+  py::class_<ParticleSimulation>(
+      p, "Simulation", "A model, its particles and the bodies' drivers, stepped together.")
       .def(py::init([](ParticleModel model, ParticleState state) {
              return ParticleSimulation{std::move(model), std::move(state), {}, {}};
            }),
@@ -190,12 +190,18 @@ void bind_particles(py::module_& m) {
           "state", [](ParticleSimulation& s) -> ParticleState& { return s.state; },
           py::return_value_policy::reference_internal)
       .def_property_readonly("time_s", [](const ParticleSimulation& s) { return s.state.time_s; })
-      .def_property_readonly(
-          "x_m", [](py::object self) { return float_view(self.cast<ParticleSimulation&>().state.x_m, self); })
-      .def_property_readonly(
-          "y_m", [](py::object self) { return float_view(self.cast<ParticleSimulation&>().state.y_m, self); })
-      .def_property_readonly(
-          "z_m", [](py::object self) { return float_view(self.cast<ParticleSimulation&>().state.z_m, self); })
+      .def_property_readonly("x_m",
+                             [](py::object self) {
+                               return float_view(self.cast<ParticleSimulation&>().state.x_m, self);
+                             })
+      .def_property_readonly("y_m",
+                             [](py::object self) {
+                               return float_view(self.cast<ParticleSimulation&>().state.y_m, self);
+                             })
+      .def_property_readonly("z_m",
+                             [](py::object self) {
+                               return float_view(self.cast<ParticleSimulation&>().state.z_m, self);
+                             })
       .def_property_readonly("vx_m_per_s",
                              [](py::object self) {
                                return float_view(self.cast<ParticleSimulation&>().state.vx_m_per_s,
@@ -211,11 +217,11 @@ void bind_particles(py::module_& m) {
                                return float_view(self.cast<ParticleSimulation&>().state.vz_m_per_s,
                                                  self);
                              })
-      .def_property_readonly(
-          "radius_m",
-          [](py::object self) {
-            return float_view(self.cast<ParticleSimulation&>().state.radius_m, self);
-          })
+      .def_property_readonly("radius_m",
+                             [](py::object self) {
+                               return float_view(self.cast<ParticleSimulation&>().state.radius_m,
+                                                 self);
+                             })
       .def_property_readonly(
           "wrenches",
           [](py::object self) {

@@ -20,10 +20,9 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path temp_file(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() /
-                     ("talus_pio_" + std::string(::testing::UnitTest::GetInstance()
-                                                     ->current_test_info()
-                                                     ->name()));
+  const fs::path d =
+      fs::temp_directory_path() /
+      ("talus_pio_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
   fs::create_directories(d);
   return d / name;
 }
@@ -44,8 +43,8 @@ std::string read_bytes(const fs::path& p) {
 }
 
 void write_bytes(const fs::path& p, const std::string& bytes) {
-  std::ofstream(p, std::ios::binary | std::ios::trunc).write(bytes.data(),
-                                                             static_cast<long>(bytes.size()));
+  std::ofstream(p, std::ios::binary | std::ios::trunc)
+      .write(bytes.data(), static_cast<long>(bytes.size()));
 }
 
 std::string load_error(const fs::path& p) {

@@ -26,9 +26,8 @@ namespace fs = std::filesystem;
 
 fs::path temp_dir() {
   const fs::path d = fs::temp_directory_path() /
-                     ("talus_pscn_" + std::string(::testing::UnitTest::GetInstance()
-                                                      ->current_test_info()
-                                                      ->name()));
+                     ("talus_pscn_" +
+                      std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
@@ -157,7 +156,8 @@ TEST(ReposeAngle, MeasuresTheSlopeOfAKnownCone) {
         const double rho = std::hypot(x, y);
         if (rho > base) continue;
         const double top = (base - rho) * slope;
-        for (double z = r; z <= top - r + 1e-12; z += 2 * r) s.add(Vec3(x, y, z), Vec3::Zero(), r, 1e-5);
+        for (double z = r; z <= top - r + 1e-12; z += 2 * r)
+          s.add(Vec3(x, y, z), Vec3::Zero(), r, 1e-5);
         s.add(Vec3(x, y, std::max(r, top - r)), Vec3::Zero(), r, 1e-5);
       }
     }
@@ -290,7 +290,8 @@ TEST(ParticleScenario, EveryShippedScenarioChecks) {
 }
 
 TEST(ParticleScenario, UnknownKeyIsRefusedWithLineAndKey) {
-  const std::string msg = error_of(with(kSmallDrag, "friction = 0.577", "friction = 0.5\nfrction = 1"));
+  const std::string msg =
+      error_of(with(kSmallDrag, "friction = 0.577", "friction = 0.5\nfrction = 1"));
   EXPECT_NE(msg.find("bad.toml:8:"), std::string::npos) << msg;
   EXPECT_NE(msg.find("particles.frction: unknown key"), std::string::npos) << msg;
 }
@@ -311,8 +312,9 @@ TEST(ParticleScenario, EngineChecksSurfaceWithTheFileName) {
   msg = error_of(with(kSmallDrag, "speed_m_per_s = 0.2", "speed_m_per_s = 2.0"));
   EXPECT_NE(msg.find("measure.speed_m_per_s"), std::string::npos) << msg;
   // A bed file that is not there.
-  msg = error_of(with(with(kSmallDrag, "kind = \"lattice\"", "kind = \"file\"\npath = \"nope.tps\""),
-                      "lo_m = [0.0051, -0.0349, 0.0051]\nhi_m = [0.1949, 0.0349, 0.05]\n", ""));
+  msg =
+      error_of(with(with(kSmallDrag, "kind = \"lattice\"", "kind = \"file\"\npath = \"nope.tps\""),
+                    "lo_m = [0.0051, -0.0349, 0.0051]\nhi_m = [0.1949, 0.0349, 0.05]\n", ""));
   EXPECT_NE(msg.find("bed.path"), std::string::npos) << msg;
   EXPECT_NE(msg.find("nope.tps: cannot open"), std::string::npos) << msg;
 }
@@ -337,7 +339,8 @@ TEST(ParticleScenario, DragGrowsWithDepthAndOutputsAreWritten) {
                         "energy.csv", "final_state.tps"}) {
     EXPECT_TRUE(fs::exists(dir / "run" / f)) << f;
   }
-  EXPECT_EQ(summary["settle"]["steps"].get<long>(), 400);  // the bound is tighter than 400 steps reach
+  EXPECT_EQ(summary["settle"]["steps"].get<long>(),
+            400);  // the bound is tighter than 400 steps reach
   // The saved bed loads again as the starting bed of another scenario.
   EXPECT_EQ(load_particle_state(dir / "run" / "final_state.tps").size(),
             summary["particles"].get<std::size_t>());
