@@ -33,6 +33,8 @@ using namespace talus;
 using namespace talus::shaping;
 using namespace talus::python;
 
+void bind_particles(py::module_& m);  // python/bind_particles.cpp
+
 namespace {
 
 // The state does not know its grid's shape; Python users always have the model at hand.
@@ -327,6 +329,8 @@ PYBIND11_MODULE(_talus, m) {
   m.def("exhaustive_min_steps", &exhaustive_min_steps, py::arg("goal"),
         py::arg("start") = std::nullopt);
   m.def("letter_map", &letter_map, py::arg("letter"), "7x7 goal map of a letter (A, S, T, R).");
+
+  bind_particles(m);
 
   // ---------------------------------------------------------------- scenarios
   m.def(

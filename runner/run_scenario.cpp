@@ -4,6 +4,7 @@
 
 #include "core/output_dir.hpp"
 #include "core/scenario_file.hpp"
+#include "particles/particle_scenario.hpp"
 #include "scm/scm_scenario.hpp"
 #include "shaping/shaping_scenario.hpp"
 
@@ -35,9 +36,30 @@ nlohmann::json run_shaping(const ScenarioTable& root, const std::filesystem::pat
   return summary;
 }
 
+nlohmann::json check_particles(const ScenarioTable& root) {
+  const particles::ParticleScenario sc = particles::load_particle_scenario(root);
+  return {{"tier", "particles"}, {"name", sc.name}, {"steps", sc.total_steps()}};
+}
+
+// A diverged run still commits its folder: it holds the last good state and the logs so far.
+nlohmann::json run_particles(const ScenarioTable& root, const std::filesystem::path& out_dir,
+                             const RunProgress& progress) {
+  const particles::ParticleScenario sc = particles::load_particle_scenario(root);
+  OutputDir out(out_dir);
+  try {
+    nlohmann::json summary = particles::run_particle_scenario(sc, out, progress);
+    out.commit();
+    return summary;
+  } catch (const particles::ParticleRunDiverged&) {
+    out.commit();
+    throw;
+  }
+}
+
 const std::array kTiers = {
     TierEntry{"shaping", check_shaping, run_shaping},
     TierEntry{"scm", scm::check_scm, scm::run_scm},
+    TierEntry{"particles", check_particles, run_particles},
 };
 
 const TierEntry& read_tier(const ScenarioTable& root) {
