@@ -1,0 +1,137 @@
+// talus's half of the LIGGGHTS comparison (bench/liggghts/compare.sh): settles the comparison bed
+// from the same initial positions as LIGGGHTS (make_bed.py's CSV), then times the bed at rest and
+// writes the settled positions for bed_stats.py. Not a Google Benchmark: the settling run and the
+// outputs are part of the comparison.
+//
+//   talus_particle_bed --in bed.csv --out settled.csv [--dt 2e-3] [--threads 2] ...
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cmath>
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "core/units.hpp"
+#include "particles/particle_model.hpp"
+#include "particles/particle_state.hpp"
+#include "particles/particle_step.hpp"
+
+using namespace talus;
+using namespace talus::particles;
+
+namespace {
+
+ParticleState read_positions(const std::string& path, double radius_m, double density) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + ": cannot open");
+  std::string line;
+  std::getline(in, line);  // header x_m,y_m,z_m
+  ParticleState state;
+  const double mass = sphere_mass_kg(radius_m, density);
+  int line_number = 1;
+  while (std::getline(in, line)) {
+    ++line_number;
+    std::istringstream row(line);
+    double p[3];
+    char comma;
+    if (!(row >> p[0] >> comma >> p[1] >> comma >> p[2])) {
+      throw std::runtime_error(fmt::format("{}:{}: expected x_m,y_m,z_m", path, line_number));
+    }
+    state.add(Vec3(p[0], p[1], p[2]), Vec3::Zero(), radius_m, mass);
+  }
+  return state;
+}
+
+void write_positions(const std::string& path, const ParticleState& s) {
+  std::ofstream out(path);
+  out << "x_m,y_m,z_m,radius_m\n";
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    out << fmt::format("{:.7f},{:.7f},{:.7f},{:.7f}\n", s.x_m[i], s.y_m[i], s.z_m[i],
+                       s.radius_m[i]);
+  }
+  if (!out) throw std::runtime_error(path + ": write failed");
+}
+
+double max_speed(const ParticleState& s) {
+  double v2 = 0.0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const double v = double(s.vx_m_per_s[i]) * s.vx_m_per_s[i] +
+                     double(s.vy_m_per_s[i]) * s.vy_m_per_s[i] +
+                     double(s.vz_m_per_s[i]) * s.vz_m_per_s[i];
+    v2 = std::max(v2, v);
+  }
+  return std::sqrt(v2);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Settle and time the LIGGGHTS comparison bed with talus's particle tier"};
+  std::string in_csv, out_csv;
+  double radius_m = 0.01, density = 1631.0, friction = 0.577, cylinder_radius_m = 0.23;
+  double settle_dt_s = 1e-3, settle_s = 2.0, dt_s = 2e-3, time_s = 0.5;
+  int iterations = 4, threads = 2;
+  app.add_option("--in", in_csv, "initial positions (make_bed.py --csv)")->required();
+  app.add_option("--out", out_csv, "settled positions CSV")->required();
+  app.add_option("--radius-m", radius_m);
+  app.add_option("--density", density, "kg/m^3");
+  app.add_option("--friction", friction);
+  app.add_option("--cylinder-radius-m", cylinder_radius_m);
+  app.add_option("--settle-dt", settle_dt_s, "time step while settling [s]");
+  app.add_option("--settle-s", settle_s, "simulated settling time [s]");
+  app.add_option("--dt", dt_s, "time step of the timed run at rest [s]");
+  app.add_option("--time-s", time_s, "simulated time of the timed run [s]");
+  app.add_option("--iterations", iterations, "Projected Jacobi sweeps per step");
+  app.add_option("--threads", threads);
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    ParticleState state = read_positions(in_csv, radius_m, density);
+    ParticleModel model;
+    model.dt_s = settle_dt_s;
+    model.iterations = iterations;
+    model.friction = friction;
+    model.wall_friction = friction;
+    model.container.kind = Container::Kind::kCylinder;
+    model.container.cylinder_radius_m = cylinder_radius_m;
+    double top = 0.0;
+    for (float z : state.z_m) top = std::max(top, double(z));
+    model.container.box = Aabb{Vec3(-cylinder_radius_m, -cylinder_radius_m, 0.0),
+                               Vec3(cylinder_radius_m, cylinder_radius_m, top + 1.0)};
+    model.threads = threads;
+    model.expected_speed_m_per_s = 0.9 * radius_m / std::max(settle_dt_s, dt_s);
+    check_initial_state(model, state);
+
+    ParticleWorkspace ws;
+    const long settle_steps = std::lround(settle_s / settle_dt_s);
+    for (long k = 0; k < settle_steps; ++k) {
+      step(model, state, {}, ws);
+      if ((k + 1) % 250 == 0 || k + 1 == settle_steps) {
+        fmt::print(stderr, "settle t = {:.3f} s  KE = {:.4g} J  max speed {:.3g} m/s\n",
+                   state.time_s, kinetic_energy_J(state), max_speed(state));
+      }
+    }
+
+    model.dt_s = dt_s;
+    const long timed_steps = std::lround(time_s / dt_s);
+    const double ke_before = kinetic_energy_J(state);
+    const auto t0 = std::chrono::steady_clock::now();
+    for (long k = 0; k < timed_steps; ++k) step(model, state, {}, ws);
+    const double wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    write_positions(out_csv, state);
+    fmt::print(
+        "talus particles={} threads={} dt={} iterations={} steps={} wall_s={:.3f} "
+        "sim_s_per_wall_s={:.5f} particle_steps_per_s={:.4g} KE_before_J={:.4g} KE_after_J={:.4g} "
+        "max_speed_m_per_s={:.4g}\n",
+        state.size(), threads, dt_s, iterations, timed_steps, wall_s, time_s / wall_s,
+        double(state.size()) * double(timed_steps) / wall_s, ke_before, kinetic_energy_J(state),
+        max_speed(state));
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "talus_particle_bed: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}
