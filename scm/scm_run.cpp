@@ -299,7 +299,11 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
     wr_soil.shear_modulus_m = m.soil.janosi_shear_modulus_m;
     WongReeceWheel wr_wheel;
     wr_wheel.radius_m = w.radius_m;
-    wr_wheel.width_m = w.width_m;
+    if (const auto* cylinder = std::get_if<CylinderShape>(&w.shape)) {
+      wr_wheel.width_m = 2.0 * cylinder->half_length_m;
+    } else if (const auto* wheel = std::get_if<WheelShape>(&w.shape)) {
+      wr_wheel.width_m = wheel->width_m;
+    }
     wr_wheel.load_N = w.load_n;
     CsvWriter csv(out.path("slip_sweep.csv"),
                   {"slip", "drawbar_pull_n", "torque_nm", "sinkage_m", "wong_reece_drawbar_pull_n",
@@ -336,8 +340,10 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
     const Rgb colours[3] = {Rgb{31, 119, 180}, Rgb{214, 39, 40}, Rgb{44, 160, 44}};
     p.series = {series("SCM drawbar pull [N]", slip, dp, true),
                 series("SCM torque [N m]", slip, tq, true),
-                series("SCM sinkage [mm]", slip, z, true), series("Wong-Reece", slip, wr_dp),
-                series("", slip, wr_tq), series("", slip, wr_z)};
+                series("SCM sinkage [mm]", slip, z, true),
+                series("Wong-Reece", slip, wr_dp),
+                series("", slip, wr_tq),
+                series("", slip, wr_z)};
     for (int k = 0; k < 3; ++k) {
       p.series[static_cast<std::size_t>(k)].colour = colours[k];
       p.series[static_cast<std::size_t>(k) + 3].colour = colours[k];

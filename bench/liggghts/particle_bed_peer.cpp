@@ -5,10 +5,11 @@
 //
 //   talus_particle_bed --in bed.csv --out settled.csv [--dt 2e-3] [--threads 2] ...
 
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cmath>
-#include <fmt/format.h>
 #include <fstream>
 #include <sstream>
 #include <string>

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# talus's particle tier against LIGGGHTS (Hertz-Mindlin DEM) on the same physical bed: 50,000
+# spheres of radius 1 cm, density 1631 kg/m^3, friction 0.577 ('Beads', paper 000), settled at rest
+# in a vertical cylinder of radius 0.23 m (a bed about 4.5 times taller than wide).
+#
+#   bash bench/liggghts/compare.sh [BUILD_DIR] [WORK_DIR]
+#
+# Installs LIGGGHTS from Debian if missing, writes the shared initial positions, settles the bed
+# in each code (LIGGGHTS's settled restart is cached in WORK_DIR: settling takes tens of minutes),
+# times each code on the bed at rest and prints simulated seconds per wall second, their ratio,
+# and each bed's height and packing fraction. Not part of `make bench` (it takes too long).
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+build="${1:-build}"
+work="${2:-$build/liggghts}"
+python=/usr/bin/python3
+mkdir -p "$work"
+work="$(cd "$work" && pwd)"
+
+if ! command -v liggghts > /dev/null; then
+  sudo_cmd=()
+  [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends liggghts
+fi
+mpi=(mpirun --oversubscribe)
+[ "$(id -u)" -eq 0 ] && mpi+=(--allow-run-as-root)
+
+cd "$work"
+[ -f bed.csv ] || "$python" "$here/make_bed.py" --data bed.data --csv bed.csv
+
+lig_steps=${LIGGGHTS_SETTLE_STEPS:-40000}
+if [ ! -f bed.restart ]; then
+  echo "LIGGGHTS: settling ($lig_steps steps of 2.5e-5 s on 2 processes; this takes a while)"
+  "${mpi[@]}" -np 2 liggghts -in "$here/settle.in" -var datafile bed.data -var restart bed.restart \
+    -var settle_steps "$lig_steps" -var dump bed.dump -log log.settle > settle.out
+fi
+
+lig_rate() {  # processes steps -> simulated seconds per wall second
+  "${mpi[@]}" -np "$1" liggghts -in "$here/time.in" -var restart bed.restart -var steps "$2" \
+    -log "log.time$1" > "time$1.out"
+  awk -v steps="$2" '/^Loop time of/ {printf "%.6f", steps * 2.5e-5 / $4}' "log.time$1"
+}
+timed_steps=${LIGGGHTS_TIMED_STEPS:-400}
+lig1=$(lig_rate 1 "$timed_steps")
+lig2=$(lig_rate 2 "$timed_steps")
+lig_stats=$("$python" "$here/bed_stats.py" bed.dump)
+
+talus_line=$("$build/bin/talus_particle_bed" --in bed.csv --out talus_settled.csv --threads 2 \
+  --settle-s "${TALUS_SETTLE_S:-2.0}" --settle-dt 1e-3 --dt "${TALUS_DT:-2e-3}" \
+  --time-s "${TALUS_TIME_S:-0.2}" 2> talus_settle.log)
+talus_rate=$(sed -E 's/.*sim_s_per_wall_s=([0-9.e+-]+).*/\1/' <<< "$talus_line")
+talus_stats=$("$python" "$here/bed_stats.py" talus_settled.csv)
+
+echo "LIGGGHTS 1 process : $lig1 simulated s per wall s"
+echo "LIGGGHTS 2 processes: $lig2 simulated s per wall s"
+echo "LIGGGHTS bed        : $lig_stats"
+echo "talus 2 threads     : $talus_rate simulated s per wall s ($talus_line)"
+echo "talus bed           : $talus_stats"
+awk -v t="$talus_rate" -v l="$lig2" 'BEGIN {printf "ratio talus / LIGGGHTS (2 cores): %.1f\n", t / l}'
