@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
 
 #include "core/scenario_file.hpp"
@@ -88,10 +89,18 @@ int main(int argc, char** argv) {
       return 0;
     }
     ProgressBar bar(!quiet && isatty(fileno(stderr)));
+    const auto start = std::chrono::steady_clock::now();
     const auto summary = talus::run_scenario_file(
         scenario, out_dir, [&](long done, long total, double t) { bar.update(done, total, t); });
-    std::cout << "wrote " << out_dir.string() << " (" << summary.value("steps", 0L) << " steps, "
-              << summary.value("wall_time_s", 0.0) << " s)\n";
+    const double wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    // Tiers name their step count differently (some run several experiments); the wall time is
+    // measured here so that every tier reports it.
+    std::cout << "wrote " << out_dir.string() << " (";
+    if (summary.contains("steps") && summary["steps"].is_number()) {
+      std::cout << summary["steps"].get<long>() << " steps, ";
+    }
+    std::cout << std::fixed << std::setprecision(1) << wall_s << " s)\n";
     return 0;
   } catch (const talus::ScenarioError& e) {
     std::cerr << "error: " << e.what() << "\n";
