@@ -4,6 +4,7 @@
 
 #include "core/output_dir.hpp"
 #include "core/scenario_file.hpp"
+#include "robot/robot_run.hpp"
 #include "scm/scm_scenario.hpp"
 #include "shaping/shaping_scenario.hpp"
 
@@ -38,6 +39,7 @@ nlohmann::json run_shaping(const ScenarioTable& root, const std::filesystem::pat
 const std::array kTiers = {
     TierEntry{"shaping", check_shaping, run_shaping},
     TierEntry{"scm", scm::check_scm, scm::run_scm},
+    TierEntry{"robots", robot::check_robots, robot::run_robots},
 };
 
 const TierEntry& read_tier(const ScenarioTable& root) {

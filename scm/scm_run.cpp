@@ -299,7 +299,10 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
     wr_soil.shear_modulus_m = m.soil.janosi_shear_modulus_m;
     WongReeceWheel wr_wheel;
     wr_wheel.radius_m = w.radius_m;
-    wr_wheel.width_m = w.width_m;
+    // WheelTest keeps the width in its shape: a WheelShape's width or a cylinder's length.
+    wr_wheel.width_m = std::holds_alternative<WheelShape>(w.shape)
+                           ? std::get<WheelShape>(w.shape).width_m
+                           : 2.0 * std::get<CylinderShape>(w.shape).half_length_m;
     wr_wheel.load_N = w.load_n;
     CsvWriter csv(out.path("slip_sweep.csv"),
                   {"slip", "drawbar_pull_n", "torque_nm", "sinkage_m", "wong_reece_drawbar_pull_n",
