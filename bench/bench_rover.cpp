@@ -2,7 +2,8 @@
 // robots/rover/rover.xml (100 kg, wheels r = 0.25 m at 2 rad/s) driving straight on flat dry sand
 // (border flow), one MuJoCo step (1 ms) per tier step, on a 2 cm or a 1 cm grid.
 //
-//   RoverOnScm/cell_mm      time per iteration = one coupled step (1 ms simulated); counters:
+//   RoverOnScm/cell_mm/threads   (OpenMP threads of the soil step)   time per iteration = one
+//   coupled step (1 ms simulated); counters:
 //     wall_s_per_sim_s      wall time per simulated second (1 / real-time factor)
 //     real_time_factor      simulated seconds per wall second
 //     tier_share            share of the step's wall time inside the soil tier's step()
@@ -13,6 +14,7 @@
 
 #include <benchmark/benchmark.h>
 #include <mujoco/mujoco.h>
+#include <omp.h>
 
 #include <chrono>
 #include <cmath>
@@ -43,6 +45,8 @@ class TimedTier final : public ContactTier {
 
 void RoverOnScm(benchmark::State& st) {
   const double cell = static_cast<double>(st.range(0)) * 1e-3;
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(static_cast<int>(st.range(1)));
   MujocoModel rover =
       MujocoModel::load(std::filesystem::path(TALUS_SOURCE_DIR) / "robots" / "rover" / "rover.xml");
   std::vector<CouplingEntry> entries;
@@ -80,8 +84,15 @@ void RoverOnScm(benchmark::State& st) {
   st.counters["real_time_factor"] = simulated / wall;
   st.counters["tier_share"] = timed.seconds / wall;
   st.counters["mujoco_share"] = 1.0 - timed.seconds / wall;
+  omp_set_num_threads(before);
 }
-BENCHMARK(RoverOnScm)->Arg(20)->Arg(10)->Iterations(1000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(RoverOnScm)
+    ->Args({20, 1})
+    ->Args({20, 2})
+    ->Args({10, 1})
+    ->Args({10, 2})
+    ->Iterations(1000)
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace talus::robot
