@@ -5,6 +5,7 @@
 #include "core/output_dir.hpp"
 #include "core/scenario_file.hpp"
 #include "particles/particle_scenario.hpp"
+#include "robot/robot_run.hpp"
 #include "scm/scm_scenario.hpp"
 #include "shaping/shaping_scenario.hpp"
 
@@ -60,6 +61,7 @@ const std::array kTiers = {
     TierEntry{"shaping", check_shaping, run_shaping},
     TierEntry{"scm", scm::check_scm, scm::run_scm},
     TierEntry{"particles", check_particles, run_particles},
+    TierEntry{"robots", robot::check_robots, robot::run_robots},
 };
 
 const TierEntry& read_tier(const ScenarioTable& root) {

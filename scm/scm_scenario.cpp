@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/output_dir.hpp"
@@ -9,8 +10,6 @@
 #include "core/units.hpp"
 
 namespace talus::scm {
-
-namespace {
 
 SoilParameters read_soil(const ScenarioTable& t) {
   SoilParameters s;
@@ -87,6 +86,22 @@ void read_grid(const ScenarioTable& t, ScmModel& m) {
       t.fail("base_image", e.what());
     }
   }
+  if (t.has("slope_deg")) {
+    // A ramp: flat up to x = slope_start_m, then rising at slope_deg along +x (paper 002 §4.3's
+    // 15 deg slope), added to the base image when there is one.
+    const double tan_a =
+        std::tan(deg_to_rad(t.number("slope_deg", in_open_range(-90.0, 90.0, "[deg]"))));
+    const double x0 = t.number("slope_start_m", any_finite("[m]"));
+    if (m.base_image_m.empty()) {
+      m.base_image_m.assign(static_cast<std::size_t>(m.nx) * static_cast<std::size_t>(m.ny), 0.0);
+    }
+    for (int j = 0; j < m.ny; ++j) {
+      for (int i = 0; i < m.nx; ++i) {
+        m.base_image_m[static_cast<std::size_t>(j) * static_cast<std::size_t>(m.nx) +
+                       static_cast<std::size_t>(i)] += std::max(0.0, m.node_x(i) - x0) * tan_a;
+      }
+    }
+  }
   m.erosion_tolerance_m =
       t.number_or("erosion_tolerance_m", m.erosion_tolerance_m, positive("[m]"));
   m.erosion_max_updates = t.integer_or("erosion_max_updates", m.erosion_max_updates, 0, 1000000);
@@ -105,6 +120,8 @@ void read_flow(const ScenarioTable& t, ScmModel& m) {
   f.seed = static_cast<std::uint64_t>(t.integer_or("seed", 1, 0, 2147483647));
   t.refuse_unknown_keys();
 }
+
+namespace {
 
 Vec2 read_xy(const ScenarioTable& t, const std::string& key, const ScmModel& m) {
   const Vec2 p = t.vec2(key, any_finite("[m]"));

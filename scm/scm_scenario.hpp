@@ -39,6 +39,14 @@ struct ScmScenario {
   long steps = 0;  ///< total steps of the run
 };
 
+/// The terrain tables every SCM-backed scenario shares (the robots tier reuses them):
+/// [soil] (a preset and/or Bekker / Mohr-Coulomb keys), [grid] (size, cell size, origin, base
+/// height, base image, optional slope: flat to slope_start_m, then rising at slope_deg along +x)
+/// and [flow]. Each refuses unknown keys; errors are ScenarioErrors with file, line and key.
+SoilParameters read_soil(const ScenarioTable& t);
+void read_grid(const ScenarioTable& t, ScmModel& m);
+void read_flow(const ScenarioTable& t, ScmModel& m);
+
 /// Reads an SCM scenario ([scenario] tier = "scm"). Throws ScenarioError naming the file, line and
 /// key of the first problem; nothing runs before the whole file is known to be good.
 ScmScenario load_scm_scenario(const ScenarioTable& root);

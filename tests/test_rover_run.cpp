@@ -1,0 +1,108 @@
+// The robots tier of the runner: a short rover scenario on SCM soil runs to its files, and bad
+// report names are refused with the names that exist.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/scenario_file.hpp"
+#include "robot_test_paths.hpp"
+#include "runner/run_scenario.hpp"
+
+namespace talus {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string rover_scenario(const std::string& report_wheels) {
+  return R"([scenario]
+name = "rover_short"
+tier = "robots"
+
+[grid]
+size_m = [2.0, 1.2]
+origin_m = [-0.8, -0.6]
+cell_size_m = 0.04
+slope_start_m = 0.9
+slope_deg = 15.0
+
+[soil]
+preset = "dry_sand"
+
+[flow]
+method = "border"
+
+[simulation]
+duration_s = 0.4
+sample_every = 20
+
+[robot]
+model = ")" +
+         test_support::rover_file().string() +
+         R"("
+position_m = [0.0, 0.0, 0.31]
+[[robot.coupling]]
+body = "wheel_fl"
+[[robot.coupling]]
+body = "wheel_fr"
+[[robot.coupling]]
+body = "wheel_rl"
+[[robot.coupling]]
+body = "wheel_rr"
+[robot.drive]
+settle_s = 0.2
+speed_rad_per_s = 2.0
+
+[report]
+chassis = "chassis"
+wheels = )" +
+         report_wheels +
+         R"(
+wheel_joints = ["wheel_fl", "wheel_fr", "wheel_rl", "wheel_rr"]
+)";
+}
+
+struct TempDir {
+  fs::path path = fs::temp_directory_path() / ("talus_rover_run_" + std::to_string(::getpid()));
+  TempDir() { fs::create_directories(path); }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+TEST(RoverRun, RobotsTierRunsTheRoverToItsFiles) {
+  TempDir tmp;
+  const fs::path file = tmp.path / "rover.toml";
+  std::ofstream(file) << rover_scenario(R"(["wheel_fl", "wheel_fr", "wheel_rl", "wheel_rr"])");
+  const nlohmann::json check = check_scenario_file(file);
+  EXPECT_EQ(check["tier"], "robots");
+  EXPECT_EQ(check["steps"], 400);
+  const nlohmann::json s = run_scenario_file(file, tmp.path / "out", {});
+  for (const char* f : {"summary.json", "drive.csv", "slip.png", "sinkage.png", "ruts.png"}) {
+    EXPECT_TRUE(fs::exists(tmp.path / "out" / f)) << f;
+  }
+  EXPECT_NEAR(s["simulated_s"].get<double>(), 0.4, 1e-9);
+  // The wheels turned for 0.2 s: the rover moved forward and its wheels sank into the sand.
+  const double d = s["result"]["driven_distance_m"];
+  EXPECT_GT(d, 0.01);
+  EXPECT_LT(d, 0.2);
+  EXPECT_GT(s["result"]["max_sinkage_m"]["wheel_rl"].get<double>(), 0.002);
+}
+
+TEST(RoverRun, UnknownReportWheelListsTheCoupledLinks) {
+  TempDir tmp;
+  const fs::path file = tmp.path / "rover.toml";
+  std::ofstream(file) << rover_scenario(R"(["wheel_fl", "wheel_xx"])");
+  try {
+    check_scenario_file(file);
+    ADD_FAILURE() << "accepted an unknown wheel";
+  } catch (const ScenarioError& e) {
+    const std::string what = e.what();
+    EXPECT_TRUE(test_support::contains(what, "report.wheels")) << what;
+    EXPECT_TRUE(test_support::contains(what, "'wheel_xx' is not a coupled link")) << what;
+    EXPECT_TRUE(test_support::contains(what, "wheel_rr")) << what;
+  }
+}
+
+}  // namespace
+}  // namespace talus
