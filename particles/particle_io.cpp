@@ -134,7 +134,8 @@ ParticleState load_particle_state(const std::filesystem::path& path) {
   state.steps = get<std::int64_t>(bytes, at);
   for (auto* a : arrays_of(state)) {
     a->resize(n);
-    std::memcpy(a->data(), bytes.data() + at, n * sizeof(float));
+    // An empty vector's data() may be null, which memcpy must not get even for zero bytes.
+    if (n > 0) std::memcpy(a->data(), bytes.data() + at, n * sizeof(float));
     at += n * sizeof(float);
   }
   try {
