@@ -8,8 +8,8 @@
 //     window_nodes (deformation window), node_updates_per_s = (visited + window) nodes / s.
 //
 // The wheel is settled and driven 0.3 s before timing starts. The map is 40 m long; only the
-// track's tiles are ever allocated. Until scm/soil_flow.cpp is merged the fields variant reports
-// an error instead of a time (SkipWithError), so the binary never aborts.
+// track's tiles are ever allocated. A step that throws (e.g. the wheel leaving the map) is
+// reported with SkipWithError, so the binary never aborts.
 
 #include <benchmark/benchmark.h>
 #include <omp.h>
