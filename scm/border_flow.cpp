@@ -15,11 +15,19 @@ void border_flow(double shear_band_m, double dt_s, FlowWindow& w, BorderFlowScra
   s.volume.clear();
   s.border_count.clear();
 
-  // Patches: 4-connected components of the contact nodes, labelled in row-major order.
+  // Patches: 4-connected components of the contact nodes, labelled in row-major order. The box
+  // of the contact nodes, grown by one node, holds every border node: the scans below stay in
+  // it rather than visiting the whole window (which is wider by the erosion margin).
+  int ci0 = w.nx, cj0 = w.ny, ci1 = -1, cj1 = -1;
   for (int j = 0; j < w.ny; ++j) {
     for (int i = 0; i < w.nx; ++i) {
       const std::size_t k0 = w.index(i, j);
-      if (!w.in_contact[k0] || s.label[k0] >= 0) continue;
+      if (!w.in_contact[k0]) continue;
+      ci0 = std::min(ci0, i);
+      ci1 = std::max(ci1, i);
+      cj0 = std::min(cj0, j);
+      cj1 = std::max(cj1, j);
+      if (s.label[k0] >= 0) continue;
       const int patch = static_cast<int>(s.volume.size());
       s.volume.push_back(0.0);
       s.border_count.push_back(0);
@@ -45,14 +53,16 @@ void border_flow(double shear_band_m, double dt_s, FlowWindow& w, BorderFlowScra
     }
   }
   if (s.volume.empty()) return;
+  const int bi0 = std::max(ci0 - 1, 0), bi1 = std::min(ci1 + 1, w.nx - 1);
+  const int bj0 = std::max(cj0 - 1, 0), bj1 = std::min(cj1 + 1, w.ny - 1);
 
   // Border nodes of each patch: not in contact, with a node of the patch among the 8 neighbours.
   // Two passes: count, then deposit; a node touching a patch through several neighbours counts
   // once for that patch.
   auto for_each_border = [&](auto&& visit) {
     int seen[8];
-    for (int j = 0; j < w.ny; ++j) {
-      for (int i = 0; i < w.nx; ++i) {
+    for (int j = bj0; j <= bj1; ++j) {
+      for (int i = bi0; i <= bi1; ++i) {
         const std::size_t k = w.index(i, j);
         if (w.in_contact[k]) continue;
         int n_seen = 0;

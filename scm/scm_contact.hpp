@@ -13,19 +13,16 @@ namespace talus::scm {
 
 /// One node a body loads in this step.
 struct ContactNode {
-  std::size_t k = 0;      ///< index in the NodeBlock
+  std::size_t k = 0;      ///< index in the NodeBlock the contact stage worked on
   int body = 0;           ///< which body
   Vec3 p_W;               ///< contact point: (x_node, y_node, z_obj) [m]
   Vec3 n_W;               ///< body's outward unit normal there (points into the soil)
   Vec3 v_W;               ///< velocity of the body's material point there [m/s]
   double sigma_pa = 0.0;  ///< normal stress (eq. 34) [Pa]
   bool loosened = false;  ///< soil met with residual strength
-};
-
-/// The node range [i0, i1] x [j0, j1] (inclusive, global indices) under a body's bounding box.
-struct Footprint {
-  int i0 = 0, j0 = 0, i1 = -1, j1 = -1;
-  bool empty() const { return i1 < i0 || j1 < j0; }
+  /// Shear displacement j of the node (eq. 31) once every body of the step has moved it [m];
+  /// filled by the step after the contact stage, read by the force law (eq. 35).
+  double shear_x_m = 0.0, shear_y_m = 0.0;
 };
 
 /// The nodes under the body's world bounds at X_WB. Throws std::runtime_error naming the body

@@ -20,7 +20,6 @@ Vec3 node_force(const SoilParameters& soil, double area_m2, const ContactNode& c
 /// Sums the node forces of each body into its wrench about the body's reference point R
 /// (eq. 37-38). `wrenches` has one entry per body. Deterministic: fixed summation order.
 void body_wrenches(const ScmModel& model, std::span<const BodyMotion> motions,
-                   std::span<const ContactNode> contacts, const NodeBlock& block,
-                   std::span<Wrench> wrenches);
+                   std::span<const ContactNode> contacts, std::span<Wrench> wrenches);
 
 }  // namespace talus::scm

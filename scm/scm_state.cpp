@@ -1,35 +1,47 @@
 #include "scm/scm_state.hpp"
 
 #include <algorithm>
+#include <array>
 
 namespace talus::scm {
 
 namespace {
-
-constexpr std::size_t kDoubleFields = 11;
-constexpr std::size_t kByteFields = 2;
 
 std::size_t tile_offset(int i, int j) {
   return static_cast<std::size_t>(j % kTileNodes) * kTileNodes +
          static_cast<std::size_t>(i % kTileNodes);
 }
 
+// The per-node fields of a tile and of a block, listed once in the same order, so gather and
+// scatter copy every field and cannot drift apart when a field is added.
+template <class Fields>
+auto double_fields(Fields& f) {
+  return std::array{&f.height_m,     &f.plastic_sinkage_m, &f.shear_x_m,   &f.shear_y_m,
+                    &f.flow_vx,      &f.flow_vy,           &f.flow_vz,     &f.flow_depth_m,
+                    &f.deposited_m3, &f.displaced_m3,      &f.peak_shear_m};
+}
+template <class Fields>
+auto byte_fields(Fields& f) {
+  return std::array{&f.in_contact, &f.loosened};
+}
+
 }  // namespace
 
-std::size_t bytes_per_node() { return kDoubleFields * sizeof(double) + kByteFields; }
+std::size_t bytes_per_node() {
+  NodeBlock b;
+  return double_fields(b).size() * sizeof(double) + byte_fields(b).size();
+}
 
 void NodeBlock::resize(int i0_, int j0_, int nx_, int ny_) {
   i0 = i0_;
   j0 = j0_;
   nx = nx_;
   ny = ny_;
+  // Sizes only: ScmState::gather writes every value of every field, so zeroing here would be a
+  // second full pass over the block each step.
   const std::size_t n = size();
-  for (auto* v : {&height_m, &plastic_sinkage_m, &shear_x_m, &shear_y_m, &flow_vx, &flow_vy,
-                  &flow_vz, &flow_depth_m, &deposited_m3, &displaced_m3, &peak_shear_m}) {
-    v->assign(n, 0.0);
-  }
-  in_contact.assign(n, 0);
-  loosened.assign(n, 0);
+  for (auto* v : double_fields(*this)) v->resize(n);
+  for (auto* v : byte_fields(*this)) v->resize(n);
 }
 
 ScmState::ScmState(const ScmModel& model)
@@ -47,13 +59,8 @@ ScmTile& ScmState::tile(int ti, int tj) {
   const auto [it, inserted] = index_.try_emplace(key(ti, tj), static_cast<int>(tiles_.size()));
   if (inserted) {
     ScmTile t;
-    for (auto* v :
-         {&t.height_m, &t.plastic_sinkage_m, &t.shear_x_m, &t.shear_y_m, &t.flow_vx, &t.flow_vy,
-          &t.flow_vz, &t.flow_depth_m, &t.deposited_m3, &t.displaced_m3, &t.peak_shear_m}) {
-      v->assign(kTileSize, 0.0);
-    }
-    t.in_contact.assign(kTileSize, 0);
-    t.loosened.assign(kTileSize, 0);
+    for (auto* v : double_fields(t)) v->assign(kTileSize, 0.0);
+    for (auto* v : byte_fields(t)) v->assign(kTileSize, 0);
     // Heights start as the base terrain (nodes past the map's edge in an edge tile stay unused).
     for (int b = 0; b < kTileNodes; ++b) {
       for (int a = 0; a < kTileNodes; ++a) {
@@ -78,38 +85,36 @@ double ScmState::plastic_sinkage(int i, int j) const {
   return t ? t->plastic_sinkage_m[tile_offset(i, j)] : 0.0;
 }
 
+// Gather and scatter copy whole row segments (one tile row at a time, every field): the block's
+// row [ia, ib) of row j is contiguous both in the block and in the tile, so each field is a
+// memcpy-like std::copy_n instead of a per-node loop with index arithmetic.
 void ScmState::gather(NodeBlock& b) const {
   const int i1 = b.i0 + b.nx, j1 = b.j0 + b.ny;
+  auto block_doubles = double_fields(b);
+  auto block_bytes = byte_fields(b);
   for (int tj = b.j0 / kTileNodes; tj * kTileNodes < j1; ++tj) {
     for (int ti = b.i0 / kTileNodes; ti * kTileNodes < i1; ++ti) {
       const ScmTile* t = find_tile(ti, tj);
       const int ia = std::max(b.i0, ti * kTileNodes), ib = std::min(i1, (ti + 1) * kTileNodes);
       const int ja = std::max(b.j0, tj * kTileNodes), jb = std::min(j1, (tj + 1) * kTileNodes);
+      const std::size_t run = static_cast<std::size_t>(ib - ia);
       for (int j = ja; j < jb; ++j) {
-        for (int i = ia; i < ib; ++i) {
-          const std::size_t k = b.index(i, j);
-          if (!t) {
-            b.height_m[k] = base_height(i, j);
-            b.plastic_sinkage_m[k] = b.shear_x_m[k] = b.shear_y_m[k] = 0.0;
-            b.flow_vx[k] = b.flow_vy[k] = b.flow_vz[k] = b.flow_depth_m[k] = 0.0;
-            b.deposited_m3[k] = b.displaced_m3[k] = b.peak_shear_m[k] = 0.0;
-            b.in_contact[k] = b.loosened[k] = 0;
-            continue;
-          }
-          const std::size_t o = tile_offset(i, j);
-          b.height_m[k] = t->height_m[o];
-          b.plastic_sinkage_m[k] = t->plastic_sinkage_m[o];
-          b.shear_x_m[k] = t->shear_x_m[o];
-          b.shear_y_m[k] = t->shear_y_m[o];
-          b.flow_vx[k] = t->flow_vx[o];
-          b.flow_vy[k] = t->flow_vy[o];
-          b.flow_vz[k] = t->flow_vz[o];
-          b.flow_depth_m[k] = t->flow_depth_m[o];
-          b.deposited_m3[k] = t->deposited_m3[o];
-          b.displaced_m3[k] = t->displaced_m3[o];
-          b.peak_shear_m[k] = t->peak_shear_m[o];
-          b.in_contact[k] = t->in_contact[o];
-          b.loosened[k] = t->loosened[o];
+        const std::size_t k = b.index(ia, j);
+        if (!t) {
+          // Untouched soil: base terrain, every other quantity zero.
+          for (auto* f : block_doubles) std::fill_n(f->begin() + k, run, 0.0);
+          for (auto* f : block_bytes) std::fill_n(f->begin() + k, run, std::uint8_t{0});
+          for (int i = ia; i < ib; ++i) b.height_m[b.index(i, j)] = base_height(i, j);
+          continue;
+        }
+        const std::size_t o = tile_offset(ia, j);
+        const auto tile_doubles = double_fields(*t);
+        const auto tile_bytes = byte_fields(*t);
+        for (std::size_t f = 0; f < block_doubles.size(); ++f) {
+          std::copy_n(tile_doubles[f]->begin() + o, run, block_doubles[f]->begin() + k);
+        }
+        for (std::size_t f = 0; f < block_bytes.size(); ++f) {
+          std::copy_n(tile_bytes[f]->begin() + o, run, block_bytes[f]->begin() + k);
         }
       }
     }
@@ -118,28 +123,24 @@ void ScmState::gather(NodeBlock& b) const {
 
 void ScmState::scatter(const NodeBlock& b) {
   const int i1 = b.i0 + b.nx, j1 = b.j0 + b.ny;
+  const auto block_doubles = double_fields(b);
+  const auto block_bytes = byte_fields(b);
   for (int tj = b.j0 / kTileNodes; tj * kTileNodes < j1; ++tj) {
     for (int ti = b.i0 / kTileNodes; ti * kTileNodes < i1; ++ti) {
       ScmTile& t = tile(ti, tj);
+      auto tile_doubles = double_fields(t);
+      auto tile_bytes = byte_fields(t);
       const int ia = std::max(b.i0, ti * kTileNodes), ib = std::min(i1, (ti + 1) * kTileNodes);
       const int ja = std::max(b.j0, tj * kTileNodes), jb = std::min(j1, (tj + 1) * kTileNodes);
+      const std::size_t run = static_cast<std::size_t>(ib - ia);
       for (int j = ja; j < jb; ++j) {
-        for (int i = ia; i < ib; ++i) {
-          const std::size_t k = b.index(i, j);
-          const std::size_t o = tile_offset(i, j);
-          t.height_m[o] = b.height_m[k];
-          t.plastic_sinkage_m[o] = b.plastic_sinkage_m[k];
-          t.shear_x_m[o] = b.shear_x_m[k];
-          t.shear_y_m[o] = b.shear_y_m[k];
-          t.flow_vx[o] = b.flow_vx[k];
-          t.flow_vy[o] = b.flow_vy[k];
-          t.flow_vz[o] = b.flow_vz[k];
-          t.flow_depth_m[o] = b.flow_depth_m[k];
-          t.deposited_m3[o] = b.deposited_m3[k];
-          t.displaced_m3[o] = b.displaced_m3[k];
-          t.peak_shear_m[o] = b.peak_shear_m[k];
-          t.in_contact[o] = b.in_contact[k];
-          t.loosened[o] = b.loosened[k];
+        const std::size_t k = b.index(ia, j);
+        const std::size_t o = tile_offset(ia, j);
+        for (std::size_t f = 0; f < block_doubles.size(); ++f) {
+          std::copy_n(block_doubles[f]->begin() + k, run, tile_doubles[f]->begin() + o);
+        }
+        for (std::size_t f = 0; f < block_bytes.size(); ++f) {
+          std::copy_n(block_bytes[f]->begin() + k, run, tile_bytes[f]->begin() + o);
         }
       }
     }

@@ -34,6 +34,13 @@ struct ScmTile {
   std::vector<std::uint8_t> loosened;    ///< 1 once the soil was sheared past failure and released
 };
 
+/// A node range [i0, i1] x [j0, j1] (inclusive, global indices), e.g. the nodes under a body's
+/// bounding box (its footprint) or the bounding box of a body's contact nodes.
+struct Footprint {
+  int i0 = 0, j0 = 0, i1 = -1, j1 = -1;
+  bool empty() const { return i1 < i0 || j1 < j0; }
+};
+
 /// Bytes one node costs in a tile (all fields).
 std::size_t bytes_per_node();
 
@@ -48,6 +55,7 @@ struct NodeBlock {
     return static_cast<std::size_t>(j - j0) * static_cast<std::size_t>(nx) +
            static_cast<std::size_t>(i - i0);
   }
+  /// Sets the rectangle and sizes every field; the values are unspecified until gathered.
   void resize(int i0_, int j0_, int nx_, int ny_);
 };
 
@@ -58,9 +66,9 @@ class ScmState {
 
   double time_s = 0.0;
   long step = 0;
-  /// Bounding box [i0, i1] x [j0, j1] of the nodes in contact after the last step (empty when
-  /// none): the next step revisits them so nodes a body left are released.
-  int contact_i0 = 0, contact_j0 = 0, contact_i1 = -1, contact_j1 = -1;
+  /// Bounding box of each body's nodes in contact after the last step (bodies without contact
+  /// have none): the next step revisits them so nodes a body left are released.
+  std::vector<Footprint> contact_boxes;
 
   int tile_count() const { return static_cast<int>(tiles_.size()); }
   /// Bytes held by allocated tiles (fields only; the index adds a few words per tile).

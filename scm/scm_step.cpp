@@ -26,21 +26,38 @@ Footprint grown(const ScmModel& m, const Footprint& f, int by) {
           std::min(m.ny - 1, f.j1 + by)};
 }
 
-void resize_block(NodeBlock& b, const Footprint& f) {
-  b.resize(f.i0, f.j0, f.i1 - f.i0 + 1, f.j1 - f.j0 + 1);
+bool overlap(const Footprint& a, const Footprint& b) {
+  return !a.empty() && !b.empty() && a.i0 <= b.i1 && b.i0 <= a.i1 && a.j0 <= b.j1 && b.j0 <= a.j1;
 }
 
-// Stage 1: the contact block is every footprint plus last step's contact nodes (so nodes a body
-// left are released), grown by one node.
-Footprint contact_region(const ScmModel& m, std::span<const BodyMotion> motions,
-                         std::vector<Footprint>& footprints, const ScmState& state) {
-  Footprint region{state.contact_i0, state.contact_j0, state.contact_i1, state.contact_j1};
-  footprints.clear();
-  for (std::size_t b = 0; b < m.bodies.size(); ++b) {
-    footprints.push_back(body_footprint(m, m.bodies[b], motions[b].X_WB));
-    region = merge(region, footprints.back());
+bool contains(const Footprint& outer, const Footprint& inner) {
+  return !inner.empty() && outer.i0 <= inner.i0 && inner.i1 <= outer.i1 && outer.j0 <= inner.j0 &&
+         inner.j1 <= outer.j1;
+}
+
+// Merges overlapping boxes until no two overlap; empty boxes are dropped. Every input box lies
+// inside exactly one output box. The order depends only on the input order (deterministic).
+// Work is done per merged box, not on one box around all bodies: the four wheels of a rover
+// are far apart, and one box around them would gather, deform and erode the soil between them.
+std::vector<Footprint> disjoint_boxes(std::vector<Footprint> boxes) {
+  std::erase_if(boxes, [](const Footprint& f) { return f.empty(); });
+  for (bool merged = true; merged;) {
+    merged = false;
+    for (std::size_t a = 0; a < boxes.size() && !merged; ++a) {
+      for (std::size_t b = a + 1; b < boxes.size(); ++b) {
+        if (!overlap(boxes[a], boxes[b])) continue;
+        boxes[a] = merge(boxes[a], boxes[b]);
+        boxes.erase(boxes.begin() + static_cast<std::ptrdiff_t>(b));
+        merged = true;
+        break;
+      }
+    }
   }
-  return grown(m, region, 1);
+  return boxes;
+}
+
+void resize_block(NodeBlock& b, const Footprint& f) {
+  b.resize(f.i0, f.j0, f.i1 - f.i0 + 1, f.j1 - f.j0 + 1);
 }
 
 // Nodes that were in contact and are not any more are released: j and its peak reset, and soil
@@ -70,6 +87,7 @@ void fill_window(const ScmModel& m, const NodeBlock& b, std::span<const ContactN
   for (const ContactNode& c : contacts) {
     const int i = static_cast<int>(std::lround((c.p_W.x() - m.origin_x_m) / m.cell_size_m));
     const int j = static_cast<int>(std::lround((c.p_W.y() - m.origin_y_m) / m.cell_size_m));
+    if (i < w.i0 || j < w.j0 || i >= w.i0 + w.nx || j >= w.j0 + w.ny) continue;  // other window
     w.contact_velocity_W[w.index(i - w.i0, j - w.j0)] = c.v_W;
   }
 }
@@ -110,6 +128,112 @@ void check_finite(const NodeBlock& b, long step_number) {
   }
 }
 
+// Stage 1 on one box of nodes that holds the footprints of some bodies (and the nodes they were
+// in contact with last step, so that nodes a body left are released): the bodies cut and load
+// the nodes in body order; the contacts get the nodes' final shear displacement; each body gets
+// the bounding box of its contact nodes and the relief of its box (for the deformation window).
+void contact_box(const ScmModel& m, ScmState& state, const Footprint& box,
+                 std::span<const BodyMotion> motions, double dt_s, ScmWorkspace& work,
+                 ScmStepReport& report) {
+  NodeBlock& cb = work.contact_block;
+  resize_block(cb, box);
+  state.gather(cb);
+  work.was_in_contact = cb.in_contact;
+  std::fill(cb.in_contact.begin(), cb.in_contact.end(), 0);
+  std::fill(cb.displaced_m3.begin(), cb.displaced_m3.end(), 0.0);
+  std::fill(cb.deposited_m3.begin(), cb.deposited_m3.end(), 0.0);
+  const std::size_t first = work.contacts.size();
+  for (std::size_t b = 0; b < m.bodies.size(); ++b) {
+    const Footprint& fp = work.footprints[b];
+    if (!contains(box, fp)) continue;
+    report.nodes_visited += (fp.i1 - fp.i0 + 1) * (fp.j1 - fp.j0 + 1);
+    contact_body(m, static_cast<int>(b), motions[b], fp, dt_s, cb, work.rows, work.contacts);
+  }
+  release_nodes(m.soil, cb, work.was_in_contact);
+
+  double lowest = cb.height_m[0], highest = lowest;
+  for (double h : cb.height_m) {
+    lowest = std::min(lowest, h);
+    highest = std::max(highest, h);
+  }
+  for (std::size_t n = first; n < work.contacts.size(); ++n) {
+    ContactNode& c = work.contacts[n];
+    c.shear_x_m = cb.shear_x_m[c.k];
+    c.shear_y_m = cb.shear_y_m[c.k];
+    const int i = cb.i0 + static_cast<int>(c.k % static_cast<std::size_t>(cb.nx));
+    const int j = cb.j0 + static_cast<int>(c.k / static_cast<std::size_t>(cb.nx));
+    const auto b = static_cast<std::size_t>(c.body);
+    work.body_contact_boxes[b] = merge(work.body_contact_boxes[b], Footprint{i, j, i, j});
+    work.body_relief_m[b] = highest - lowest;
+  }
+  for (std::size_t k = 0; k < cb.size(); ++k) {
+    if (!cb.in_contact[k]) continue;
+    report.displaced_volume_m3 += cb.displaced_m3[k];
+    report.max_flow_depth_m = std::max(report.max_flow_depth_m, cb.plastic_sinkage_m[k]);
+  }
+  state.scatter(cb);
+}
+
+// The deformation window of one body: its contact nodes' box grown by the reach of the flow
+// fields (their hard cap: flow_reach_m at the deepest failure surface the fields allow,
+// FlowParameters::max_flow_depth_m) or by the border path's margin, which also leaves room for
+// the berm to erode: a slope of relief dz (the highest minus the lowest node of the body's contact
+// box) reaches about dz / tan(repose) at the angle of repose (window edges are closed walls for
+// the erosion).
+Footprint deformation_box(const ScmModel& m, const Footprint& contact_nodes, double relief_m) {
+  const int margin =
+      m.method == FlowMethod::Fields
+          ? static_cast<int>(
+                std::ceil(flow_reach_m(m.flow, m.flow.max_flow_depth_m) / m.cell_size_m)) +
+                2
+          : m.border_margin_nodes +
+                static_cast<int>(
+                    std::ceil(relief_m / std::tan(m.soil.repose_angle_rad) / m.cell_size_m));
+  return grown(m, contact_nodes, margin);
+}
+
+// Stages 3-6 on one deformation window: the method moves the displaced soil, eq. 30 adds it, the
+// window is checked for NaN, and the nodes not in contact erode to the angle of repose.
+void deform_window(const ScmModel& m, ScmState& state, const Footprint& box, double dt_s,
+                   long step_number, ScmWorkspace& work, ScmStepReport& report) {
+  NodeBlock& wb = work.window_block;
+  resize_block(wb, box);
+  state.gather(wb);
+  fill_window(m, wb, work.contacts, work.window);
+  if (m.method == FlowMethod::Fields) {
+    // The Rankine angles of eq. 9-11 use the soil's friction angle.
+    FlowParameters flow = m.flow;
+    flow.friction_angle_rad = m.soil.friction_angle_rad;
+    flow_by_local_fields(flow, dt_s, work.window);
+  } else {
+    border_flow(m.soil.shear_band_m, dt_s, work.window, work.border);
+  }
+
+  // Height update (eq. 30). The cut V_zeta / A_grid was already applied in the contact stage (the
+  // window's heights are after the cut), so only the deposits are added here.
+  const FlowWindow& w = work.window;
+  const double area = m.node_area_m2();
+  for (std::size_t k = 0; k < wb.size(); ++k) {
+    wb.displaced_m3[k] = w.displaced_volume_m3[k];
+    wb.height_m[k] += w.deposited_volume_m3[k] / area;
+    wb.deposited_m3[k] = w.deposited_volume_m3[k];
+    wb.flow_depth_m[k] = w.flow_depth_m[k];
+    wb.flow_vx[k] = w.flow_velocity_W[k].x();
+    wb.flow_vy[k] = w.flow_velocity_W[k].y();
+    wb.flow_vz[k] = w.flow_velocity_W[k].z();
+    report.deposited_volume_m3 += w.deposited_volume_m3[k];
+  }
+  report.window_nodes += static_cast<int>(wb.size());
+
+  // Finite check (before erosion, which would spread a NaN), naming the node and step.
+  check_finite(wb, step_number);
+
+  // Erosion of the nodes not in contact to the angle of repose (keeps finite heights finite).
+  report.erosion_updates =
+      std::max(report.erosion_updates, erode_window(m, wb, work.erosion_scratch));
+  state.scatter(wb);
+}
+
 }  // namespace
 
 ScmStepReport step(const ScmModel& model, ScmState& state, std::span<const BodyMotion> motions,
@@ -128,103 +252,45 @@ ScmStepReport step(const ScmModel& m, ScmState& state, double dt_s,
     throw std::invalid_argument(fmt::format("step: dt_s = {}: expected a time > 0 [s]", dt_s));
   }
   const long step_number = state.step + 1;
+  const std::size_t n_bodies = m.bodies.size();
   ScmStepReport report;
 
-  // 1. Contact (§3, eq. 1-2, 31, 34): visit only the nodes under each body.
-  std::vector<Footprint> footprints;
-  const Footprint region = contact_region(m, motions, footprints, state);
-  NodeBlock& cb = work.contact_block;
-  resize_block(cb, region);
-  state.gather(cb);
-  work.was_in_contact = cb.in_contact;
-  std::fill(cb.in_contact.begin(), cb.in_contact.end(), 0);
-  std::fill(cb.displaced_m3.begin(), cb.displaced_m3.end(), 0.0);
-  std::fill(cb.deposited_m3.begin(), cb.deposited_m3.end(), 0.0);
-  work.contacts.clear();
-  for (std::size_t b = 0; b < m.bodies.size(); ++b) {
-    const Footprint& fp = footprints[b];
-    report.nodes_visited += (fp.i1 - fp.i0 + 1) * (fp.j1 - fp.j0 + 1);
-    contact_body(m, static_cast<int>(b), motions[b], fp, dt_s, cb, work.rows, work.contacts);
+  // 1. Contact (§3, eq. 1-2, 31, 34): visit only the nodes under each body, on boxes of
+  // overlapping footprints and last step's contact boxes (grown by one node).
+  std::vector<Footprint> boxes;
+  work.footprints.clear();
+  for (std::size_t b = 0; b < n_bodies; ++b) {
+    work.footprints.push_back(body_footprint(m, m.bodies[b], motions[b].X_WB));
+    boxes.push_back(grown(m, work.footprints.back(), 1));
   }
-  release_nodes(m.soil, cb, work.was_in_contact);
-
-  // 2. Forces (§3.2, eq. 34-38).
-  body_wrenches(m, motions, work.contacts, cb, wrenches);
+  for (const Footprint& f : state.contact_boxes) boxes.push_back(grown(m, f, 1));
+  work.contacts.clear();
+  work.body_contact_boxes.assign(n_bodies, Footprint{});
+  work.body_relief_m.assign(n_bodies, 0.0);
+  for (const Footprint& box : disjoint_boxes(std::move(boxes))) {
+    contact_box(m, state, box, motions, dt_s, work, report);
+  }
   report.nodes_in_contact = static_cast<int>(work.contacts.size());
 
-  Footprint contact_box{};
-  double lowest = cb.height_m.empty() ? 0.0 : cb.height_m[0], highest = lowest;
-  for (double h : cb.height_m) {
-    lowest = std::min(lowest, h);
-    highest = std::max(highest, h);
+  // 2. Forces (§3.2, eq. 34-38).
+  body_wrenches(m, motions, work.contacts, wrenches);
+
+  state.contact_boxes.clear();
+  std::vector<Footprint> windows;
+  for (std::size_t b = 0; b < n_bodies; ++b) {
+    const Footprint& f = work.body_contact_boxes[b];
+    if (f.empty()) continue;
+    state.contact_boxes.push_back(f);
+    windows.push_back(deformation_box(m, f, work.body_relief_m[b]));
   }
-  for (std::size_t k = 0; k < cb.size(); ++k) {
-    if (!cb.in_contact[k]) continue;
-    const int i = cb.i0 + static_cast<int>(k % static_cast<std::size_t>(cb.nx));
-    const int j = cb.j0 + static_cast<int>(k / static_cast<std::size_t>(cb.nx));
-    contact_box = merge(contact_box, Footprint{i, j, i, j});
-    report.displaced_volume_m3 += cb.displaced_m3[k];
-    report.max_flow_depth_m = std::max(report.max_flow_depth_m, cb.plastic_sinkage_m[k]);
-  }
-  state.scatter(cb);
-  state.contact_i0 = contact_box.i0;
-  state.contact_j0 = contact_box.j0;
-  state.contact_i1 = contact_box.i1;
-  state.contact_j1 = contact_box.j1;
   state.step = step_number;
   state.time_s += dt_s;
-  if (contact_box.empty()) return report;
 
-  // 3. Deformation (§3.1): a dense window around the contact patches, grown by the reach of the
-  // flow fields (their hard cap: flow_reach_m at the deepest failure surface the fields allow,
-  // FlowParameters::max_flow_depth_m) or by the border path's margin; the method fills the
-  // window's outputs.
-  // The border path's margin also leaves room for the berm to erode: a slope of relief dz (the
-  // contact block's highest minus lowest node) reaches about dz / tan(repose) at the angle of
-  // repose (window edges are closed walls for the erosion).
-  const int margin =
-      m.method == FlowMethod::Fields
-          ? static_cast<int>(
-                std::ceil(flow_reach_m(m.flow, m.flow.max_flow_depth_m) / m.cell_size_m)) +
-                2
-          : m.border_margin_nodes +
-                static_cast<int>(std::ceil((highest - lowest) / std::tan(m.soil.repose_angle_rad) /
-                                           m.cell_size_m));
-  NodeBlock& wb = work.window_block;
-  resize_block(wb, grown(m, contact_box, margin));
-  state.gather(wb);
-  fill_window(m, wb, work.contacts, work.window);
-  if (m.method == FlowMethod::Fields) {
-    // The Rankine angles of eq. 9-11 use the soil's friction angle.
-    FlowParameters flow = m.flow;
-    flow.friction_angle_rad = m.soil.friction_angle_rad;
-    flow_by_local_fields(flow, dt_s, work.window);
-  } else {
-    border_flow(m.soil.shear_band_m, dt_s, work.window, work.border);
+  // 3-6. Deformation (§3.1: flow fields or border path), height update (eq. 30), finite check and
+  // erosion, on the disjoint windows around the bodies' contact patches.
+  for (const Footprint& box : disjoint_boxes(std::move(windows))) {
+    deform_window(m, state, box, dt_s, step_number, work, report);
   }
-
-  // 4. Height update (eq. 30). The cut V_zeta / A_grid was already applied in the contact stage
-  // (the window's heights are after the cut), so only the deposits are added here.
-  const FlowWindow& w = work.window;
-  const double area = m.node_area_m2();
-  for (std::size_t k = 0; k < wb.size(); ++k) {
-    wb.displaced_m3[k] = w.displaced_volume_m3[k];
-    wb.height_m[k] += w.deposited_volume_m3[k] / area;
-    wb.deposited_m3[k] = w.deposited_volume_m3[k];
-    wb.flow_depth_m[k] = w.flow_depth_m[k];
-    wb.flow_vx[k] = w.flow_velocity_W[k].x();
-    wb.flow_vy[k] = w.flow_velocity_W[k].y();
-    wb.flow_vz[k] = w.flow_velocity_W[k].z();
-    report.deposited_volume_m3 += w.deposited_volume_m3[k];
-  }
-  report.window_nodes = static_cast<int>(wb.size());
-
-  // 5. Finite check (before erosion, which would spread a NaN), naming the node and step.
-  check_finite(wb, step_number);
-
-  // 6. Erosion of the nodes not in contact to the angle of repose (keeps finite heights finite).
-  report.erosion_updates = erode_window(m, wb, work.erosion_scratch);
-  state.scatter(wb);
   return report;
 }
 

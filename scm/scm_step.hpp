@@ -15,24 +15,27 @@ namespace talus::scm {
 
 /// Scratch memory of the step, kept between steps (nothing in it carries meaning across steps).
 struct ScmWorkspace {
-  NodeBlock contact_block;  ///< the nodes under the bodies
-  NodeBlock window_block;   ///< the deformation window
+  NodeBlock contact_block;  ///< the nodes under some bodies (one box of overlapping footprints)
+  NodeBlock window_block;   ///< one deformation window
   FlowWindow window;
   BorderFlowScratch border;
   std::vector<std::vector<ContactNode>> rows;
   std::vector<ContactNode> contacts;
   std::vector<double> erosion_scratch;
   std::vector<std::uint8_t> was_in_contact;
+  std::vector<Footprint> footprints;          ///< per body: the nodes under its bounding box
+  std::vector<Footprint> body_contact_boxes;  ///< per body: the box of its contact nodes
+  std::vector<double> body_relief_m;          ///< per body: relief of its contact box [m]
 };
 
 struct ScmStepReport {
   int nodes_in_contact = 0;
   int nodes_visited = 0;             ///< footprint nodes whose contact was evaluated
-  int window_nodes = 0;              ///< nodes of the deformation window
+  int window_nodes = 0;              ///< nodes of the deformation windows (summed)
   double displaced_volume_m3 = 0.0;  ///< sum of V_zeta (eq. 2)
   double deposited_volume_m3 = 0.0;  ///< sum of V_delta from the deformation method
-  int erosion_updates = 0;
-  double max_flow_depth_m = 0.0;
+  int erosion_updates = 0;           ///< erosion updates, the most of any window
+  double max_flow_depth_m = 0.0;     ///< largest plastic sinkage of a contact node [m]
 };
 
 /// Advances `state` by model.time_step_s with the bodies at `motions` (one per model.bodies,
