@@ -156,6 +156,54 @@ TEST(ScmStep, OneAndTwoThreadsBitIdentical) {
   }
 }
 
+// Two boxes sliding and sinking 0.75 m apart: each is deformed in a window of its own, so the
+// soil between them is not visited, and each box's wrench and the soil around it are bit-identical
+// to a run of that box alone (nothing of one body's window reaches into the other's).
+TEST(ScmStep, DistantBodiesAreDeformedInWindowsOfTheirOwn) {
+  // Cell, sizes and motions are exact binary fractions, so both boxes meet the grid alike.
+  const double cell = 1.0 / 64.0;
+  ScmModel m = map(cell, 101, 41);
+  const Shape box = BoxShape{Vec3(4 * cell, 4 * cell, 4 * cell)};
+  auto run = [&](bool both, std::vector<Wrench>& first_wrench, ScmState& state) {
+    ScmModel mm = m;
+    mm.bodies = {CoupledBody{"left", box, Vec3::Zero()}};
+    if (both) mm.bodies.push_back(CoupledBody{"right", box, Vec3::Zero()});
+    ScmWorkspace work;
+    std::vector<BodyMotion> motion(mm.bodies.size());
+    std::vector<Wrench> wrench(mm.bodies.size());
+    ScmStepReport last;
+    for (int k = 1; k <= 40; ++k) {
+      const double sink = k / 4096.0, x = k / 512.0;
+      motion[0].X_WB = make_pose(Vec3(0.25 + x, 0.3125, 4 * cell - sink));
+      motion[0].V_WB.v_WBo = Vec3(2.0, 0.0, -0.2);
+      if (both) {
+        motion[1].X_WB = make_pose(Vec3(1.0 + x, 0.3125, 4 * cell - sink));
+        motion[1].V_WB.v_WBo = Vec3(2.0, 0.0, -0.2);
+      }
+      last = step(mm, state, 1e-3, motion, wrench, work);
+      first_wrench.push_back(wrench[0]);
+    }
+    return last;
+  };
+  ScmState alone_state(m), both_state(m);
+  std::vector<Wrench> alone, with_other;
+  const ScmStepReport r1 = run(false, alone, alone_state);
+  const ScmStepReport r2 = run(true, with_other, both_state);
+  ASSERT_GT(r1.nodes_in_contact, 0);
+  EXPECT_EQ(r2.nodes_in_contact, 2 * r1.nodes_in_contact);
+  // Two windows of one body's size, not one box spanning both bodies and the soil between.
+  EXPECT_EQ(r2.window_nodes, 2 * r1.window_nodes);
+  for (std::size_t k = 0; k < alone.size(); ++k) {
+    EXPECT_EQ(alone[k].f_W, with_other[k].f_W) << k;
+    EXPECT_EQ(alone[k].tau_W, with_other[k].tau_W) << k;
+  }
+  for (int j = 0; j < m.ny; ++j) {
+    for (int i = 0; i < 40; ++i) {  // the left box's side of the map (x < 0.625 m)
+      EXPECT_EQ(alone_state.height(i, j), both_state.height(i, j)) << i << ", " << j;
+    }
+  }
+}
+
 TEST(ScmContactTier, StepsLikeScmStepAndListsItsBodies) {
   ScmModel m = map(0.01, 41, 41);
   m.bodies = {CoupledBody{"box", BoxShape{Vec3(0.05, 0.05, 0.05)}, Vec3(0.0, 0.0, -0.05)}};
