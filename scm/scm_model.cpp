@@ -38,9 +38,10 @@ SoilParameters named_soil(const std::string& name) {
     s.residual_cohesion_pa = 0.0;
     s.residual_friction_angle_rad = deg_to_rad(24.0);
   } else if (name == "lunar_regolith") {
-    // Lunar soil after Bekker / Apollo data as tabulated by Wong (Theory of Ground Vehicles,
-    // Table 2.3 "lunar soil"): n = 1, kc = 1.4 kN/m^2, kphi = 820 kN/m^3, c = 0.17 kPa,
-    // phi = 35 deg, K = 1.8 cm; angle of repose 40 deg (loose regolith).
+    // Bekker's lunar soil model of the Apollo Lunar Roving Vehicle studies (M. G. Bekker,
+    // Introduction to Terrain-Vehicle Systems, 1969; the set LRV performance analyses use):
+    // n = 1, kc = 1.4 kN/m^2, kphi = 820 kN/m^3, c = 0.17 kPa, phi = 35 deg, K = 1.8 cm; angle of
+    // repose 40 deg (loose regolith). docs/scm.md says how these were checked.
     s.kc = 1.4e3;
     s.kphi = 820e3;
     s.exponent_n = 1.0;
