@@ -9,6 +9,11 @@
 // band, so every output node receives its contributions in the same order (field by field) for
 // any thread count, and the outputs are bit-identical. A node's chord set depends on its global
 // index only (chord_set_rotation), not on the window's origin.
+//
+// Speed approximations (talus's, docs/soil_flow.md "Approximations"; both 1 = the paper's model):
+// FlowParameters::cluster_nodes merges the displacing nodes of k x k global blocks into one field
+// (gather_sources), FlowParameters::field_stride evaluates and superposes the fields on every c-th
+// global node only and spreads the sums with tent weights (build_lattice, spread_rows).
 
 #include "scm/soil_flow.hpp"
 
