@@ -1,8 +1,10 @@
 // Soil flow by superposed local flow fields (scm/soil_flow.hpp) on a wheel's contact patch.
 //
-//   SoilFlowWheel/cell_mm/threads   one flow_by_local_fields call for a 0.5 m diameter, 0.2 m
-//                                   wide wheel sunk 2 cm, driving at 0.5 m/s with 20 % slip
-//                                   (dt = 1 ms), on a 20 mm or 10 mm grid, 1 or 2 threads.
+//   SoilFlowWheel/cell_mm/threads/model   one flow_by_local_fields call for a 0.5 m diameter,
+//       0.2 m wide wheel sunk 2 cm, driving at 0.5 m/s with 20 % slip (dt = 1 ms), on a 20 mm or
+//       10 mm grid, 1 or 2 threads. model: 0 = exact (cluster_nodes = field_stride = 1, the
+//       paper's model), 1 = clusters of 3 x 3 nodes only, 2 = field stride 2 only, 3 = both (the
+//       defaults). docs/soil_flow.md, Approximations and Speed.
 //
 // The window holds the soil already cut to the wheel's profile (a steady state); the displacing
 // nodes are those the wheel cuts deeper during this step, the front of the patch. Counters:
@@ -79,9 +81,12 @@ FlowWindow wheel_window(double cell_m, const FlowParameters& p) {
 void SoilFlowWheel(benchmark::State& state) {
   const double cell_m = static_cast<double>(state.range(0)) * 1e-3;
   const int threads = static_cast<int>(state.range(1));
+  const int model = static_cast<int>(state.range(2));
   const int saved = omp_get_max_threads();
   omp_set_num_threads(threads);
-  const FlowParameters p = wheel_parameters();
+  FlowParameters p = wheel_parameters();
+  p.cluster_nodes = model == 1 || model == 3 ? 3 : 1;
+  p.field_stride = model == 2 || model == 3 ? 2 : 1;
   FlowWindow w = wheel_window(cell_m, p);
   int sources = 0;
   for (double v : w.displaced_volume_m3) sources += v > 0.0 ? 1 : 0;
@@ -93,11 +98,13 @@ void SoilFlowWheel(benchmark::State& state) {
   state.counters["sources"] = sources;
   state.counters["window"] = static_cast<double>(w.size());
   state.counters["threads"] = threads;
+  state.counters["cluster_nodes"] = p.cluster_nodes;
+  state.counters["field_stride"] = p.field_stride;
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(w.size()));
 }
 BENCHMARK(SoilFlowWheel)
-    ->ArgsProduct({{20, 10}, {1, 2}})
-    ->ArgNames({"cell_mm", "threads"})
+    ->ArgsProduct({{20, 10}, {1, 2}, {0, 1, 2, 3}})
+    ->ArgNames({"cell_mm", "threads", "model"})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -28,6 +28,24 @@ struct FlowParameters {
   /// on a chord's length, flow_reach_m(params, max_flow_depth_m) (scm/soil_flow.hpp): the step
   /// grows its window by that much around the contact patches. See docs/soil_flow.md.
   double max_flow_depth_m = 0.1;
+  /// Displacing-node clusters, k x k grid nodes (talus's approximation, for speed; 1 = the
+  /// paper's model, one field per displacing node). The displacing nodes of every k x k block of
+  /// the global grid share one field, built from the member nearest their volume-weighted
+  /// centroid with their summed displaced volume and volume-weighted contact velocity. An odd k
+  /// keeps a full block's field at its centre. See docs/soil_flow.md (Approximations).
+  int cluster_nodes = 3;
+  /// Field evaluation stride, c grid nodes (talus's approximation, for speed; 1 = every node,
+  /// the paper's model). Fields are interpolated (Fig. 5) and superposed (eq. 24-27) on the
+  /// global nodes whose indices are multiples of c only, and the sums are spread to the nodes
+  /// around them with bilinear (tent) weights, which keeps the deposits' total. See
+  /// docs/soil_flow.md (Approximations).
+  int field_stride = 2;
+  /// Not a model parameter (the results are bit-identical either way): a call uses threads
+  /// only when its fields can hold at least this many node contributions (fields x pi x (reach /
+  /// (cell x field_stride))^2), i.e. a few milliseconds of work. On the shared, loaded 2-core
+  /// machine a parallel region costs up to a scheduler time slice when the second thread has no
+  /// core, more than a small call takes (docs/soil_flow.md, Speed). 0: always.
+  double parallel_min_contributions = 1e5;
 };
 
 /// A dense, row-major rectangle of grid nodes: node (i, j) of the window is global node

@@ -126,6 +126,15 @@ void validate(const ScmModel& m) {
           "an exponent >= 0");
   require(std::isfinite(f.psi_distance) && f.psi_distance > 0.0, "flow.psi_distance",
           f.psi_distance, "an exponent > 0");
+  if (f.cluster_nodes < 1 || f.cluster_nodes > 64) {
+    throw std::invalid_argument(fmt::format(
+        "flow.cluster_nodes = {}: expected 1 (one field per displacing node) to 64 nodes",
+        f.cluster_nodes));
+  }
+  if (f.field_stride < 1 || f.field_stride > 64) {
+    throw std::invalid_argument(fmt::format(
+        "flow.field_stride = {}: expected 1 (every grid node) to 64 nodes", f.field_stride));
+  }
   require(std::isfinite(m.erosion_tolerance_m) && m.erosion_tolerance_m > 0.0,
           "erosion_tolerance_m", m.erosion_tolerance_m, "a length > 0 [m]");
   require(std::isfinite(m.time_step_s) && m.time_step_s > 0.0, "time_step_s", m.time_step_s,

@@ -118,6 +118,8 @@ void read_flow(const ScenarioTable& t, ScmModel& m) {
   f.psi_angle = t.number_or("psi_angle", f.psi_angle, non_negative(""));
   f.psi_distance = t.number_or("psi_distance", f.psi_distance, positive(""));
   f.seed = static_cast<std::uint64_t>(t.integer_or("seed", 1, 0, 2147483647));
+  f.cluster_nodes = t.integer_or("cluster_nodes", f.cluster_nodes, 1, 64);
+  f.field_stride = t.integer_or("field_stride", f.field_stride, 1, 64);
   t.refuse_unknown_keys();
 }
 

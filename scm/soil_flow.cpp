@@ -9,6 +9,11 @@
 // band, so every output node receives its contributions in the same order (field by field) for
 // any thread count, and the outputs are bit-identical. A node's chord set depends on its global
 // index only (chord_set_rotation), not on the window's origin.
+//
+// Speed approximations (talus's, docs/soil_flow.md "Approximations"; both 1 = the paper's model):
+// FlowParameters::cluster_nodes merges the displacing nodes of k x k global blocks into one field
+// (gather_sources), FlowParameters::field_stride evaluates and superposes the fields on every c-th
+// global node only and spreads the sums with tent weights (build_lattice, spread_rows).
 
 #include "scm/soil_flow.hpp"
 
@@ -67,6 +72,7 @@ struct ChordSet {
   std::vector<int> sector_empty;         ///< 1 where chords k and k + 1 both have f_C = 0
   std::vector<int> row_a, row_in_field;  ///< per node of a row: chord a, whether in the field
   std::vector<double> row_w_b, row_rho;  ///< per node of a row: weight of chord b, rho
+  std::vector<double> row_distance, row_angle;  ///< a row's lattice nodes' offsets (stride > 1)
 };
 
 /// One displacing node's field on the grid, as what it adds to each grid node it covers
@@ -118,14 +124,151 @@ struct OffsetTable {
   }
 };
 
+/// What one local field is built from: a displacing node, or with cluster_nodes > 1 the member
+/// of a cluster that represents it, with the cluster's summed volume and volume-weighted contact
+/// velocity (docs/soil_flow.md, Approximations).
+struct Source {
+  int ic = 0, jc = 0;  ///< window node the field starts from
+  double volume_m3 = 0.0;
+  Vec3 velocity_W = Vec3::Zero();
+};
+
+/// The global-grid lattice of the evaluated field nodes (stride c) as seen from a window: for
+/// every window column (row) the two lattice columns (rows) around it and their spreading
+/// weights, already divided by the lattice node's total weight inside the window so that every
+/// lattice node hands out exactly what it holds.
+struct Lattice {
+  int stride = 1;
+  int first_i = 0, first_j = 0;  ///< first window column / row on the lattice
+  std::vector<int> col_a, col_b, row_a, row_b;
+  std::vector<double> col_wa, col_wb, row_wa, row_wb;
+};
+
 /// Per-call scratch of the calling thread; vectors keep their capacity between calls.
 struct Workspace {
-  std::vector<std::uint32_t> sources;
+  std::vector<Source> sources;
+  std::vector<double> cluster_volume, cluster_x, cluster_y, cluster_best;
+  std::vector<Vec3> cluster_momentum;
+  std::vector<int> cluster_member;
+  Lattice lattice;
+  std::vector<double> lattice_deposit, lattice_flow, lattice_depth_times_flow,
+      lattice_flow_magnitude;
   std::vector<Field> fields;
   OffsetTable offsets;
   std::vector<double> depth_times_flow;
   std::vector<double> flow_magnitude;
 };
+
+int floor_div(int a, int b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0); }
+int floor_mod(int a, int b) { return a - floor_div(a, b) * b; }
+
+/// The displacing nodes, one Source each (k = 1, the exact model), or one Source per k x k
+/// block of the global grid that holds displacing nodes (FlowParameters::cluster_nodes): the
+/// member nearest the block's volume-weighted centroid (the first in row order on a tie) with the
+/// block's summed volume and volume-weighted contact velocity. Blocks and member order depend on
+/// global indices only, so the result does not depend on where the window starts.
+void gather_sources(const FlowWindow& w, int k, Workspace& ws) {
+  ws.sources.clear();
+  if (k == 1) {
+    for (int j = 0; j < w.ny; ++j) {
+      for (int i = 0; i < w.nx; ++i) {
+        const std::size_t n = w.index(i, j);
+        const double v = w.displaced_volume_m3[n];
+        if (v > 0.0) ws.sources.push_back({i, j, v, w.contact_velocity_W[n]});
+      }
+    }
+    return;
+  }
+  const int ci0 = floor_div(w.i0, k), cj0 = floor_div(w.j0, k);
+  const int cnx = floor_div(w.i0 + w.nx - 1, k) - ci0 + 1;
+  const int cny = floor_div(w.j0 + w.ny - 1, k) - cj0 + 1;
+  const auto clusters = static_cast<std::size_t>(cnx) * static_cast<std::size_t>(cny);
+  ws.cluster_volume.assign(clusters, 0.0);
+  ws.cluster_x.assign(clusters, 0.0);
+  ws.cluster_y.assign(clusters, 0.0);
+  ws.cluster_momentum.assign(clusters, Vec3::Zero());
+  ws.cluster_best.assign(clusters, 0.0);
+  ws.cluster_member.assign(clusters, -1);
+  // Offsets inside a block are taken from its global corner, so they do not depend on the window.
+  auto cluster_of = [&](int i, int j, int& li, int& lj) {
+    const int gi = w.i0 + i, gj = w.j0 + j;
+    const int ci = floor_div(gi, k), cj = floor_div(gj, k);
+    li = gi - ci * k;
+    lj = gj - cj * k;
+    return static_cast<std::size_t>(cj - cj0) * static_cast<std::size_t>(cnx) +
+           static_cast<std::size_t>(ci - ci0);
+  };
+  for (int j = 0; j < w.ny; ++j) {
+    for (int i = 0; i < w.nx; ++i) {
+      const std::size_t n = w.index(i, j);
+      const double v = w.displaced_volume_m3[n];
+      if (!(v > 0.0)) continue;
+      int li = 0, lj = 0;
+      const std::size_t c = cluster_of(i, j, li, lj);
+      ws.cluster_volume[c] += v;
+      ws.cluster_x[c] += v * static_cast<double>(li);
+      ws.cluster_y[c] += v * static_cast<double>(lj);
+      ws.cluster_momentum[c] += v * w.contact_velocity_W[n];
+    }
+  }
+  for (int j = 0; j < w.ny; ++j) {
+    for (int i = 0; i < w.nx; ++i) {
+      const std::size_t n = w.index(i, j);
+      if (!(w.displaced_volume_m3[n] > 0.0)) continue;
+      int li = 0, lj = 0;
+      const std::size_t c = cluster_of(i, j, li, lj);
+      const double dx = static_cast<double>(li) - ws.cluster_x[c] / ws.cluster_volume[c];
+      const double dy = static_cast<double>(lj) - ws.cluster_y[c] / ws.cluster_volume[c];
+      const double d2 = dx * dx + dy * dy;
+      if (ws.cluster_member[c] < 0 || d2 < ws.cluster_best[c]) {
+        ws.cluster_member[c] = static_cast<int>(n);
+        ws.cluster_best[c] = d2;
+      }
+    }
+  }
+  for (std::size_t c = 0; c < clusters; ++c) {
+    const int n = ws.cluster_member[c];
+    if (n < 0) continue;
+    const double v = ws.cluster_volume[c];
+    ws.sources.push_back({n % w.nx, n / w.nx, v, ws.cluster_momentum[c] / v});
+  }
+}
+
+/// The lattice of every c-th global node as seen from window w, with the spreading weights
+/// (tent weights (c - |d|) along each axis, normalised per lattice node over the window).
+void build_lattice(const FlowWindow& w, int c, Lattice& lat) {
+  lat.stride = c;
+  lat.first_i = floor_mod(-w.i0, c);
+  lat.first_j = floor_mod(-w.j0, c);
+  auto axis = [c](int n, int first, std::vector<int>& a, std::vector<int>& b,
+                  std::vector<double>& wa, std::vector<double>& wb) {
+    a.assign(static_cast<std::size_t>(n), 0);
+    b.assign(static_cast<std::size_t>(n), 0);
+    wa.assign(static_cast<std::size_t>(n), 0.0);
+    wb.assign(static_cast<std::size_t>(n), 0.0);
+    // A lattice node L's weights (c - |x - L|) over the window's nodes x, summed.
+    auto total = [c, n](int L) {
+      double t = 0.0;
+      for (int x = std::max(L - c + 1, 0); x <= std::min(L + c - 1, n - 1); ++x)
+        t += static_cast<double>(c - std::abs(x - L));
+      return t;
+    };
+    for (int x = 0; x < n; ++x) {
+      const int lo = x - floor_mod(x - first, c);  // lattice node at or before x (maybe < 0)
+      const int hi = lo + c;
+      const int d = x - lo;
+      const auto xu = static_cast<std::size_t>(x);
+      // Entries of weight 0 point at x itself, so that the spread reads in bounds.
+      const bool has_lo = lo >= 0, has_hi = d > 0 && hi < n;
+      a[xu] = has_lo ? lo : x;
+      wa[xu] = has_lo ? static_cast<double>(c - d) / total(lo) : 0.0;
+      b[xu] = has_hi ? hi : x;
+      wb[xu] = has_hi ? static_cast<double>(d) / total(hi) : 0.0;
+    }
+  };
+  axis(w.nx, lat.first_i, lat.col_a, lat.col_b, lat.col_wa, lat.col_wb);
+  axis(w.ny, lat.first_j, lat.row_a, lat.row_b, lat.row_wa, lat.row_wb);
+}
 
 void require(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument("flow_by_local_fields: " + what);
@@ -139,6 +282,12 @@ void validate(const FlowParameters& p, double dt_s, const FlowWindow& w) {
   require(p.friction_angle_rad > 0.0 && p.friction_angle_rad < kPi / 2.0,
           "friction_angle_rad must be in (0, pi/2)");
   require(p.max_flow_depth_m > 0.0, "max_flow_depth_m must be > 0");
+  require(p.cluster_nodes >= 1 && p.cluster_nodes <= 64,
+          "cluster_nodes must be in [1, 64] (1: one field per displacing node), got " +
+              std::to_string(p.cluster_nodes));
+  require(p.field_stride >= 1 && p.field_stride <= 64,
+          "field_stride must be in [1, 64] (1: every grid node), got " +
+              std::to_string(p.field_stride));
   require(dt_s > 0.0, "dt_s must be > 0");
   require(w.cell_size_m > 0.0, "window cell_size_m must be > 0");
   require(w.nx >= 0 && w.ny >= 0, "window nx, ny must be >= 0");
@@ -183,17 +332,19 @@ inline void accumulate_sample(const ChordTable& chord, double rho, double weight
   acc.tz += wl * lo.tz + wh * hi.tz;
 }
 
-/// Builds displacing node (ic, jc)'s chords (eq. 3-21) and interpolates them onto the grid
-/// (Fig. 5) into field, with the scale that normalises it to its displaced volume (eq. 22-23).
+/// Builds source's chords (eq. 3-21) and interpolates them onto the grid (Fig. 5) into field,
+/// with the scale that normalises it to the source's displaced volume (eq. 22-23). With
+/// lattice.stride c > 1 only the lattice's nodes (global indices multiples of c) are evaluated.
 void local_field(const FlowParameters& p, const FlowWindow& w, double reach_m,
-                 const OffsetTable& offsets, int ic, int jc, ChordSet& set, Field& field) {
+                 const OffsetTable& offsets, const Lattice& lattice, const Source& source,
+                 ChordSet& set, Field& field) {
   const int n_c = p.chord_count;
   const double cell = w.cell_size_m;
-  const std::size_t origin = w.index(ic, jc);
+  const int ic = source.ic, jc = source.jc;
   const double spacing = 2.0 * kPi / static_cast<double>(n_c);
   const double alpha_rnd = chord_set_rotation(p.seed, n_c, static_cast<long long>(w.i0) + ic,
                                               static_cast<long long>(w.j0) + jc);
-  const Vec3& v_c = w.contact_velocity_W[origin];
+  const Vec3& v_c = source.velocity_W;
 
   set.begin.assign(1, 0);
   set.length.clear();
@@ -206,7 +357,7 @@ void local_field(const FlowParameters& p, const FlowWindow& w, double reach_m,
   for (int k = 0; k < n_c; ++k) {
     const double alpha = spacing * static_cast<double>(k) + alpha_rnd;  // eq. 3
     const Vec3 e_C = chord_direction(alpha);                            // eq. 4
-    build_chord(p, w, ic, jc, alpha, reach_m, set.scratch);
+    build_chord(p, w, ic, jc, v_c, alpha, reach_m, set.scratch);
     const double l_C = set.scratch.back().distance_m;
     longest = std::max(longest, l_C);
     set.length.push_back(l_C);
@@ -272,6 +423,9 @@ void local_field(const FlowParameters& p, const FlowWindow& w, double reach_m,
   // beyond r_max belong to the field too (with the end values), so that the chords' end nodes,
   // which lie off the rays by up to half a cell, are covered. Only nodes within support of the
   // displacing node can be in the field; each row is visited over that disc's chord only.
+  // With stride c > 1 only the lattice's nodes in this disc are evaluated; the spread then
+  // carries their sums up to c - 1 nodes further along each axis (docs/soil_flow.md).
+  const int stride = lattice.stride;
   const double support = std::min(longest + cell, reach_m);
   const int radius = static_cast<int>(std::ceil(support / cell));
   const int i_lo = std::max(ic - radius, 0), i_hi = std::min(ic + radius, w.nx - 1);
@@ -306,7 +460,8 @@ void local_field(const FlowParameters& p, const FlowWindow& w, double reach_m,
   const double* length = set.length.data();
   for (auto* v : {&set.row_a, &set.row_in_field})
     v->resize(static_cast<std::size_t>(2 * radius + 1));
-  for (auto* v : {&set.row_w_b, &set.row_rho}) v->resize(static_cast<std::size_t>(2 * radius + 1));
+  for (auto* v : {&set.row_w_b, &set.row_rho, &set.row_distance, &set.row_angle})
+    v->resize(static_cast<std::size_t>(2 * radius + 1));
   int* row_a = set.row_a.data();
   int* in_field = set.row_in_field.data();
   double* row_w_b = set.row_w_b.data();
@@ -316,20 +471,32 @@ void local_field(const FlowParameters& p, const FlowWindow& w, double reach_m,
   double total = 0.0;
   for (int j = j_lo; j <= j_hi; ++j) {
     field.row_begin[static_cast<std::size_t>(j - j_lo)] = static_cast<std::uint32_t>(used);
+    if (stride > 1 && floor_mod(j - lattice.first_j, stride) != 0) continue;
     // The disc's half chord in this row, one node wider than needed: the test on r below
     // decides, this only saves visiting nodes that are certainly outside.
     const double dj = static_cast<double>(j - jc);
     const int half =
         std::min(radius, static_cast<int>(std::sqrt(std::max(support_cells2 - dj * dj, 0.0))) + 1);
-    const int i_first = std::max(i_lo, ic - half), i_last = std::min(i_hi, ic + half);
+    int i_first = std::max(i_lo, ic - half);
+    const int i_last = std::min(i_hi, ic + half);
+    if (stride > 1) i_first += floor_mod(lattice.first_i - i_first, stride);
     const std::ptrdiff_t row =
         static_cast<std::ptrdiff_t>(j - jc + offsets.radius) * offsets.side + offsets.radius - ic;
     const auto row_node = static_cast<std::uint32_t>(w.index(0, j));
     // Pass 1 over the row, without branches (it vectorises): where each node lies between the
     // chords (a, w_b), its relative distance rho, and whether it is in the field.
-    const int count = i_last - i_first + 1;
+    const int count = i_last < i_first ? 0 : (i_last - i_first) / stride + 1;
     const double* row_distance = distance + (row + i_first);
     const double* row_angle = angle + (row + i_first);
+    if (stride > 1) {
+      // The row's lattice nodes, gathered so that pass 1 reads contiguous arrays.
+      for (int n = 0; n < count; ++n) {
+        set.row_distance[static_cast<std::size_t>(n)] = row_distance[n * stride];
+        set.row_angle[static_cast<std::size_t>(n)] = row_angle[n * stride];
+      }
+      row_distance = set.row_distance.data();
+      row_angle = set.row_angle.data();
+    }
 #pragma omp simd
     for (int n = 0; n < count; ++n) {
       const double r = row_distance[n];
@@ -356,7 +523,7 @@ void local_field(const FlowParameters& p, const FlowWindow& w, double reach_m,
       TableValue s{0, 0, 0, 0, 0, 0};
       accumulate_sample(chords[a], rho, 1.0 - w_b, s);
       accumulate_sample(chords[b], rho, w_b, s);
-      node_out[used] = row_node + static_cast<std::uint32_t>(i_first + n);
+      node_out[used] = row_node + static_cast<std::uint32_t>(i_first + n * stride);
       deposit_out[used] = s.deposit;
       qx_out[used] = s.tx;
       qy_out[used] = s.ty;
@@ -371,15 +538,17 @@ void local_field(const FlowParameters& p, const FlowWindow& w, double reach_m,
 
   // Eq. 20-21 on the grid: Q = s_delta t_delta / |t_delta|. Kept out of the loop above, whose
   // latency it would lengthen (a square root and a division); this loop vectorises.
+#pragma omp simd
   for (std::size_t m = 0; m < used; ++m) {
     const double tx = qx_out[m], ty = qy_out[m], tz = qz_out[m];
     const double t_norm = std::sqrt(tx * tx + ty * ty + tz * tz);
     const bool has_direction = t_norm > 0.0;
-    const double q = has_direction ? flow_out[m] / t_norm : 0.0;
+    const double flow = has_direction ? flow_out[m] : 0.0;
+    const double q = flow / (has_direction ? t_norm : 1.0);
     qx_out[m] = tx * q;
     qy_out[m] = ty * q;
     qz_out[m] = tz * q;
-    flow_out[m] = has_direction ? flow_out[m] : 0.0;
+    flow_out[m] = flow;
   }
 
   if (!(total > 0.0)) {
@@ -400,14 +569,29 @@ void local_field(const FlowParameters& p, const FlowWindow& w, double reach_m,
   }
 
   // Eq. 22-23, applied as the superposition adds the field.
-  field.scale = w.displaced_volume_m3[origin] / total;
+  field.scale = source.volume_m3 / total;
   field.used = used;
 }
 
 /// Adds field's contributions to window rows [row_begin, row_end) of the sums (eq. 24-25 and
 /// the sums of eq. 27), scaled by the field's eq. 22-23 factor.
-void superpose_rows(const Field& field, int row_begin, int row_end, std::size_t nx, FlowWindow& w,
-                    double* depth_times_flow, double* flow_magnitude) {
+/// Which fields superpose_rows adds: all, those evaluated by rows only (onto the lattice, stride
+/// > 1), or the degenerate ones only (onto the grid, after the lattice's sums were spread).
+enum class FieldKind { All, ByRow, Degenerate };
+
+/// Output arrays of the superposition: deposit, flow (3 packed doubles per node), and the sums
+/// of eq. 27.
+struct Sums {
+  double* deposit;
+  double* flow;
+  double* depth_times_flow;
+  double* flow_magnitude;
+};
+
+void superpose_rows(const Field& field, FieldKind kind, int row_begin, int row_end, std::size_t nx,
+                    const Sums& out) {
+  if (kind == FieldKind::ByRow && !field.by_row) return;
+  if (kind == FieldKind::Degenerate && field.by_row) return;
   std::size_t m_begin = 0, m_end = 0;
   if (field.by_row) {
     const int r0 = std::max(row_begin, field.j_lo) - field.j_lo;
@@ -421,8 +605,10 @@ void superpose_rows(const Field& field, int row_begin, int row_end, std::size_t 
   const std::size_t node_lo = static_cast<std::size_t>(row_begin) * nx;
   const std::size_t node_hi = static_cast<std::size_t>(row_end) * nx;
   const double scale = field.scale;
-  double* deposited = w.deposited_volume_m3.data();
-  double* flow = w.volumetric_flow_W.data()->data();  // Vec3 is three packed doubles
+  double* deposited = out.deposit;
+  double* flow = out.flow;
+  double* depth_times_flow = out.depth_times_flow;
+  double* flow_magnitude = out.flow_magnitude;
   for (std::size_t m = m_begin; m < m_end; ++m) {
     const std::uint32_t k = field.node[m];
     if (!field.by_row && (k < node_lo || k >= node_hi)) continue;
@@ -433,6 +619,43 @@ void superpose_rows(const Field& field, int row_begin, int row_end, std::size_t 
     flow[3 * std::size_t{k} + 2] += field.qz[m] * scale;
     depth_times_flow[k] += field.depth[m] * flow_norm;
     flow_magnitude[k] += flow_norm;
+  }
+}
+
+/// Spreads the lattice's sums to grid rows [row_begin, row_end): every node takes from the (up
+/// to) four lattice nodes around it their tent weights (docs/soil_flow.md, Approximations). Each
+/// lattice node's weights sum to 1 over the window, so the deposits keep their total.
+void spread_rows(const Lattice& lat, int row_begin, int row_end, std::size_t nx,
+                 const Sums& lattice, const Sums& grid) {
+  for (int j = row_begin; j < row_end; ++j) {
+    const auto ju = static_cast<std::size_t>(j);
+    const std::size_t ra = static_cast<std::size_t>(lat.row_a[ju]) * nx;
+    const std::size_t rb = static_cast<std::size_t>(lat.row_b[ju]) * nx;
+    const double wra = lat.row_wa[ju], wrb = lat.row_wb[ju];
+    for (std::size_t i = 0; i < nx; ++i) {
+      const std::size_t ca = static_cast<std::size_t>(lat.col_a[i]);
+      const std::size_t cb = static_cast<std::size_t>(lat.col_b[i]);
+      const double w[4] = {wra * lat.col_wa[i], wra * lat.col_wb[i], wrb * lat.col_wa[i],
+                           wrb * lat.col_wb[i]};
+      const std::size_t from[4] = {ra + ca, ra + cb, rb + ca, rb + cb};
+      const std::size_t k = ju * nx + i;
+      double deposit = 0.0, fx = 0.0, fy = 0.0, fz = 0.0, hq = 0.0, q = 0.0;
+      for (int c = 0; c < 4; ++c) {
+        const std::size_t f = from[c];
+        deposit += w[c] * lattice.deposit[f];
+        fx += w[c] * lattice.flow[3 * f];
+        fy += w[c] * lattice.flow[3 * f + 1];
+        fz += w[c] * lattice.flow[3 * f + 2];
+        hq += w[c] * lattice.depth_times_flow[f];
+        q += w[c] * lattice.flow_magnitude[f];
+      }
+      grid.deposit[k] = deposit;
+      grid.flow[3 * k] = fx;
+      grid.flow[3 * k + 1] = fy;
+      grid.flow[3 * k + 2] = fz;
+      grid.depth_times_flow[k] = hq;
+      grid.flow_magnitude[k] = q;
+    }
   }
 }
 
@@ -458,38 +681,58 @@ void flow_by_local_fields(const FlowParameters& params, double dt_s, FlowWindow&
   window.flow_velocity_W.resize(n);
 
   thread_local Workspace ws;
-  ws.sources.clear();
-  for (std::size_t k = 0; k < n; ++k) {
-    if (window.displaced_volume_m3[k] > 0.0) ws.sources.push_back(static_cast<std::uint32_t>(k));
-  }
+  const int cluster = params.cluster_nodes;
+  const int stride = params.field_stride;
+  gather_sources(window, cluster, ws);
   const int sources = static_cast<int>(ws.sources.size());
   if (ws.fields.size() < ws.sources.size()) ws.fields.resize(ws.sources.size());
   const double reach_m = flow_reach_m(params, params.max_flow_depth_m);
   ws.offsets.build(window.cell_size_m,
                    static_cast<int>(std::ceil(reach_m / window.cell_size_m)) + 1);
   const OffsetTable& offsets = ws.offsets;
+  build_lattice(window, stride, ws.lattice);
+  const Lattice& lattice = ws.lattice;
+  // Threads only for calls with enough work (FlowParameters::parallel_min_contributions): the
+  // node contributions the fields can hold, a disc of the reach on the lattice per field.
+  const double reach_nodes = reach_m / (window.cell_size_m * static_cast<double>(stride));
+  const bool parallel = static_cast<double>(sources) * kPi * reach_nodes * reach_nodes >=
+                        params.parallel_min_contributions;
 
   // Each local field on its own (assumptions 1-2: it depends on its node's state and the
   // previous states of the others only).
   std::vector<Field>& fields = ws.fields;
-  const std::vector<std::uint32_t>& source_nodes = ws.sources;
-#pragma omp parallel for schedule(dynamic, 1) if (sources > 1)
+  const std::vector<Source>& source_list = ws.sources;
+#pragma omp parallel for schedule(dynamic, 1) if (parallel && sources > 1)
   for (int s = 0; s < sources; ++s) {
     thread_local ChordSet set;
-    const auto k = static_cast<int>(source_nodes[static_cast<std::size_t>(s)]);
-    local_field(params, window, reach_m, offsets, k % window.nx, k / window.nx, set,
-                fields[static_cast<std::size_t>(s)]);
+    local_field(params, window, reach_m, offsets, lattice, source_list[static_cast<std::size_t>(s)],
+                set, fields[static_cast<std::size_t>(s)]);
   }
 
   // Superposition (eq. 24-25 and the sums of eq. 27) and eq. 27-29, each thread on its own band
-  // of rows, walking the fields in node order (bit-identical for any thread count).
+  // of rows, walking the fields in node order (bit-identical for any thread count). With stride
+  // c > 1 the fields are first summed on the lattice, then (after a barrier: a band's nodes read
+  // lattice rows up to c - 1 rows outside it) spread to the grid, and the degenerate fields'
+  // end-node deposits are added.
   ws.depth_times_flow.resize(n);
   ws.flow_magnitude.resize(n);
   double* depth_times_flow = ws.depth_times_flow.data();
   double* flow_magnitude = ws.flow_magnitude.data();
+  double* deposited = window.deposited_volume_m3.data();
+  double* flow = window.volumetric_flow_W.data()->data();  // Vec3 is three packed doubles
+  const Sums grid{deposited, flow, depth_times_flow, flow_magnitude};
+  Sums on_lattice = grid;
+  if (stride > 1) {
+    ws.lattice_deposit.resize(n);
+    ws.lattice_flow.resize(3 * n);
+    ws.lattice_depth_times_flow.resize(n);
+    ws.lattice_flow_magnitude.resize(n);
+    on_lattice = {ws.lattice_deposit.data(), ws.lattice_flow.data(),
+                  ws.lattice_depth_times_flow.data(), ws.lattice_flow_magnitude.data()};
+  }
   const auto nx = static_cast<std::size_t>(window.nx);
   const double dx = window.cell_size_m, dy = window.cell_size_m;
-#pragma omp parallel if (sources > 0 && n >= 1024)
+#pragma omp parallel if (parallel && n >= 1024)
   {
     const int threads = omp_get_num_threads(), thread = omp_get_thread_num();
     const int row_begin = static_cast<int>(static_cast<long long>(window.ny) * thread / threads);
@@ -497,19 +740,34 @@ void flow_by_local_fields(const FlowParameters& params, double dt_s, FlowWindow&
         static_cast<int>(static_cast<long long>(window.ny) * (thread + 1) / threads);
     const std::size_t k_begin = static_cast<std::size_t>(row_begin) * nx;
     const std::size_t k_end = static_cast<std::size_t>(row_end) * nx;
-    std::fill(window.deposited_volume_m3.begin() + static_cast<std::ptrdiff_t>(k_begin),
-              window.deposited_volume_m3.begin() + static_cast<std::ptrdiff_t>(k_end), 0.0);
-    std::fill(window.volumetric_flow_W.begin() + static_cast<std::ptrdiff_t>(k_begin),
-              window.volumetric_flow_W.begin() + static_cast<std::ptrdiff_t>(k_end), Vec3::Zero());
+    std::fill(deposited + k_begin, deposited + k_end, 0.0);
+    std::fill(flow + 3 * k_begin, flow + 3 * k_end, 0.0);
     std::fill(window.flow_depth_m.begin() + static_cast<std::ptrdiff_t>(k_begin),
               window.flow_depth_m.begin() + static_cast<std::ptrdiff_t>(k_end), 0.0);
     std::fill(window.flow_velocity_W.begin() + static_cast<std::ptrdiff_t>(k_begin),
               window.flow_velocity_W.begin() + static_cast<std::ptrdiff_t>(k_end), Vec3::Zero());
     std::fill(depth_times_flow + k_begin, depth_times_flow + k_end, 0.0);
     std::fill(flow_magnitude + k_begin, flow_magnitude + k_end, 0.0);
-    for (int s = 0; s < sources; ++s) {
-      superpose_rows(fields[static_cast<std::size_t>(s)], row_begin, row_end, nx, window,
-                     depth_times_flow, flow_magnitude);
+    if (stride == 1) {
+      for (int s = 0; s < sources; ++s) {
+        superpose_rows(fields[static_cast<std::size_t>(s)], FieldKind::All, row_begin, row_end, nx,
+                       grid);
+      }
+    } else {
+      std::fill(on_lattice.deposit + k_begin, on_lattice.deposit + k_end, 0.0);
+      std::fill(on_lattice.flow + 3 * k_begin, on_lattice.flow + 3 * k_end, 0.0);
+      std::fill(on_lattice.depth_times_flow + k_begin, on_lattice.depth_times_flow + k_end, 0.0);
+      std::fill(on_lattice.flow_magnitude + k_begin, on_lattice.flow_magnitude + k_end, 0.0);
+      for (int s = 0; s < sources; ++s) {
+        superpose_rows(fields[static_cast<std::size_t>(s)], FieldKind::ByRow, row_begin, row_end,
+                       nx, on_lattice);
+      }
+#pragma omp barrier
+      spread_rows(lattice, row_begin, row_end, nx, on_lattice, grid);
+      for (int s = 0; s < sources; ++s) {
+        superpose_rows(fields[static_cast<std::size_t>(s)], FieldKind::Degenerate, row_begin,
+                       row_end, nx, grid);
+      }
     }
 
     // Eq. 27-29 per node.

@@ -13,12 +13,14 @@ namespace talus::scm {
 /// 29). Bit-identical for any OpenMP thread count. Throws std::invalid_argument on non-physical
 /// parameters, dt_s <= 0 or arrays not sized nx * ny. Volume is conserved:
 /// the deposits sum to the displaced volume; soil whose chord would leave the window is deposited
-/// on the chord's last node inside it.
+/// on the chord's last node inside it. params.cluster_nodes and params.field_stride choose talus's
+/// speed approximations (1 and 1: the paper's model; docs/soil_flow.md).
 void flow_by_local_fields(const FlowParameters& params, double dt_s, FlowWindow& window);
 
 /// How far [m] from a displacing node its flow field can reach when failure surfaces run at most
 /// max_flow_depth_m below the surface: D (cot gamma_a + 2 cot gamma_p), a hard cap that the chord
-/// construction enforces. The step grows its window by
+/// construction enforces (with field_stride c > 1 the spread of the sums adds up to (c - 1) nodes
+/// per axis). The step grows its window by
 /// flow_reach_m(params, params.max_flow_depth_m) around the contact patches (docs/soil_flow.md).
 double flow_reach_m(const FlowParameters& params, double max_flow_depth_m);
 

@@ -47,6 +47,13 @@ double chord_direction_weight(const Vec3& contact_velocity_W, const Vec3& e_C, d
 
 void build_chord(const FlowParameters& params, const FlowWindow& window, int ic, int jc,
                  double alpha_rad, double reach_m, std::vector<ChordNode>& nodes) {
+  build_chord(params, window, ic, jc, window.contact_velocity_W[window.index(ic, jc)], alpha_rad,
+              reach_m, nodes);
+}
+
+void build_chord(const FlowParameters& params, const FlowWindow& window, int ic, int jc,
+                 const Vec3& contact_velocity_W, double alpha_rad, double reach_m,
+                 std::vector<ChordNode>& nodes) {
   nodes.clear();
   const double cell = window.cell_size_m;
   const Vec3 e_C = chord_direction(alpha_rad);
@@ -57,7 +64,7 @@ void build_chord(const FlowParameters& params, const FlowWindow& window, int ic,
   // Eq. 10-11: the initial angle is the contact velocity's inclination in the chord's vertical
   // plane, bounded to [-gamma_a, gamma_a]. (+0.0 turns a -0 vertical velocity into +0 so that a
   // horizontally moving body gives atan2(0, negative) = +pi, not -pi, whatever produced the 0.)
-  const Vec3& v_c = window.contact_velocity_W[origin];
+  const Vec3& v_c = contact_velocity_W;
   const double gamma_bar = std::atan2(v_c.z() + 0.0, v_c.dot(e_C));
   double gamma = std::clamp(gamma_bar, -gamma_a, gamma_a);
 

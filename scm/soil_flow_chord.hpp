@@ -63,4 +63,10 @@ struct ChordNode {
 void build_chord(const FlowParameters& params, const FlowWindow& window, int ic, int jc,
                  double alpha_rad, double reach_m, std::vector<ChordNode>& nodes);
 
+/// As above with the contact velocity given (eq. 10) instead of read at (ic, jc): a cluster of
+/// displacing nodes (FlowParameters::cluster_nodes) uses its members' volume-weighted velocity.
+void build_chord(const FlowParameters& params, const FlowWindow& window, int ic, int jc,
+                 const Vec3& contact_velocity_W, double alpha_rad, double reach_m,
+                 std::vector<ChordNode>& nodes);
+
 }  // namespace talus::scm

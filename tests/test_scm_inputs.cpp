@@ -138,6 +138,24 @@ TEST(ScmInputs, ScenarioSoilErrorsNameFileLineAndKey) {
   EXPECT_NE(scenario_error(plate_with("stiffness = 3.0")).find("stiffness"), std::string::npos);
 }
 
+TEST(ScmInputs, FlowApproximationKeysAreRangeChecked) {
+  auto with_flow = [](const std::string& lines) {
+    std::string t = plate_with("");
+    t.replace(t.find("method = \"border\""), 17, "method = \"fields\"\n" + lines);
+    return t;
+  };
+  EXPECT_EQ(scenario_error(with_flow("cluster_nodes = 1\nfield_stride = 1")), "");
+  EXPECT_NE(scenario_error(with_flow("cluster_nodes = 0")).find("cluster_nodes"),
+            std::string::npos);
+  EXPECT_NE(scenario_error(with_flow("field_stride = 65")).find("field_stride"), std::string::npos);
+  ScmModel m = good_model();
+  m.flow.field_stride = 0;
+  EXPECT_NE(error_of([&] { validate(m); }).find("flow.field_stride = 0"), std::string::npos);
+  m.flow.field_stride = 1;
+  m.flow.cluster_nodes = -2;
+  EXPECT_NE(error_of([&] { validate(m); }).find("flow.cluster_nodes = -2"), std::string::npos);
+}
+
 TEST(ScmInputs, ShippedScenariosParse) {
   const std::filesystem::path dir = std::filesystem::path(TALUS_SOURCE_DIR) / "scenarios" / "scm";
   int n = 0;
