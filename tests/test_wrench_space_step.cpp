@@ -283,3 +283,39 @@ TEST(TerrainProfile, ClosestPointsOnAProfile) {
 
 }  // namespace
 }  // namespace talus::wrench
+
+namespace talus::wrench {
+namespace {
+
+TEST(WrenchSpaceQuadruped, ThirteenBodiesTwelveLegJointsStandingOnFourFeet) {
+  auto robot = robot::MujocoModel::load(TALUS_SOURCE_DIR "/robots/quadruped/quadruped.xml");
+  const mjModel* m = robot.model();
+  EXPECT_EQ(m->nbody, 14);  // world + torso + 4 x (thigh, shin, foot)
+  int leg_hinges = 0;
+  for (int j = 0; j < m->njnt; ++j) {
+    leg_hinges += m->jnt_type[j] == mjJNT_HINGE && m->jnt_bodyid[j] != robot.body_id("torso");
+  }
+  EXPECT_EQ(leg_hinges, 12);
+  EXPECT_EQ(m->nu, 12);
+  // W grows with depth (the box at 2 cm); the servos hold the legs straight.
+  const BoxWrenchSet box(Eigen::Vector3d(-100, -20, -10), Eigen::Vector3d(100, 300, 10), 0.02);
+  WrenchStepModel model;
+  for (const char* leg : {"fl", "fr", "hl", "hr"}) {
+    model.feet.push_back(FootSpec{leg, std::string(leg) + "_bottom", Eigen::Matrix3d::Zero()});
+  }
+  WrenchContactStep step(robot, box, model);
+  for (int i = 0; i < 2000; ++i) step.step();
+  double f_z = 0.0;
+  for (const FootContact& foot : step.state().feet) {
+    EXPECT_TRUE(foot.in_contact);
+    f_z += foot.wrench_W[1];
+  }
+  // Nearly at rest after 2 s (the servos still ring at the mm/s level): the feet carry the weight.
+  EXPECT_NEAR(f_z, robot.total_mass_kg() * kG, 1e-3 * robot.total_mass_kg() * kG);
+  EXPECT_LT(Eigen::Map<const Eigen::VectorXd>(robot.data()->qvel, m->nv).cwiseAbs().maxCoeff(),
+            1e-2);
+  EXPECT_LT(step.state().worst_stationarity, 1e-9);
+}
+
+}  // namespace
+}  // namespace talus::wrench
