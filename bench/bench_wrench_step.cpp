@@ -6,11 +6,13 @@
 //
 // Counters (microseconds per step, wall clock inside the step): mujoco_us (smooth dynamics,
 // Jacobians, M^-1 J^T, integration), prediction_us (contact detection, RBF prediction of W(theta)
-// and its qhull half-spaces), qp_setup_us (H, g), qp_solve_us; contacts (feet in contact at the
-// end) and qp_iterations (active-set changes per step).
+// and its half-spaces), qp_setup_us (H, g), qp_solve_us; contacts (feet in contact at the end),
+// qp_iterations (active-set changes per step) and qhull_share (the share of W's hulls that ran
+// qhull; the others came from the previous step's triangles, wrench/hull_tracker.hpp).
 //
 // The wrench sets come from a WrenchSpaceModel fitted to a synthetic database (the Pebbles grid of
-// Table I, 26 directions, wrenches on a depth-scaled ellipsoid): the prediction's cost does not
+// Table I, 26 directions, wrenches on a depth-scaled ellipsoid with a 5 % scatter of its own per
+// configuration, so that W's shape changes with theta as with measured data): the cost does not
 // depend on the numbers. The legs swing with small position-servo targets so that the feet's
 // contacts change between sticking and slipping.
 
@@ -23,6 +25,7 @@
 #include <benchmark/benchmark.h>
 #include <mujoco/mujoco.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -48,10 +51,13 @@ WrenchDatabase synthetic_pebbles_database() {
   Eigen::MatrixXd surface = -db.velocity_directions;
   surface.col(2) *= 0.1;
   surface.col(1).array() += 0.33;
+  std::mt19937 rng(17);
+  std::normal_distribution<double> scatter(0.0, 0.05);
   for (int j = 0; j < 28; ++j) {
     const double depth = -db.configurations(j, 0) / 0.045;
-    db.wrenches.push_back(200.0 * depth * (1.0 + 0.2 * std::cos(db.configurations(j, 1))) *
-                          surface);
+    Eigen::MatrixXd w = surface;
+    for (Eigen::Index i = 0; i < w.size(); ++i) w.data()[i] += scatter(rng);
+    db.wrenches.push_back(200.0 * depth * (1.0 + 0.2 * std::cos(db.configurations(j, 1))) * w);
   }
   db.medium = MediumDescription{"synthetic", 0.004, 2600.0, 0.6, "bench_wrench_step (synthetic)"};
   return db;
@@ -82,6 +88,8 @@ void WrenchStepQuadruped(benchmark::State& state) {
     step.step();
   }
   const StageSeconds before = step.state().seconds;
+  const long runs_before = step.state().hull_runs;
+  const long reuses_before = step.state().hull_reuses;
   long iterations = 0;
   for (auto _ : state) {
     drive();
@@ -96,6 +104,9 @@ void WrenchStepQuadruped(benchmark::State& state) {
   state.counters["qp_solve_us"] = (after.qp_solve - before.qp_solve) * per_step_us;
   state.counters["qp_iterations"] =
       static_cast<double>(iterations) / static_cast<double>(state.iterations());
+  const auto runs = static_cast<double>(step.state().hull_runs - runs_before);
+  const auto reuses = static_cast<double>(step.state().hull_reuses - reuses_before);
+  state.counters["qhull_share"] = runs / std::max(1.0, runs + reuses);
   int contacts = 0;
   for (const FootContact& foot : step.state().feet) contacts += foot.in_contact;
   state.counters["contacts"] = contacts;

@@ -168,6 +168,8 @@ TEST(WrenchSpaceStep, ATiltedFootDroppedIntoTheMediumComesToRest) {
   EXPECT_NEAR(foot.tilt_rad, 0.15, 1e-3);
   EXPECT_LT(step.state().worst_stationarity, 1e-9);
   EXPECT_LT(static_cast<double>(iterations) / contact_steps, 1.0);
+  // W's hull mostly comes from the previous step's triangles, not from qhull.
+  EXPECT_GT(step.state().hull_reuses, 10 * step.state().hull_runs);
 }
 
 TEST(WrenchSpaceStep, ThetaOutsideTheSampledRangeIsClampedAndCounted) {
@@ -188,7 +190,7 @@ TEST(WrenchSpaceStep, ThetaOutsideTheSampledRangeIsClampedAndCounted) {
 class EmptyWrenchSet : public BoxWrenchSet {
  public:
   EmptyWrenchSet() : BoxWrenchSet(Eigen::Vector3d(-1, -1, -1), Eigen::Vector3d(1, 1, 1)) {}
-  HalfSpaces feasible_set(const Eigen::Vector2d&) const override {
+  HalfSpaces tracked_feasible_set(const Eigen::Vector2d&, HullTracker&) const override {
     HalfSpaces W;
     W.dimension = 3;
     W.affine_dimension = 3;

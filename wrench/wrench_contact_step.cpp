@@ -85,6 +85,7 @@ WrenchContactStep::WrenchContactStep(robot::MujocoModel& robot, const WrenchSetP
   m->opt.disableflags |= mjDSBL_CONSTRAINT | mjDSBL_CONTACT;
   state_.feet.resize(model_.feet.size());
   p_WR_.resize(model_.feet.size(), Eigen::Vector3d::Zero());
+  hulls_.resize(model_.feet.size());
   state_.warm_rows.resize(model_.feet.size());
 }
 
@@ -164,7 +165,14 @@ void WrenchContactStep::predict_wrench_sets() {
     const FootContact& foot = state_.feet[static_cast<size_t>(contacts_[i])];
     const Eigen::Vector2d theta(foot.depth_m, foot.tilt_rad);
     const Eigen::Matrix3d T_WC = planar_wrench_rotation(foot.slope_rad);
-    qp_.sets[i] = rotate_halfspaces(predictor_.feasible_set(theta), T_WC);
+    qp_.sets[i] = rotate_halfspaces(
+        predictor_.tracked_feasible_set(theta, hulls_[static_cast<size_t>(contacts_[i])]), T_WC);
+  }
+  state_.hull_reuses = 0;
+  state_.hull_runs = 0;
+  for (const HullTracker& hull : hulls_) {
+    state_.hull_reuses += hull.reuses();
+    state_.hull_runs += hull.qhull_runs();
   }
 }
 

@@ -82,6 +82,8 @@ struct WrenchStepState {
   long contact_queries = 0;                 ///< feet in contact, summed over steps
   long clamped_queries = 0;                 ///< of those, theta clamped into the sampled range
   int last_qp_iterations = 0;
+  long hull_reuses = 0;  ///< W's hull taken from the previous step's triangles (no qhull)
+  long hull_runs = 0;    ///< W's hull from qhull
   /// Largest QP stationarity residual over the steps [m/s, rad/s] (KKT check of every solve).
   double worst_stationarity = 0.0;
   StageSeconds seconds;
@@ -123,6 +125,7 @@ class WrenchContactStep {
   using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   std::vector<int> contacts_;          // feet in contact this step
   std::vector<Eigen::Vector3d> p_WR_;  // per foot: p_r in world (3-D, for mj_jac)
+  std::vector<HullTracker> hulls_;     // per foot: W's hull kept between steps
   Eigen::VectorXd v_free_;
   RowMatrix J_;      // kD x nv: contact wrench Jacobian at p_r
   RowMatrix P_;      // kD x nv: p_center Jacobian

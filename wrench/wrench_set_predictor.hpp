@@ -6,6 +6,7 @@
 
 #include <Eigen/Dense>
 
+#include "wrench/hull_tracker.hpp"
 #include "wrench/wrench_hull.hpp"
 
 namespace talus::wrench {
@@ -25,6 +26,12 @@ class WrenchSetPredictor {
   /// W(theta) in half-space form (eq. 1): the hull of predict_wrenches(theta).
   virtual HalfSpaces feasible_set(const Eigen::Vector2d& theta) const {
     return convex_hull_halfspaces(predict_wrenches(theta));
+  }
+  /// The same set, the hull kept in `tracker` between calls (one tracker per foot; exact, see
+  /// hull_tracker.hpp). The step calls this one.
+  virtual HalfSpaces tracked_feasible_set(const Eigen::Vector2d& theta,
+                                          HullTracker& tracker) const {
+    return tracker.update(predict_wrenches(theta));
   }
 };
 
