@@ -10,6 +10,7 @@
 #pragma GCC diagnostic ignored "-Warray-bounds"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -168,7 +169,8 @@ TEST(WrenchSpaceContactQp, MatchesCvxoptOnTheConvexCombinationForm) {
   if (std::system("/usr/bin/python3 -c 'import cvxopt' > /dev/null 2>&1") != 0) {
     GTEST_SKIP() << "/usr/bin/python3 with cvxopt is not available";
   }
-  const fs::path dir = fs::temp_directory_path() / "talus_contact_qp_cvxopt";
+  const fs::path dir =
+      fs::temp_directory_path() / ("talus_contact_qp_cvxopt_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   std::mt19937 rng(21);
   const int count = 60;
@@ -232,6 +234,7 @@ TEST(WrenchSpaceContactQp, MatchesCvxoptOnTheConvexCombinationForm) {
     EXPECT_LT((ours.impulse - c_cvxopt).norm(), 1e-6 * c_cvxopt.norm() + 1e-5 * scale)
         << "problem " << t;
   }
+  fs::remove_all(dir);
 }
 
 }  // namespace

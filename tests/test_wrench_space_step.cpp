@@ -11,6 +11,8 @@
 #include <mujoco/mujoco.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "tests/wrench_step_fixtures.hpp"
 #include "wrench/wrench_contact_step.hpp"
@@ -170,6 +172,21 @@ TEST(WrenchSpaceStep, ATiltedFootDroppedIntoTheMediumComesToRest) {
   EXPECT_LT(static_cast<double>(iterations) / contact_steps, 1.0);
   // W's hull mostly comes from the previous step's triangles, not from qhull.
   EXPECT_GT(step.state().hull_reuses, 10 * step.state().hull_runs);
+}
+
+TEST(WrenchSpaceStep, RepeatedRunsAreBitIdentical) {
+  const BoxWrenchSet box(Eigen::Vector3d(-40, -10, -6), Eigen::Vector3d(40, 150, 6), 0.02);
+  std::vector<double> final_q[2];
+  for (int run = 0; run < 2; ++run) {
+    auto robot =
+        robot::MujocoModel::load(write_foot_mjcf("repeat" + std::to_string(run), 0.02, 0.3));
+    WrenchContactStep step(robot, box, foot_model(TerrainProfile::plane(0.1)));
+    for (int i = 0; i < 800; ++i) step.step();
+    final_q[run].assign(robot.data()->qpos, robot.data()->qpos + robot.model()->nq);
+    final_q[run].insert(final_q[run].end(), robot.data()->qvel,
+                        robot.data()->qvel + robot.model()->nv);
+  }
+  EXPECT_EQ(final_q[0], final_q[1]);  // exact: same inputs, same bits
 }
 
 TEST(WrenchSpaceStep, ThetaOutsideTheSampledRangeIsClampedAndCounted) {

@@ -3,6 +3,8 @@
 // and synthetic wrench sets (boxes in wrench space). Synthetic on purpose: these tests check the
 // step's mechanics (contact detection, eq. 2, integration), not a medium.
 
+#include <unistd.h>
+
 #include <Eigen/Dense>
 #include <filesystem>
 #include <fstream>
@@ -17,7 +19,9 @@ namespace talus::wrench::testing {
 /// Planar: slide x, slide z, hinge y at the bottom centre. `z0` and `tilt` set the initial pose.
 inline std::filesystem::path write_foot_mjcf(const std::string& tag, double z0 = 0.0,
                                              double tilt_rad = 0.0, double timestep = 1e-3) {
-  const auto path = std::filesystem::temp_directory_path() / ("talus_wrench_foot_" + tag + ".xml");
+  // The process id keeps concurrent test runs (ctest -j, Release and ASan builds) apart.
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("talus_wrench_foot_" + std::to_string(::getpid()) + "_" + tag + ".xml");
   std::ofstream out(path);
   out << "<mujoco model=\"foot\">\n"
       << "  <compiler angle=\"radian\"/>\n"

@@ -8,7 +8,8 @@
 //   2. contact detection: per foot, theta = (d, phi) of its bottom centre p_center against the
 //      terrain profile; phi clamped to [-pi/2, pi/2], theta into the sampled range (counted);
 //      in contact when d < 0;
-//   3. wrench-set prediction: W(theta_i) from the predictor, rotated into world axes on slopes;
+//   3. wrench-set prediction: W(theta_i) from the predictor in half-space form (each foot's hull
+//      kept between steps, hull_tracker.hpp), rotated into world axes on slopes;
 //   4. QP set-up: contact Jacobians at p_r, the p_center Jacobians and the granular inertia M_g
 //      give eq. 2 over the contact impulses c (docs/wrench_space.md §6);
 //   5. QP solve (contact_wrench_qp.hpp), warm-started with the previous step's active rows;
