@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <random>
 
 #include "wrench/hull_tracker.hpp"
@@ -53,13 +54,17 @@ TEST(WrenchSpaceHullTracker, MatchesFreshHullsWhilePointsMove) {
     P *= 1.0 + 0.001 * normal(rng);
     expect_same_halfspaces(tracker.update(P), convex_hull_halfspaces(P), 100.0, trial);
   }
-  EXPECT_GT(tracker.reuses(), 300);
+  EXPECT_GT(tracker.reuses() + tracker.repairs(), 300);
+  EXPECT_GT(tracker.repairs(), 0);     // some small moves swapped a diagonal: edge flips
   EXPECT_GT(tracker.qhull_runs(), 8);  // the large moves (and the first call) ran qhull
+  std::printf("hull tracker: %ld reused, %ld repaired by edge flips, %ld qhull runs\n",
+              tracker.reuses(), tracker.repairs(), tracker.qhull_runs());
 }
 
 TEST(WrenchSpaceHullTracker, FlatFacetsThatTiltAreCaught) {
   // A box: each face is a flat facet of 4 points (2 triangles). Tilting one corner makes its
-  // faces non-planar: the kept triangles fail the check and qhull runs again.
+  // faces non-planar: the kept triangles fail the check as they are, and either edge flips
+  // restore a convex surface or qhull runs again; both must give the fresh hull.
   Eigen::MatrixXd box(8, 3);
   for (int c = 0; c < 8; ++c)
     for (int a = 0; a < 3; ++a) box(c, a) = (c >> a) & 1 ? 50.0 : -50.0;
@@ -73,9 +78,11 @@ TEST(WrenchSpaceHullTracker, FlatFacetsThatTiltAreCaught) {
   const HalfSpaces fresh = convex_hull_halfspaces(bent);
   expect_same_halfspaces(tracker.update(bent), fresh, 50.0, 2);
   EXPECT_GT(fresh.A.rows(), 6);
-  EXPECT_EQ(tracker.qhull_runs(), 2);
+  EXPECT_EQ(tracker.reuses(), 1);  // not taken as it was
+  EXPECT_EQ(tracker.qhull_runs() + tracker.repairs(), 2);
   bent(7, 0) -= 10.0;  // now inward: the corner is still a vertex, the faces bend the other way
   expect_same_halfspaces(tracker.update(bent), convex_hull_halfspaces(bent), 50.0, 3);
+  EXPECT_EQ(tracker.reuses(), 1);
 }
 
 TEST(WrenchSpaceHullTracker, FlatSetsGoToTheGeneralPath) {

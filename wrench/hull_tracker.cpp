@@ -41,9 +41,20 @@ HalfSpaces HullTracker::update(const Eigen::MatrixXd& points) {
     return convex_hull_halfspaces(points);
   }
   HalfSpaces hull;
-  if (points.rows() == point_count_ && planes_from_triangles(points, hull)) {
-    ++reuses_;
-    return hull;
+  if (points.rows() == point_count_) {
+    if (planes_from_triangles(points, hull)) {
+      ++reuses_;
+      return hull;
+    }
+    // The structure changed a little: flipping the edges where the surface folds inwards (two
+    // triangles of a near-flat quadrilateral swapping their diagonal) often restores it.
+    if (flip_reflex_edges(points)) {
+      group_triangles(points);
+      if (planes_from_triangles(points, hull)) {
+        ++repairs_;
+        return hull;
+      }
+    }
   }
   if (rebuild(points) && planes_from_triangles(points, hull)) return hull;
   // Not full-dimensional (or qhull's triangles fail the check at this tolerance): the general path.
@@ -72,8 +83,6 @@ bool HullTracker::rebuild(const Eigen::MatrixXd& points) {
   // Qt: triangulated output (merged coplanar facets split into triangles that share the plane).
   char options[] = "qhull Qt C-0";
   const int exitcode = qh_new_qhull(qh, 3, count, flat.data(), False, options, nullptr, errfile);
-  std::vector<Eigen::Vector4d> planes;  // per triangle: qhull's outward normal and offset
-  std::vector<double> areas;            // per triangle: |cross| (twice the area)
   if (exitcode == 0) {
     facetT* facet = nullptr;
     FORALLfacets {
@@ -87,8 +96,6 @@ bool HullTracker::rebuild(const Eigen::MatrixXd& points) {
       const Eigen::Vector3d cross = triangle_normal(points, tri);
       if (cross.dot(n) < 0.0) std::swap(tri[1], tri[2]);
       triangles_.push_back(tri);
-      areas.push_back(cross.norm());
-      planes.emplace_back(n.x(), n.y(), n.z(), facet->offset);
     }
   }
   qh_freeqhull(qh, !qh_ALL);
@@ -101,28 +108,94 @@ bool HullTracker::rebuild(const Eigen::MatrixXd& points) {
     triangles_.clear();
     return false;
   }
-  // Group the triangles by facet (equal planes), once per qhull run.
+  group_triangles(points);
+  point_count_ = points.rows();
+  return true;
+}
+
+void HullTracker::group_triangles(const Eigen::MatrixXd& points) {
   const double size = points.cwiseAbs().maxCoeff();
+  const double tol = kRelativeTolerance * (1.0 + size);
+  facet_of_triangle_.assign(triangles_.size(), -1);
+  first_triangle_.clear();
+  std::vector<Eigen::Vector4d> planes;  // per facet: unit normal and offset
+  std::vector<double> best_area;
   for (size_t t = 0; t < triangles_.size(); ++t) {
+    const Eigen::Vector3d n = triangle_normal(points, triangles_[t]);
+    const double area = n.norm();
+    // A collapsed triangle (qhull's "Qt" can leave zero-area ones in flat facets) has no plane of
+    // its own; its vertices are still checked against every plane.
+    if (!(area > tol * tol)) continue;
+    const Eigen::Vector3d unit = n / area;
+    const double offset = unit.dot(points.row(triangles_[t][0]).transpose());
     int facet = -1;
-    for (size_t f = 0; f < first_triangle_.size(); ++f) {
-      const Eigen::Vector4d& p = planes[static_cast<size_t>(first_triangle_[f])];
-      if ((p.head<3>() - planes[t].head<3>()).norm() < kRelativeTolerance &&
-          std::abs(p[3] - planes[t][3]) < kRelativeTolerance * (1.0 + size)) {
+    for (size_t f = 0; f < planes.size(); ++f) {
+      if ((planes[f].head<3>() - unit).norm() < kRelativeTolerance &&
+          std::abs(planes[f][3] - offset) < tol) {
         facet = static_cast<int>(f);
         break;
       }
     }
     if (facet < 0) {
-      facet = static_cast<int>(first_triangle_.size());
+      facet = static_cast<int>(planes.size());
+      planes.emplace_back(unit.x(), unit.y(), unit.z(), offset);
       first_triangle_.push_back(static_cast<int>(t));
-    } else if (areas[t] > areas[static_cast<size_t>(first_triangle_[static_cast<size_t>(facet)])]) {
+      best_area.push_back(area);
+    } else if (area > best_area[static_cast<size_t>(facet)]) {
       first_triangle_[static_cast<size_t>(facet)] = static_cast<int>(t);  // the best-shaped one
+      best_area[static_cast<size_t>(facet)] = area;
     }
-    facet_of_triangle_.push_back(facet);
+    facet_of_triangle_[t] = facet;
   }
-  point_count_ = points.rows();
-  return true;
+}
+
+bool HullTracker::flip_reflex_edges(const Eigen::MatrixXd& points) {
+  const double tol = kRelativeTolerance * points.cwiseAbs().maxCoeff();
+  // Directed edge a -> b of triangle t (counter-clockwise), with its third vertex.
+  struct Edge {
+    int a, b, t, third;
+  };
+  std::vector<Edge> edges;
+  bool flipped = false;
+  const int max_flips = 4 * static_cast<int>(triangles_.size());
+  for (int flip = 0; flip < max_flips; ++flip) {
+    edges.clear();
+    for (size_t t = 0; t < triangles_.size(); ++t) {
+      const std::array<int, 3>& v = triangles_[t];
+      for (int k = 0; k < 3; ++k) {
+        edges.push_back(Edge{v[static_cast<size_t>(k)], v[static_cast<size_t>((k + 1) % 3)],
+                             static_cast<int>(t), v[static_cast<size_t>((k + 2) % 3)]});
+      }
+    }
+    // A reflex edge: the neighbour's third vertex d lies outside the plane of triangle (a, b, c).
+    const Edge* reflex = nullptr;
+    const Edge* twin = nullptr;
+    for (const Edge& e : edges) {
+      if (e.a > e.b) continue;  // each undirected edge once
+      for (const Edge& f : edges) {
+        if (f.a != e.b || f.b != e.a) continue;
+        const Eigen::Vector3d n = triangle_normal(points, triangles_[static_cast<size_t>(e.t)]);
+        const Eigen::Vector3d ad = (points.row(f.third) - points.row(e.a)).transpose();
+        if (n.dot(ad) > tol * n.norm()) {
+          reflex = &e;
+          twin = &f;
+        }
+        break;
+      }
+      if (reflex) break;
+    }
+    if (!reflex) return flipped;
+    const int a = reflex->a, b = reflex->b, c = reflex->third, d = twin->third;
+    if (c == d) return false;
+    for (const Edge& e : edges) {
+      if ((e.a == c && e.b == d) || (e.a == d && e.b == c)) return false;  // would not be manifold
+    }
+    // Flip edge a-b to c-d: (a, b, c), (b, a, d) -> (c, a, d), (d, b, c).
+    triangles_[static_cast<size_t>(reflex->t)] = {c, a, d};
+    triangles_[static_cast<size_t>(twin->t)] = {d, b, c};
+    flipped = true;
+  }
+  return false;
 }
 
 bool HullTracker::planes_from_triangles(const Eigen::MatrixXd& points, HalfSpaces& out) const {
@@ -146,6 +219,7 @@ bool HullTracker::planes_from_triangles(const Eigen::MatrixXd& points, HalfSpace
   // Every triangle's vertices on its facet's plane (the facet is still flat)...
   for (size_t t = 0; t < triangles_.size(); ++t) {
     const Eigen::Index f = facet_of_triangle_[t];
+    if (f < 0) continue;  // collapsed triangle
     for (const int v : triangles_[t]) {
       if (std::abs(out.A.row(f).dot(points.row(v)) - out.b[f]) > tol) return false;
     }

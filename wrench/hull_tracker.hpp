@@ -9,7 +9,9 @@
 // still lie on their facet's plane (to a tolerance 1e-9 of the points' size): a closed triangulated
 // surface through the points that is convex at every edge bounds a convex polytope containing all
 // points, whose vertices are points, i.e. their convex hull. Otherwise qhull runs again. The result
-// is the same set as convex_hull_halfspaces(points) (one unit row per facet).
+// is the same set as convex_hull_halfspaces(points) (one unit row per facet). Before running
+// qhull again, edges where the kept surface folds inwards are flipped (the usual change: two
+// triangles of a near-flat quadrilateral swap their diagonal) and the same check decides.
 
 #include <Eigen/Dense>
 #include <array>
@@ -27,9 +29,12 @@ class HullTracker {
 
   long qhull_runs() const { return qhull_runs_; }  ///< calls that ran qhull
   long reuses() const { return reuses_; }          ///< calls answered from the kept triangles
+  long repairs() const { return repairs_; }        ///< ... after flipping edges of them
 
  private:
-  bool rebuild(const Eigen::MatrixXd& points);  // qhull; false when not full-dimensional
+  bool rebuild(const Eigen::MatrixXd& points);            // qhull; false when not full-dimensional
+  void group_triangles(const Eigen::MatrixXd& points);    // facets = triangles with equal planes
+  bool flip_reflex_edges(const Eigen::MatrixXd& points);  // true when some edge was flipped
   bool planes_from_triangles(const Eigen::MatrixXd& points, HalfSpaces& out) const;
 
   std::vector<std::array<int, 3>> triangles_;  // outward (counter-clockwise seen from outside)
@@ -38,6 +43,7 @@ class HullTracker {
   Eigen::Index point_count_ = -1;
   long qhull_runs_ = 0;
   long reuses_ = 0;
+  long repairs_ = 0;
 };
 
 }  // namespace talus::wrench

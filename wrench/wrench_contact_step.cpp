@@ -171,7 +171,7 @@ void WrenchContactStep::predict_wrench_sets() {
   state_.hull_reuses = 0;
   state_.hull_runs = 0;
   for (const HullTracker& hull : hulls_) {
-    state_.hull_reuses += hull.reuses();
+    state_.hull_reuses += hull.reuses() + hull.repairs();
     state_.hull_runs += hull.qhull_runs();
   }
 }

@@ -83,7 +83,7 @@ struct WrenchStepState {
   long contact_queries = 0;                 ///< feet in contact, summed over steps
   long clamped_queries = 0;                 ///< of those, theta clamped into the sampled range
   int last_qp_iterations = 0;
-  long hull_reuses = 0;  ///< W's hull taken from the previous step's triangles (no qhull)
+  long hull_reuses = 0;  ///< W's hull from the previous step's triangles (maybe after edge flips)
   long hull_runs = 0;    ///< W's hull from qhull
   /// Largest QP stationarity residual over the steps [m/s, rad/s] (KKT check of every solve).
   double worst_stationarity = 0.0;
