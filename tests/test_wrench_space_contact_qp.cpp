@@ -80,12 +80,13 @@ TEST(WrenchSpaceContactQp, SolutionsMeetTheKktConditionsPerContact) {
       const HalfSpaces& W = qp.sets[static_cast<size_t>(c)];
       const Eigen::Vector3d c_i = s.impulse.segment<3>(3 * c);
       const Eigen::VectorXd slack = qp.dt_s * W.b - W.A * c_i;
-      EXPECT_GT(slack.minCoeff(), -1e-12) << trial;  // primal feasible
+      // Primal feasible to the solver's tolerance (1e-9 relative; h b is ~0.1 N s here).
+      EXPECT_GT(slack.minCoeff(), -1e-10) << trial;
       const std::vector<int>& rows = s.active_rows[static_cast<size_t>(c)];
       any_active |= !rows.empty();
       Eigen::MatrixXd N(3, rows.size());
       for (size_t r = 0; r < rows.size(); ++r) {
-        EXPECT_NEAR(slack[rows[r]], 0.0, 1e-12) << trial;  // complementarity: active = tight
+        EXPECT_NEAR(slack[rows[r]], 0.0, 1e-10) << trial;  // complementarity: active = tight
         N.col(static_cast<Eigen::Index>(r)) = W.A.row(rows[r]).transpose();
       }
       const Eigen::Vector3d g_i = grad.segment<3>(3 * c);
