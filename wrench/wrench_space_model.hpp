@@ -11,6 +11,7 @@
 #include "wrench/rbf.hpp"
 #include "wrench/wrench_database.hpp"
 #include "wrench/wrench_hull.hpp"
+#include "wrench/wrench_set_predictor.hpp"
 
 namespace talus::wrench {
 
@@ -27,7 +28,7 @@ struct ConcavitySummary {
   std::vector<ConfigurationConcavity> per_configuration;
 };
 
-class WrenchSpaceModel {
+class WrenchSpaceModel : public WrenchSetPredictor {
  public:
   /// Fits the interpolants; throws DatabaseError/RegressionError for unusable data (validated
   /// first; the configurations must not be collinear).
@@ -37,10 +38,11 @@ class WrenchSpaceModel {
 
   const WrenchDatabase& database() const { return database_; }
   int direction_count() const { return database_.direction_count(); }
-  int wrench_dimension() const { return database_.wrench_dimension(); }
+  int wrench_dimension() const override { return database_.wrench_dimension(); }
   /// Sampled range: (min, max) of depth and of tilt over the database's configurations.
-  Eigen::Vector2d depth_range() const { return depth_range_; }
-  Eigen::Vector2d tilt_range() const { return tilt_range_; }
+  Eigen::Vector2d depth_range() const override { return depth_range_; }
+  Eigen::Vector2d tilt_range() const override { return tilt_range_; }
+  Eigen::Vector3d reference_point_m() const override { return database_.reference_point_m; }
 
   /// theta clamped into the sampled box; counts the call in clamped_queries() when it moved.
   Eigen::Vector2d clamp(const Eigen::Vector2d& theta) const;
@@ -49,9 +51,9 @@ class WrenchSpaceModel {
   void reset_clamped_queries() { clamped_.store(0, std::memory_order_relaxed); }
 
   /// The m predicted extreme wrenches at (clamped) theta, m x D, in F_r.
-  Eigen::MatrixXd predict_wrenches(const Eigen::Vector2d& theta) const;
+  Eigen::MatrixXd predict_wrenches(const Eigen::Vector2d& theta) const override;
   /// W(theta) in half-space form (eq. 1), in F_r.
-  HalfSpaces feasible_set(const Eigen::Vector2d& theta) const;
+  HalfSpaces feasible_set(const Eigen::Vector2d& theta) const override;
 
   /// 5-fold (or `folds`) cross validation of the interpolant over the database (error per
   /// configuration = norm of all its m x D wrench components), and of the quadratic comparison.

@@ -1,0 +1,50 @@
+#pragma once
+// The terrain surface the wrench-space step tests each foot against (paper 000, §III-C): a planar
+// profile z(x) in the world x-z plane, piecewise linear through given points, the end segments
+// extended as rays. Two points give a plane of any slope; many give a heightmap profile (e.g. a
+// slope that flattens, §IV-C3). The medium lies below the profile.
+
+#include <Eigen/Dense>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace talus::wrench {
+
+class TerrainError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Closest point of the surface to a query point, with the local contact frame F_c.
+struct SurfacePoint {
+  Eigen::Vector2d p_WC;  ///< closest surface point (x, z) [m]
+  Eigen::Vector2d
+      normal_W;  ///< unit outward normal z_c in world (x, z), pointing out of the medium
+  Eigen::Vector2d tangent_W;  ///< unit tangent x_c in world (x, z), x_c = (n_z, -n_x) (+x side)
+  double signed_distance_m;   ///< (p - p_WC) . normal_W: negative below the surface [m]
+  double slope_rad;           ///< angle of x_c from world +x towards +z [rad]
+};
+
+class TerrainProfile {
+ public:
+  /// Points (x_k, z_k) in world [m] with strictly increasing x; at least two. `where` prefixes
+  /// errors (e.g. the scenario file and key).
+  explicit TerrainProfile(std::vector<Eigen::Vector2d> points_W,
+                          const std::string& where = "terrain");
+  /// A straight line through (0, height_m) rising at slope_rad towards +x.
+  static TerrainProfile plane(double slope_rad, double height_m = 0.0);
+
+  const std::vector<Eigen::Vector2d>& points() const { return points_; }
+  /// Surface height z(x) [m].
+  double height_at(double x_m) const;
+  /// The closest surface point to p_W = (x, z) and the contact frame there. Among the segments
+  /// (end ones as rays), the nearest wins; ties go to the lower index, which keeps it
+  /// deterministic.
+  SurfacePoint closest_point(const Eigen::Vector2d& p_W) const;
+
+ private:
+  std::vector<Eigen::Vector2d> points_;
+};
+
+}  // namespace talus::wrench
