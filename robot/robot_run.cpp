@@ -135,16 +135,14 @@ class SteadyWindow {
   SteadyWindow(double from_s, std::size_t wheels)
       : from_s_(from_s), force_(wheels, Vec3::Zero()), torque_(wheels, Vec3::Zero()) {}
 
-  double from_s() const { return from_s_; }
-
-  void add_step(const CoupledSim& sim, const std::vector<std::size_t>& wheel_links,
-                const WheelSpeedSchedule& drive) {
+  void add_step(const CoupledSim& sim, const MujocoModel& robot,
+                const std::vector<std::size_t>& wheel_links, const WheelSpeedSchedule& drive) {
     if (sim.time_s() < from_s_) return;
     for (std::size_t w = 0; w < wheel_links.size(); ++w) {
       force_[w] += sim.wrenches()[wheel_links[w]].f_W;
       torque_[w] += sim.wrenches()[wheel_links[w]].tau_W;
     }
-    const mjData* d = const_cast<CoupledSim&>(sim).robot().data();
+    const mjData* d = robot.data();
     double torque = 0.0;
     for (const int a : drive.actuator_ids) torque += d->actuator_force[a];
     if (!drive.actuator_ids.empty()) {
@@ -236,7 +234,7 @@ nlohmann::json run_robots(const ScenarioTable& root, const std::filesystem::path
       throw std::runtime_error(fmt::format("{}: the coupled step {} (t = {:.4f} s) failed: {}",
                                            root.file().string(), k, sim.time_s(), e.what()));
     }
-    steady.add_step(sim, wheel_index, drive);
+    steady.add_step(sim, sc.robot.model, wheel_index, drive);
     if (k % sc.sample_every == 0 || k == sc.steps) samples.push_back(rec.sample(sc.robot.model));
     if (progress && k % 100 == 0) progress(terrain.preparation_steps() + k, total, sim.time_s());
   }

@@ -12,6 +12,7 @@
 #include "particles/particle_bed.hpp"
 #include "particles/particle_contact_tier.hpp"
 #include "robot/coupled_sim.hpp"
+#include "robot/drive_telemetry.hpp"
 #include "robot_test_paths.hpp"
 #include "runner/run_scenario.hpp"
 
@@ -156,6 +157,30 @@ TEST(RobotParticles, BallLandingOnABedIsCarriedAndImpulseBalances) {
   EXPECT_NEAR(late_impulse.z() / (late * sim.tier_time_step_s()), weight, 0.15 * weight);
 }
 
+// The wheel rig's carriage runs on slide joints: the drive recorder takes it as the vehicle's body
+// (its speed is the x slide's), and still refuses a body on a hinge.
+TEST(RobotParticles, DriveRecorderReadsTheRigCarriageOnSlides) {
+  MujocoModel rig = MujocoModel::load(std::filesystem::path(TALUS_SOURCE_DIR) / "robots" /
+                                      "wheel_rig" / "wheel_rig.xml");
+  const auto links = resolve_coupling(rig, {CouplingEntry{"wheel", "", {}, Pose::Identity(), ""}});
+  DriveRecorder rec(rig, "carriage", links, {"wheel"}, [](double, double) { return 0.0; });
+  EXPECT_DOUBLE_EQ(rec.wheel_radius_m(), 0.25);
+  double* qvel = rig.data()->qvel;  // carriage_x, carriage_z, wheel
+  qvel[0] = 0.3;
+  qvel[2] = 2.0;
+  // A push along x changes the speed in the step: a recorder reading MuJoCo's cvel, which a step
+  // leaves one step behind qvel, would report the old 0.3 m/s.
+  rig.data()->xfrc_applied[6 * rig.body_id("carriage")] = 250.0;
+  mj_step(rig.model(), rig.data());
+  ASSERT_GT(qvel[0], 0.305);
+  const DriveSample s = rec.sample(rig);
+  EXPECT_NEAR(s.speed_m_per_s, qvel[0], 1e-12);
+  EXPECT_NEAR(s.wheel_speed_rad_per_s, qvel[2], 1e-12);
+  EXPECT_NEAR(s.slip, 1.0 - qvel[0] / (0.25 * qvel[2]), 1e-12);
+  EXPECT_NEAR(s.sinkage_m[0], -(0.26 + rig.data()->qpos[1] - 0.25), 1e-12);
+  EXPECT_THROW(DriveRecorder(rig, "wheel", links, {"wheel"}, {}), RobotError);
+}
+
 // --- the robots tier's particle terrain ---------------------------------------------------------
 
 namespace fs = std::filesystem;
@@ -239,8 +264,15 @@ TEST(RobotParticles, RobotsTierRunsTheWheelRigOnAParticleBed) {
   EXPECT_GT(sinkage, 0.0);
   EXPECT_LT(sinkage, 0.15);
   EXPECT_GT(s["result"]["driven_distance_m"].get<double>(), 0.02);
-  const double fz = s["result"]["steady"]["mean_terrain_force_N"]["wheel"][2];
+  const nlohmann::json& steady = s["result"]["steady"];
+  const double fz = steady["mean_terrain_force_N"]["wheel"][2];
   EXPECT_GT(fz, 0.0);  // the particles push the wheel up
+  // Over the window the servo's torque and the particles' torque about the axle balance up to
+  // the wheel's change of spin: I dw / T <= 0.156 kg m^2 x 0.5 rad/s / 0.1 s < 1 N m.
+  const double drive = steady["mean_drive_torque_Nm"];
+  const double resist = steady["mean_terrain_torque_Nm"]["wheel"][1];
+  EXPECT_GT(drive, 1.0);
+  EXPECT_NEAR(drive, -resist, 1.0);
 }
 
 TEST(RobotParticles, ParticleTerrainRefusesBadKeysWithTheirPlace) {
