@@ -56,7 +56,7 @@ ParticleModel particle_model(const std::vector<CoupledLink>& links) {
   return m;
 }
 
-// A block of particles flying at 0.5 m/s along +x hits a free ball at rest, with gravity off
+// A block of 150 particles flying at 0.5 m/s along +x hits a free ball at rest, with gravity off
 // everywhere and no walls: the ball is pushed along +x, and the momentum of particles plus ball
 // stays what the particles had (the tier's wrench on the ball is the exact opposite of the
 // impulses its contacts gave the particles, and MuJoCo applies exactly that impulse).
