@@ -188,8 +188,9 @@ std::unique_ptr<RobotTerrain> read_particle_terrain(const ScenarioTable& root,
   } catch (const std::invalid_argument& e) {
     solver.fail("", e.what());
   }
-  // clear_bodies needs the bodies' starting poses, which the robot gives only at run time: the
-  // bed must be built clear of them (check_initial_placement refuses bodies below its surface).
+  // The terrain is built without the robot's starting poses, so the bed cannot be cleared around
+  // them: fill it below the coupled bodies (check_initial_placement refuses a body whose centre
+  // lies below the bed's surface).
   if (bed_table.boolean_or("clear_bodies", false)) {
     bed_table.fail("clear_bodies",
                    "not available under a robot: fill the bed below the robot's coupled bodies");
