@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <random>
 #include <stdexcept>
 
@@ -59,6 +61,25 @@ ParticleState make_lattice_bed(const LatticeBed& bed) {
     }
   }
   return state;
+}
+
+double free_surface_z_m(const ParticleState& s) {
+  if (s.size() == 0) return 0.0;
+  double radius_sum = 0.0;
+  for (const float r : s.radius_m) radius_sum += r;
+  const double cell = 4.0 * radius_sum / static_cast<double>(s.size());
+  std::map<std::pair<long, long>, double> top;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const std::pair<long, long> key{static_cast<long>(std::floor(s.x_m[i] / cell)),
+                                    static_cast<long>(std::floor(s.y_m[i] / cell))};
+    const double z = double{s.z_m[i]} + double{s.radius_m[i]};
+    auto [it, inserted] = top.emplace(key, z);
+    if (!inserted) it->second = std::max(it->second, z);
+  }
+  std::vector<double> tops;
+  for (const auto& [key, z] : top) tops.push_back(z);
+  std::nth_element(tops.begin(), tops.begin() + static_cast<long>(tops.size() / 2), tops.end());
+  return tops[tops.size() / 2];
 }
 
 }  // namespace talus::particles

@@ -31,4 +31,9 @@ struct LatticeBed {
 /// jitter, or an empty region.
 ParticleState make_lattice_bed(const LatticeBed& bed);
 
+/// The free surface z [m] of a bed: the median over occupied columns (square cells of two mean
+/// diameters) of the highest particle top (z + radius) in the column. The median ignores the few
+/// columns at a wall or an edge that are only partly filled. 0 for an empty state.
+double free_surface_z_m(const ParticleState& state);
+
 }  // namespace talus::particles

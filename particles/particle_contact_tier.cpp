@@ -27,4 +27,10 @@ void ParticleContactTier::step(double dt_s, std::span<const BodyMotion> motions,
   for (std::size_t b = 0; b < wrenches.size(); ++b) wrenches[b] = state_.body_wrenches[b];
 }
 
+SettleResult ParticleContactTier::settle(std::span<const BodyMotion> held,
+                                         const SettleOptions& options,
+                                         const RunProgress& progress) {
+  return particles::settle(model_, state_, held, workspace_, options, progress);
+}
+
 }  // namespace talus::particles

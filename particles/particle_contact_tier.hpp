@@ -6,6 +6,8 @@
 #include <span>
 
 #include "core/contact_tier.hpp"
+#include "core/progress.hpp"
+#include "particles/particle_bed_random.hpp"
 #include "particles/particle_model.hpp"
 #include "particles/particle_state.hpp"
 #include "particles/particle_step.hpp"
@@ -23,6 +25,12 @@ class ParticleContactTier final : public talus::ContactTier {
   /// the given pose (X_WB p_BR). Throws std::invalid_argument on a size or dt mismatch and
   /// ParticleDivergence (state kept) when the step diverges.
   void step(double dt_s, std::span<const BodyMotion> motions, std::span<Wrench> wrenches) override;
+
+  /// Lets the bed come to rest before coupling (particles/particle_bed_random.hpp's settle()) with
+  /// the bodies at `held` (pass zero twists to hold them still). The contacts stay in the
+  /// workspace, so the first coupled step is warm-started from the settled bed.
+  SettleResult settle(std::span<const BodyMotion> held, const SettleOptions& options,
+                      const RunProgress& progress = {});
 
   const ParticleModel& model() const { return model_; }
   const ParticleState& state() const { return state_; }

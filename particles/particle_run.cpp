@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
-#include <map>
 #include <optional>
 
 #include "core/csv_writer.hpp"
@@ -17,6 +16,7 @@
 #include "core/units.hpp"
 #include "core/vtp_writer.hpp"
 #include "particles/depth_camera.hpp"
+#include "particles/particle_bed.hpp"
 #include "particles/particle_io.hpp"
 #include "particles/particle_scenario.hpp"
 #include "particles/particle_step.hpp"
@@ -42,26 +42,6 @@ double mean_radius_m(const ParticleState& s) {
   double sum = 0.0;
   for (const float r : s.radius_m) sum += r;
   return s.size() ? sum / static_cast<double>(s.size()) : 0.0;
-}
-
-// The free surface: the median over occupied columns (square cells of two mean diameters) of the
-// highest particle top (z + radius) in the column. The median ignores the few columns at a wall or
-// an edge that are only partly filled.
-double free_surface_z_m(const ParticleState& s) {
-  const double cell = 4.0 * mean_radius_m(s);
-  std::map<std::pair<long, long>, double> top;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const std::pair<long, long> key{static_cast<long>(std::floor(s.x_m[i] / cell)),
-                                    static_cast<long>(std::floor(s.y_m[i] / cell))};
-    const double z = double{s.z_m[i]} + double{s.radius_m[i]};
-    auto [it, inserted] = top.emplace(key, z);
-    if (!inserted) it->second = std::max(it->second, z);
-  }
-  std::vector<double> tops;
-  for (const auto& [key, z] : top) tops.push_back(z);
-  if (tops.empty()) return 0.0;
-  std::nth_element(tops.begin(), tops.begin() + static_cast<long>(tops.size() / 2), tops.end());
-  return tops[tops.size() / 2];
 }
 
 double max_speed_m_per_s(const ParticleState& s) {

@@ -1,6 +1,7 @@
 // Python bindings of the particle tier: build a bed (lattice or random), a model with a container
 // and driven bodies, step it, and read positions, velocities and body wrenches as numpy views of
-// the float32 state arrays (no copies).
+// the float32 state arrays (no copies). talus.particles.ContactTier is the particle tier as a
+// talus.ContactTier, for two-way coupling with a MuJoCo robot (talus.CoupledSim).
 //
 // The step swaps each state array with a buffer of the same size in the simulation's workspace,
 // so a view reads the current values only until the next step: read the properties again after
@@ -17,6 +18,7 @@
 #include "core/driver.hpp"
 #include "particles/particle_bed.hpp"
 #include "particles/particle_bed_random.hpp"
+#include "particles/particle_contact_tier.hpp"
 #include "particles/particle_io.hpp"
 #include "particles/particle_model.hpp"
 #include "particles/particle_state.hpp"
@@ -58,6 +60,30 @@ void bind_particles(py::module_& m) {
       .def_readonly("time_s", &ParticleState::time_s)
       .def_readonly("steps", &ParticleState::steps)
       .def("kinetic_energy_J", [](const ParticleState& s) { return kinetic_energy_J(s); })
+      .def_property_readonly(
+          "x_m", [](py::object self) { return float_view(self.cast<ParticleState&>().x_m, self); })
+      .def_property_readonly(
+          "y_m", [](py::object self) { return float_view(self.cast<ParticleState&>().y_m, self); })
+      .def_property_readonly(
+          "z_m", [](py::object self) { return float_view(self.cast<ParticleState&>().z_m, self); })
+      .def_property_readonly(
+          "vx_m_per_s",
+          [](py::object self) { return float_view(self.cast<ParticleState&>().vx_m_per_s, self); })
+      .def_property_readonly(
+          "vy_m_per_s",
+          [](py::object self) { return float_view(self.cast<ParticleState&>().vy_m_per_s, self); })
+      .def_property_readonly(
+          "vz_m_per_s",
+          [](py::object self) { return float_view(self.cast<ParticleState&>().vz_m_per_s, self); })
+      .def_property_readonly("mass_kg",
+                             [](const ParticleState& s) {
+                               py::array_t<double> mass(static_cast<py::ssize_t>(s.size()));
+                               auto v = mass.mutable_unchecked<1>();
+                               for (std::size_t i = 0; i < s.size(); ++i) {
+                                 v(static_cast<py::ssize_t>(i)) = 1.0 / s.inv_mass_per_kg[i];
+                               }
+                               return mass;
+                             })
       .def("save", [](const ParticleState& s, const std::filesystem::path& path) {
         save_particle_state(s, path);
       });
@@ -137,8 +163,44 @@ void bind_particles(py::module_& m) {
           py::arg("axis_xy_m") = Vec2::Zero())
       .def("set_no_container",
            [](ParticleModel& mo) { mo.container.kind = Container::Kind::kNone; })
-      .def_property_readonly("body_count",
-                             [](const ParticleModel& mo) { return mo.bodies.size(); });
+      .def_property_readonly("body_count", [](const ParticleModel& mo) { return mo.bodies.size(); })
+      .def_readwrite("bodies", &ParticleModel::bodies,
+                     "The bodies (talus.CoupledBody) a ContactTier couples: e.g. "
+                     "talus.tier_bodies(links).");
+
+  py::class_<ParticleContactTier, ContactTier>(
+      p, "ContactTier",
+      "The particle tier as a talus.ContactTier (two-way coupling with talus.CoupledSim): its "
+      "bodies are model.bodies; each coupled step is one particle step of model.dt_s.")
+      .def(py::init([](ParticleModel model, ParticleState state) {
+             return std::make_unique<ParticleContactTier>(std::move(model), std::move(state));
+           }),
+           py::arg("model"), py::arg("state"),
+           "Checks model and state (ValueError naming the field or particle).")
+      .def(
+          "settle",
+          [](ParticleContactTier& t, const std::vector<Eigen::Matrix4d>& X_WB,
+             double ke_per_particle, long max_steps) {
+            std::vector<BodyMotion> held;
+            for (const Eigen::Matrix4d& X : X_WB) {
+              held.push_back(BodyMotion{talus::python::matrix_to_pose(X), Twist{}});
+            }
+            SettleOptions o;
+            o.kinetic_energy_per_particle_J = ke_per_particle;
+            o.max_steps = max_steps;
+            const SettleResult r = t.settle(held, o);
+            return py::make_tuple(r.steps, r.at_rest, r.kinetic_energy_per_particle_J);
+          },
+          py::arg("X_WB"), py::arg("kinetic_energy_per_particle_J") = 1e-8,
+          py::arg("max_steps") = 10000,
+          "Steps with the bodies held still at poses X_WB (a 4x4 matrix per body) until at rest; "
+          "returns (steps, at_rest, ke).")
+      .def_property_readonly("model", &ParticleContactTier::model,
+                             py::return_value_policy::reference_internal)
+      .def_property_readonly("state", &ParticleContactTier::state,
+                             py::return_value_policy::reference_internal);
+  p.def("free_surface_z_m", &free_surface_z_m, py::arg("state"),
+        "Median over columns of two diameters of the highest particle top [m].");
 
   py::class_<ParticleSimulation>(
       p, "Simulation", "A model, its particles and the bodies' drivers, stepped together.")

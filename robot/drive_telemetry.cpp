@@ -26,10 +26,17 @@ DriveRecorder::DriveRecorder(const MujocoModel& robot, const std::string& chassi
       wheels_(std::move(wheels)),
       surface_z_(std::move(surface_z)) {
   const mjModel* m = robot.model();
-  if (m->body_jntnum[chassis_] < 1 || m->jnt_type[m->body_jntadr[chassis_]] != mjJNT_FREE) {
+  // The vehicle's body translates: a free joint (the rover) or slides (a single-wheel rig's
+  // carriage), never a hinge or ball (a wheel is no vehicle body).
+  bool translates = m->body_jntnum[chassis_] >= 1;
+  for (int k = 0; k < m->body_jntnum[chassis_]; ++k) {
+    const int type = m->jnt_type[m->body_jntadr[chassis_] + k];
+    translates = translates && (type == mjJNT_FREE || type == mjJNT_SLIDE);
+  }
+  if (!translates) {
     throw RobotError(
-        fmt::format("{}: body '{}' has no free joint; the vehicle's body must be "
-                    "free",
+        fmt::format("{}: body '{}' has no free joint or slide joints; the vehicle's "
+                    "body must translate",
                     robot.file().string(), chassis));
   }
   if (wheels_.empty()) throw RobotError(robot.file().string() + ": no wheels to record");
@@ -66,9 +73,13 @@ DriveSample DriveRecorder::sample(MujocoModel& robot) {
   started_ = true;
   last_p_ = p;
   s.distance_m = distance_m_;
-  // The free joint's linear velocity is the chassis origin's, in world axes.
-  const int dof = m->jnt_dofadr[m->body_jntadr[chassis_]];
-  const Vec3 v(d->qvel[dof], d->qvel[dof + 1], d->qvel[dof + 2]);
+  // The velocity of the chassis origin in world axes. mj_objectVelocity reads cvel, which a
+  // MuJoCo step leaves one step behind qvel: bring cdof and cvel up to date first.
+  mj_comPos(m, d);
+  mj_comVel(m, d);
+  mjtNum v6[6];
+  mj_objectVelocity(m, d, mjOBJ_XBODY, chassis_, v6, 0);
+  const Vec3 v(v6[3], v6[4], v6[5]);
   const Vec3 x_axis(d->xmat[9 * chassis_], d->xmat[9 * chassis_ + 3], d->xmat[9 * chassis_ + 6]);
   s.speed_m_per_s = v.dot(x_axis);
   for (const int j : dofs_)

@@ -1,9 +1,11 @@
-// Running a robots-tier scenario: load the robot and the SCM terrain, check the placement, drive
-// the coupled simulation to its end and write the drive report and the ruts.
+// Running a robots-tier scenario: load the robot and its terrain, check the placement, drive
+// the coupled simulation to its end and write the drive report and the terrain's pictures.
 //
 // Scenario layout (docs/rover.md):
-//   [scenario] name, tier = "robots", description
-//   [grid] [soil] [flow]            the SCM terrain (docs/scm.md; [grid] slope_deg / slope_start_m)
+//   [scenario] name, tier = "robots", description, terrain = "scm" (default) | "particles"
+//   terrain tables                  robot/robot_terrain.hpp: [grid] [soil] [flow] for SCM soil
+//                                   (docs/scm.md); [particles] [bed] [container] [solver]
+//                                   [settle] for a particle bed (docs/particle_scenarios.md)
 //   [simulation] duration_s, sample_every (tier steps between drive samples, default 10)
 //   [robot] ...                     robot/robot_scenario.hpp
 //   [report] chassis, wheels (coupled link names), wheel_joints (the driven hinges)
@@ -11,22 +13,19 @@
 #include "robot/robot_run.hpp"
 
 #include <fmt/format.h>
+#include <mujoco/mujoco.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fstream>
 
-#include "core/colormap.hpp"
-#include "core/image.hpp"
-#include "core/npy.hpp"
 #include "core/output_dir.hpp"
 #include "robot/coupled_sim.hpp"
 #include "robot/drive_report.hpp"
 #include "robot/drive_telemetry.hpp"
 #include "robot/robot_scenario.hpp"
-#include "scm/scm_contact_tier.hpp"
-#include "scm/scm_scenario.hpp"
+#include "robot/robot_terrain.hpp"
 
 namespace talus::robot {
 
@@ -40,24 +39,13 @@ struct DriveReportSpec {
 struct RobotsScenario {
   explicit RobotsScenario(RobotScenario r) : robot(std::move(r)) {}
   RobotScenario robot;
-  std::string name, description;
-  scm::ScmModel terrain;
+  std::string name, description, terrain_kind;
+  std::unique_ptr<RobotTerrain> terrain;
   double duration_s = 0.0;
   long sample_every = 10;
   long steps = 0;
   DriveReportSpec report;
 };
-
-// The undisturbed surface: the base terrain, bilinear between nodes (clamped to the map).
-double base_surface_z(const scm::ScmModel& m, double x, double y) {
-  const double u = std::clamp((x - m.origin_x_m) / m.cell_size_m, 0.0, m.nx - 1.0);
-  const double v = std::clamp((y - m.origin_y_m) / m.cell_size_m, 0.0, m.ny - 1.0);
-  const int i = std::min(static_cast<int>(u), m.nx - 2),
-            j = std::min(static_cast<int>(v), m.ny - 2);
-  const double a = u - i, b = v - j;
-  return (1 - a) * (1 - b) * m.base_height(i, j) + a * (1 - b) * m.base_height(i + 1, j) +
-         (1 - a) * b * m.base_height(i, j + 1) + a * b * m.base_height(i + 1, j + 1);
-}
 
 RobotsScenario load(const ScenarioTable& root) {
   const ScenarioTable head = root.table("scenario");
@@ -66,21 +54,17 @@ RobotsScenario load(const ScenarioTable& root) {
   RobotsScenario sc(read_robot_scenario(robot_table));
   sc.name = head.string("name");
   sc.description = head.string_or("description", "");
+  sc.terrain_kind = head.choice_or("terrain", "scm", robot_terrain_kinds());
   head.refuse_unknown_keys();
-
-  scm::ScmModel& m = sc.terrain;
-  scm::read_grid(root.table("grid"), m);
-  m.soil = scm::read_soil(root.table("soil"));
-  scm::read_flow(root.table("flow"), m);
 
   const ScenarioTable sim = root.table("simulation");
   sc.duration_s = sim.number("duration_s", positive("[s]"));
   sc.sample_every = sim.integer_or("sample_every", 10, 1, 1000000);
   sim.refuse_unknown_keys();
 
-  m.bodies = tier_bodies(sc.robot.links);
-  m.time_step_s = sc.robot.model.time_step_s() * sc.robot.mujoco_steps_per_tier_step;
-  sc.steps = static_cast<long>(std::ceil(sc.duration_s / m.time_step_s - 1e-9));
+  const double dt = sc.robot.model.time_step_s() * sc.robot.mujoco_steps_per_tier_step;
+  sc.steps = static_cast<long>(std::ceil(sc.duration_s / dt - 1e-9));
+  sc.terrain = read_robot_terrain(root, sc.terrain_kind, tier_bodies(sc.robot.links), dt);
 
   const ScenarioTable rep = root.table("report");
   sc.report.chassis = rep.string("chassis");
@@ -90,20 +74,18 @@ RobotsScenario load(const ScenarioTable& root) {
   root.refuse_unknown_keys();
 
   try {
-    scm::validate(m);
-  } catch (const std::invalid_argument& e) {
-    root.fail("", e.what());
-  }
-  try {
+    const RobotTerrain& terrain = *sc.terrain;
     check_initial_placement(sc.robot.model, sc.robot.links,
-                            [&](double x, double y) { return base_surface_z(m, x, y); });
+                            [&](double x, double y) { return terrain.surface_z(x, y); });
   } catch (const std::exception& e) {
     robot_table.fail("position_m", e.what());
   }
   return sc;
 }
 
-std::vector<CoupledLink> wheel_links(const RobotsScenario& sc, const ScenarioTable& root) {
+// The report's wheels as coupled links, and their indices in the coupling table.
+std::vector<CoupledLink> wheel_links(const RobotsScenario& sc, const ScenarioTable& root,
+                                     std::vector<std::size_t>* indices = nullptr) {
   std::vector<CoupledLink> wheels;
   for (const std::string& w : sc.report.wheels) {
     const auto it = std::find_if(sc.robot.links.begin(), sc.robot.links.end(),
@@ -115,6 +97,7 @@ std::vector<CoupledLink> wheel_links(const RobotsScenario& sc, const ScenarioTab
           "wheels", fmt::format("'{}' is not a coupled link; the coupled links are: {}", w, names));
     }
     wheels.push_back(*it);
+    if (indices) indices->push_back(static_cast<std::size_t>(it - sc.robot.links.begin()));
   }
   return wheels;
 }
@@ -124,43 +107,6 @@ void write_json(const std::filesystem::path& path, const nlohmann::json& value) 
   file << value.dump(2) << "\n";
   file.close();
   if (!file) throw std::runtime_error(fmt::format("{}: cannot write", path.string()));
-}
-
-// The soil's deformation (surface minus base terrain) over the nodes the robot drove across.
-void write_ruts(OutputDir& out, const scm::ScmModel& m, const scm::ScmState& s,
-                const std::string& title) {
-  int i0 = m.nx, j0 = m.ny, i1 = -1, j1 = -1;
-  // The touched tiles bound the ruts; scan the whole map once at the end (cheap next to the run).
-  scm::NodeBlock all;
-  all.resize(0, 0, m.nx, m.ny);
-  s.gather(all);
-  std::vector<double> dz(all.size());
-  for (int j = 0; j < m.ny; ++j) {
-    for (int i = 0; i < m.nx; ++i) {
-      const std::size_t k = all.index(i, j);
-      dz[k] = all.height_m[k] - m.base_height(i, j);
-      if (std::abs(dz[k]) > 1e-4) {
-        i0 = std::min(i0, i), i1 = std::max(i1, i), j0 = std::min(j0, j), j1 = std::max(j1, j);
-      }
-    }
-  }
-  if (i1 < 0) i0 = 0, i1 = m.nx - 1, j0 = 0, j1 = m.ny - 1;
-  const int pad = 5;
-  i0 = std::max(0, i0 - pad), j0 = std::max(0, j0 - pad);
-  i1 = std::min(m.nx - 1, i1 + pad), j1 = std::min(m.ny - 1, j1 + pad);
-  const int nx = i1 - i0 + 1, ny = j1 - j0 + 1;
-  std::vector<double> crop(static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny));
-  for (int j = 0; j < ny; ++j) {
-    for (int i = 0; i < nx; ++i) {
-      crop[static_cast<std::size_t>(j) * static_cast<std::size_t>(nx) +
-           static_cast<std::size_t>(i)] = dz[all.index(i0 + i, j0 + j)];
-    }
-  }
-  HeightmapImageOptions o;
-  o.title = title;
-  write_png(out.path("ruts.png"), render_heightmap(crop.data(), nx, ny, m.cell_size_m, o));
-  write_npy(out.path("ruts.npy"), crop,
-            {static_cast<std::size_t>(ny), static_cast<std::size_t>(nx)});
 }
 
 // Mean slip in bins of driven distance (the shape of paper 002 Fig. 11 in numbers).
@@ -181,39 +127,126 @@ nlohmann::json slip_by_distance(const std::vector<DriveSample>& samples, double 
   return rows;
 }
 
+// Means over the steady part of the drive (the second half of the time the wheels are driven):
+// slip, speed, sinkage per wheel, the terrain's force and torque on each wheel (about its centre
+// of mass, world axes) and the drive torque of the driven actuators.
+class SteadyWindow {
+ public:
+  SteadyWindow(double from_s, std::size_t wheels)
+      : from_s_(from_s), force_(wheels, Vec3::Zero()), torque_(wheels, Vec3::Zero()) {}
+
+  void add_step(const CoupledSim& sim, const MujocoModel& robot,
+                const std::vector<std::size_t>& wheel_links, const WheelSpeedSchedule& drive) {
+    if (sim.time_s() < from_s_) return;
+    for (std::size_t w = 0; w < wheel_links.size(); ++w) {
+      force_[w] += sim.wrenches()[wheel_links[w]].f_W;
+      torque_[w] += sim.wrenches()[wheel_links[w]].tau_W;
+    }
+    const mjData* d = robot.data();
+    double torque = 0.0;
+    for (const int a : drive.actuator_ids) torque += d->actuator_force[a];
+    if (!drive.actuator_ids.empty()) {
+      drive_torque_ += torque / static_cast<double>(drive.actuator_ids.size());
+    }
+    ++steps_;
+  }
+
+  nlohmann::json summary(const std::vector<DriveSample>& samples,
+                         const std::vector<std::string>& wheels, double to_s) const {
+    double slip = 0.0, speed = 0.0;
+    std::vector<double> sinkage(wheels.size(), 0.0);
+    int n = 0;
+    for (const DriveSample& s : samples) {
+      if (s.t_s < from_s_) continue;
+      slip += s.slip, speed += s.speed_m_per_s, ++n;
+      for (std::size_t w = 0; w < wheels.size(); ++w) sinkage[w] += s.sinkage_m[w];
+    }
+    const double ns = std::max(n, 1), nk = static_cast<double>(std::max(steps_, 1L));
+    nlohmann::json r = {{"from_s", from_s_},
+                        {"to_s", to_s},
+                        {"samples", n},
+                        {"mean_slip", slip / ns},
+                        {"mean_speed_m_per_s", speed / ns},
+                        {"mean_drive_torque_Nm", drive_torque_ / nk}};
+    for (std::size_t w = 0; w < wheels.size(); ++w) {
+      const Vec3 f = force_[w] / nk, tau = torque_[w] / nk;
+      r["mean_sinkage_m"][wheels[w]] = sinkage[w] / ns;
+      r["mean_terrain_force_N"][wheels[w]] = {f.x(), f.y(), f.z()};
+      r["mean_terrain_torque_Nm"][wheels[w]] = {tau.x(), tau.y(), tau.z()};
+    }
+    return r;
+  }
+
+ private:
+  double from_s_;
+  std::vector<Vec3> force_, torque_;
+  double drive_torque_ = 0.0;
+  long steps_ = 0;
+};
+
 }  // namespace
 
 nlohmann::json check_robots(const ScenarioTable& root) {
   const RobotsScenario sc = load(root);
   wheel_links(sc, root);
-  return {{"tier", "robots"}, {"name", sc.name}, {"steps", sc.steps}};
+  return {{"tier", "robots"},
+          {"name", sc.name},
+          {"terrain", sc.terrain_kind},
+          {"steps", sc.steps + sc.terrain->preparation_steps()}};
 }
 
 nlohmann::json run_robots(const ScenarioTable& root, const std::filesystem::path& out_dir,
                           const RunProgress& progress) {
   RobotsScenario sc = load(root);
-  const std::vector<CoupledLink> wheels = wheel_links(sc, root);
-  const scm::ScmModel terrain = sc.terrain;
+  std::vector<std::size_t> wheel_index;
+  const std::vector<CoupledLink> wheels = wheel_links(sc, root, &wheel_index);
+  RobotTerrain& terrain = *sc.terrain;
+  const long total = sc.steps + terrain.preparation_steps();
+
+  // The terrain comes to rest under the robot held still at its starting pose.
+  mj_forward(sc.robot.model.model(), sc.robot.model.data());
+  std::vector<BodyMotion> start;
+  for (const CoupledLink& l : sc.robot.links) start.push_back(link_motion(sc.robot.model, l));
+  const auto t_prepare = std::chrono::steady_clock::now();
+  const nlohmann::json prepared = terrain.prepare(start, [&](long k, long, double t) {
+    if (progress) progress(k, total, t);
+  });
+  const double prepare_wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_prepare).count();
+
   DriveRecorder rec(sc.robot.model, sc.report.chassis, wheels, sc.report.wheel_joints,
-                    [&](double x, double y) { return base_surface_z(terrain, x, y); });
-  scm::ScmContactTier tier(sc.terrain);
-  CoupledSim sim(sc.robot.model, sc.robot.links, tier, sc.robot.mujoco_steps_per_tier_step);
+                    [&](double x, double y) { return terrain.surface_z(x, y); });
+  CoupledSim sim(sc.robot.model, sc.robot.links, terrain.tier(),
+                 sc.robot.mujoco_steps_per_tier_step);
+  const WheelSpeedSchedule& drive = sc.robot.drive;
+  const double drive_from_s = std::min(drive.settle_s + drive.ramp_s, sc.duration_s);
+  SteadyWindow steady(drive_from_s + 0.5 * (sc.duration_s - drive_from_s), wheels.size());
 
   OutputDir out(out_dir);
-  const auto start = std::chrono::steady_clock::now();
+  const auto start_clock = std::chrono::steady_clock::now();
   std::vector<DriveSample> samples;
   samples.push_back(rec.sample(sc.robot.model));
   for (long k = 1; k <= sc.steps; ++k) {
-    sc.robot.drive.apply(sc.robot.model);
-    sim.step();
+    drive.apply(sc.robot.model);
+    try {
+      sim.step();
+    } catch (const std::runtime_error& e) {
+      throw std::runtime_error(fmt::format("{}: the coupled step {} (t = {:.4f} s) failed: {}",
+                                           root.file().string(), k, sim.time_s(), e.what()));
+    }
+    steady.add_step(sim, sc.robot.model, wheel_index, drive);
     if (k % sc.sample_every == 0 || k == sc.steps) samples.push_back(rec.sample(sc.robot.model));
-    if (progress && k % 100 == 0) progress(k, sc.steps, 0.0);
+    if (progress && k % 100 == 0) progress(terrain.preparation_steps() + k, total, sim.time_s());
   }
   const double wall =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_clock).count();
 
   write_drive_report(out.path("summary.json").parent_path(), samples, sc.report.wheels);
-  write_ruts(out, terrain, tier.state(), sc.name + ": ruts (surface minus base terrain)");
+  std::vector<BodyMotion> end;
+  for (const CoupledLink& l : sc.robot.links) end.push_back(link_motion(sc.robot.model, l));
+  nlohmann::json terrain_summary = terrain.finish(out, sc.name, end);
+  terrain_summary["preparation"] = prepared;
+  terrain_summary["preparation_wall_s"] = prepare_wall;
 
   const DriveSample& last = samples.back();
   nlohmann::json max_sinkage = nlohmann::json::object();
@@ -225,10 +258,9 @@ nlohmann::json run_robots(const ScenarioTable& root, const std::filesystem::path
   const double sim_s = sim.time_s();
   nlohmann::json summary = {{"scenario", sc.name},
                             {"tier", "robots"},
-                            {"terrain", "scm"},
+                            {"terrain", sc.terrain_kind},
                             {"description", sc.description},
-                            {"flow_method", scm::flow_method_name(terrain.method)},
-                            {"cell_size_m", terrain.cell_size_m},
+                            {"terrain_details", terrain_summary},
                             {"tier_time_step_s", sim.tier_time_step_s()},
                             {"mujoco_steps_per_tier_step", sim.mujoco_steps_per_tier_step()},
                             {"steps", sc.steps},
@@ -240,7 +272,8 @@ nlohmann::json run_robots(const ScenarioTable& root, const std::filesystem::path
                               {"final_slip", last.slip},
                               {"final_speed_m_per_s", last.speed_m_per_s},
                               {"max_sinkage_m", max_sinkage},
-                              {"slip_by_distance", slip_by_distance(samples, 0.1)}}}};
+                              {"slip_by_distance", slip_by_distance(samples, 0.1)},
+                              {"steady", steady.summary(samples, sc.report.wheels, sim_s)}}}};
   write_json(out.path("summary.json"), summary);
   out.commit();
   return summary;

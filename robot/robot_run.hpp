@@ -1,9 +1,10 @@
 #pragma once
 // Scenario files of the robots tier (scenarios/robots/*.toml, docs/rover.md): a MuJoCo robot
-// ([robot], robot/robot_scenario.hpp) driving on a terrain tier. The terrain is SCM soil, read
-// with the SCM tier's own [grid], [soil] and [flow] readers. Outputs: summary.json, drive.csv,
-// slip.png, sinkage.png (robot/drive_report.hpp) and ruts.png / ruts.npy (the soil's deformation,
-// surface minus base terrain, seen from above).
+// ([robot], robot/robot_scenario.hpp) driving on a terrain tier: SCM soil or a particle bed
+// ([scenario] terrain, robot/robot_terrain.hpp), read with that tier's own table readers.
+// Outputs: summary.json, drive.csv, slip.png, sinkage.png (robot/drive_report.hpp) and the
+// terrain's pictures (SCM: ruts.png / ruts.npy; particles: bed_start.png, bed_end.png,
+// bed_view.png).
 
 #include <filesystem>
 #include <nlohmann/json.hpp>

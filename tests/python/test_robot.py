@@ -77,3 +77,45 @@ def test_ball_coupled_to_a_python_tier_lands_and_conserves_momentum():
     np.testing.assert_allclose(dp, tier.impulse + m * np.array([0, 0, -9.81]) * sim.time_s, atol=1e-9)
     assert robot.qpos[2] == pytest.approx(0.1 - m * 9.81 / 1e5, abs=1e-5)  # resting on the spring
     assert sim.wrenches[0].f_W[2] == pytest.approx(m * 9.81, rel=1e-3)
+
+
+PARTICLE_BALL = SOURCE_DIR / "tests" / "data" / "robot" / "particle_ball.xml"
+
+
+def test_ball_coupled_two_way_to_particles_is_carried_and_pushes_them():
+    """A 50 g ball (r = 3 cm) lands on a settled bed of 5 mm particles: the particle tier carries
+    it, the ball's momentum change is the particles' impulse plus gravity's, and the particles it
+    landed on were pushed (they gained downward momentum on impact)."""
+    P = talus.particles
+    robot = talus.RobotModel.load(PARTICLE_BALL)
+    robot.qpos[2] = 0.03 + 0.005 + 0.03 + 0.01  # 1 cm above the bed's top
+    robot.forward()
+    links = talus.resolve_coupling(robot, [talus.CouplingEntry(body="ball")])
+    model = P.ParticleModel()
+    model.dt_s = 1e-3
+    model.iterations = 8
+    model.friction = model.wall_friction = model.body_friction = 0.5
+    model.threads = 1
+    model.set_box_container([-0.06, -0.06, 0.0], [0.06, 0.06, 0.2])
+    model.bodies = talus.tier_bodies(links)
+    bed = P.make_lattice_bed([-0.0548, -0.0548, 0.0052], [0.0548, 0.0548, 0.03], radius_m=0.005,
+                             spacing_factor=1.05, jitter=0.8, seed=3)
+    tier = P.ContactTier(model, bed)
+    assert [b.name for b in tier.bodies()] == ["ball"]
+    steps, _, _ = tier.settle([robot.body_pose("ball")], kinetic_energy_per_particle_J=1e-9,
+                              max_steps=300)
+    assert steps <= 300
+    surface = P.free_surface_z_m(tier.state)
+
+    sim = talus.CoupledSim(robot, links, tier)
+    m, impulse, min_vz = 0.05, np.zeros(3), 0.0
+    for _ in range(400):
+        sim.step()
+        impulse += np.asarray(sim.wrenches[0].f_W) * sim.tier_time_step_s
+        min_vz = min(min_vz, float(np.min(tier.state.vz_m_per_s)))
+    dp = m * robot.qvel[:3]
+    np.testing.assert_allclose(dp, impulse + m * np.array([0.0, 0.0, -9.81]) * sim.time_s,
+                               atol=1e-9)
+    assert abs(robot.qvel[2]) < 0.02                              # at rest ...
+    assert robot.qpos[2] - 0.03 == pytest.approx(surface, abs=0.01)  # ... on the surface
+    assert min_vz < -0.05                                         # the landing pushed particles

@@ -1,0 +1,68 @@
+#pragma once
+// The terrain of a robots-tier scenario (robot/robot_run.cpp): the tier the robot's coupled links
+// touch, the undisturbed surface that the placement check and the sinkage are measured from, and
+// the terrain's own pictures. One implementation per terrain tier:
+//   "scm"        SCM soil from [grid], [soil], [flow]                 (robot_terrain_scm.cpp)
+//   "particles"  a particle bed from [particles], [bed], [container],
+//                [solver], [settle] (robot_terrain_particles.cpp)
+// chosen by [scenario] terrain (default "scm"). docs/rover.md lists the keys.
+
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/contact_tier.hpp"
+#include "core/output_dir.hpp"
+#include "core/progress.hpp"
+#include "core/scenario_file.hpp"
+
+namespace talus::robot {
+
+class RobotTerrain {
+ public:
+  virtual ~RobotTerrain() = default;
+
+  /// The tier the coupled links touch (its bodies are the links, in order).
+  virtual ContactTier& tier() = 0;
+
+  /// Brings the terrain to its starting state with the bodies held at `start` (their initial
+  /// motions; twists are ignored): a particle bed settles under gravity, SCM soil has nothing to
+  /// do. Returns the summary's fields about it. Called once, before the first coupled step.
+  virtual nlohmann::json prepare(std::span<const BodyMotion> start,
+                                 const RunProgress& progress) = 0;
+
+  /// The undisturbed surface height z [m] at world (x, y) [m]: the base terrain for SCM, the
+  /// settled bed's free surface for particles (before prepare(): the bed as filled).
+  virtual double surface_z(double x_W, double y_W) const = 0;
+
+  /// Steps that prepare() may take at most (for progress reports).
+  virtual long preparation_steps() const = 0;
+
+  /// Writes the terrain's pictures of the end of the run into `out` (the bodies at `end`) and
+  /// returns the summary's terrain fields.
+  virtual nlohmann::json finish(OutputDir& out, const std::string& title,
+                                std::span<const BodyMotion> end) = 0;
+};
+
+/// Reads the terrain tables of `root` for terrain kind `kind` ("scm" or "particles") and builds
+/// its tier with `bodies` and tier step `dt_s` [s] (MuJoCo's step x mujoco_steps_per_tier_step).
+/// Bad input fails with a ScenarioError naming file, line and key.
+std::unique_ptr<RobotTerrain> read_robot_terrain(const ScenarioTable& root, const std::string& kind,
+                                                 std::vector<CoupledBody> bodies, double dt_s);
+
+/// The terrain kinds read_robot_terrain knows.
+inline const std::vector<std::string>& robot_terrain_kinds() {
+  static const std::vector<std::string> kinds = {"scm", "particles"};
+  return kinds;
+}
+
+// The two implementations (robot_terrain_scm.cpp, robot_terrain_particles.cpp).
+std::unique_ptr<RobotTerrain> read_scm_terrain(const ScenarioTable& root,
+                                               std::vector<CoupledBody> bodies, double dt_s);
+std::unique_ptr<RobotTerrain> read_particle_terrain(const ScenarioTable& root,
+                                                    std::vector<CoupledBody> bodies, double dt_s);
+
+}  // namespace talus::robot

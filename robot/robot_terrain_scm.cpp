@@ -1,0 +1,112 @@
+// SCM soil as the terrain of a robots-tier scenario: [grid], [soil] and [flow] read by the SCM
+// tier's own readers; the picture is the ruts (surface minus base terrain, seen from above).
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/colormap.hpp"
+#include "core/image.hpp"
+#include "core/npy.hpp"
+#include "robot/robot_terrain.hpp"
+#include "scm/scm_contact_tier.hpp"
+#include "scm/scm_scenario.hpp"
+
+namespace talus::robot {
+
+namespace {
+
+// The undisturbed surface: the base terrain, bilinear between nodes (clamped to the map).
+double base_surface_z(const scm::ScmModel& m, double x, double y) {
+  const double u = std::clamp((x - m.origin_x_m) / m.cell_size_m, 0.0, m.nx - 1.0);
+  const double v = std::clamp((y - m.origin_y_m) / m.cell_size_m, 0.0, m.ny - 1.0);
+  const int i = std::min(static_cast<int>(u), m.nx - 2),
+            j = std::min(static_cast<int>(v), m.ny - 2);
+  const double a = u - i, b = v - j;
+  return (1 - a) * (1 - b) * m.base_height(i, j) + a * (1 - b) * m.base_height(i + 1, j) +
+         (1 - a) * b * m.base_height(i, j + 1) + a * b * m.base_height(i + 1, j + 1);
+}
+
+// The soil's deformation (surface minus base terrain) over the nodes the robot drove across.
+void write_ruts(OutputDir& out, const scm::ScmModel& m, const scm::ScmState& s,
+                const std::string& title) {
+  int i0 = m.nx, j0 = m.ny, i1 = -1, j1 = -1;
+  // The touched tiles bound the ruts; scan the whole map once at the end (cheap next to the run).
+  scm::NodeBlock all;
+  all.resize(0, 0, m.nx, m.ny);
+  s.gather(all);
+  std::vector<double> dz(all.size());
+  for (int j = 0; j < m.ny; ++j) {
+    for (int i = 0; i < m.nx; ++i) {
+      const std::size_t k = all.index(i, j);
+      dz[k] = all.height_m[k] - m.base_height(i, j);
+      if (std::abs(dz[k]) > 1e-4) {
+        i0 = std::min(i0, i), i1 = std::max(i1, i), j0 = std::min(j0, j), j1 = std::max(j1, j);
+      }
+    }
+  }
+  if (i1 < 0) i0 = 0, i1 = m.nx - 1, j0 = 0, j1 = m.ny - 1;
+  const int pad = 5;
+  i0 = std::max(0, i0 - pad), j0 = std::max(0, j0 - pad);
+  i1 = std::min(m.nx - 1, i1 + pad), j1 = std::min(m.ny - 1, j1 + pad);
+  const int nx = i1 - i0 + 1, ny = j1 - j0 + 1;
+  std::vector<double> crop(static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny));
+  for (int j = 0; j < ny; ++j) {
+    for (int i = 0; i < nx; ++i) {
+      crop[static_cast<std::size_t>(j) * static_cast<std::size_t>(nx) +
+           static_cast<std::size_t>(i)] = dz[all.index(i0 + i, j0 + j)];
+    }
+  }
+  HeightmapImageOptions o;
+  o.title = title;
+  write_png(out.path("ruts.png"), render_heightmap(crop.data(), nx, ny, m.cell_size_m, o));
+  write_npy(out.path("ruts.npy"), crop,
+            {static_cast<std::size_t>(ny), static_cast<std::size_t>(nx)});
+}
+
+class ScmTerrain final : public RobotTerrain {
+ public:
+  explicit ScmTerrain(scm::ScmModel model) : model_(model), tier_(std::move(model)) {}
+
+  ContactTier& tier() override { return tier_; }
+  nlohmann::json prepare(std::span<const BodyMotion>, const RunProgress&) override {
+    return nlohmann::json::object();
+  }
+  double surface_z(double x_W, double y_W) const override {
+    return base_surface_z(model_, x_W, y_W);
+  }
+  long preparation_steps() const override { return 0; }
+  nlohmann::json finish(OutputDir& out, const std::string& title,
+                        std::span<const BodyMotion>) override {
+    write_ruts(out, model_, tier_.state(), title + ": ruts (surface minus base terrain)");
+    return {{"terrain", "scm"},
+            {"flow_method", scm::flow_method_name(model_.method)},
+            {"cell_size_m", model_.cell_size_m},
+            {"pictures", {"ruts.png"}}};
+  }
+
+ private:
+  scm::ScmModel model_;  // as built: the base terrain
+  scm::ScmContactTier tier_;
+};
+
+}  // namespace
+
+std::unique_ptr<RobotTerrain> read_scm_terrain(const ScenarioTable& root,
+                                               std::vector<CoupledBody> bodies, double dt_s) {
+  scm::ScmModel m;
+  scm::read_grid(root.table("grid"), m);
+  m.soil = scm::read_soil(root.table("soil"));
+  scm::read_flow(root.table("flow"), m);
+  m.bodies = std::move(bodies);
+  m.time_step_s = dt_s;
+  try {
+    scm::validate(m);
+  } catch (const std::invalid_argument& e) {
+    root.fail("", e.what());
+  }
+  return std::make_unique<ScmTerrain>(std::move(m));
+}
+
+}  // namespace talus::robot
