@@ -3,8 +3,12 @@
 #include <fmt/format.h>
 #include <mujoco/mujoco.h>
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
+
+#include "core/mesh.hpp"
+#include "core/mesh_sdf.hpp"
 
 namespace talus::robot {
 
@@ -52,6 +56,39 @@ std::string prefix(const CouplingEntry& e, const MujocoModel& robot) {
 
 }  // namespace
 
+namespace {
+
+// A mesh geom as a signed-distance grid (core/mesh_sdf.hpp). MuJoCo keeps each mesh's vertices in
+// the geom's frame (it moves them to the mesh's inertial frame and puts that frame in geom_pos /
+// geom_quat), so the triangles are taken as they are. The mesh must be closed for its inside to be
+// defined (require_closed names the geom otherwise). Grid cell: the mesh's largest extent / 64, a
+// fixed resolution-memory trade-off (about 1.5 % of the body's size; 66^3 nodes at most).
+Shape mesh_shape_of_geom(const MujocoModel& robot, int geom_id) {
+  const mjModel* m = robot.model();
+  const int mesh = m->geom_dataid[geom_id];
+  const std::string label = robot.file().string() + ": " + geom_label(robot, geom_id);
+  TriangleMesh tm;
+  const int v0 = m->mesh_vertadr[mesh], nv = m->mesh_vertnum[mesh];
+  for (int v = v0; v < v0 + nv; ++v) {
+    tm.vertices_m.emplace_back(m->mesh_vert[3 * v], m->mesh_vert[3 * v + 1],
+                               m->mesh_vert[3 * v + 2]);
+  }
+  const int f0 = m->mesh_faceadr[mesh], nf = m->mesh_facenum[mesh];
+  for (int f = f0; f < f0 + nf; ++f) {
+    tm.triangles.push_back({m->mesh_face[3 * f], m->mesh_face[3 * f + 1], m->mesh_face[3 * f + 2]});
+  }
+  try {
+    require_closed(tm, label);
+  } catch (const std::invalid_argument& e) {
+    throw RobotError(fmt::format("{}; give the coupling entry an explicit shape", e.what()));
+  }
+  const auto [lo, hi] = tm.bounds();
+  const double cell_m = (hi - lo).maxCoeff() / 64.0;
+  return MeshShape{MeshSdfGrid::build(std::move(tm), cell_m, -1.0, label), label};
+}
+
+}  // namespace
+
 Shape shape_of_geom(const MujocoModel& robot, int geom_id) {
   const mjModel* m = robot.model();
   const mjtNum* size = m->geom_size + 3 * geom_id;
@@ -64,11 +101,12 @@ Shape shape_of_geom(const MujocoModel& robot, int geom_id) {
       return CylinderShape{size[0], size[1]};
     case mjGEOM_BOX:
       return BoxShape{Vec3(size[0], size[1], size[2])};
+    case mjGEOM_MESH:
+      return mesh_shape_of_geom(robot, geom_id);
     default:
       throw RobotError(fmt::format(
-          "{}: {} has type {}, which talus cannot take from MuJoCo (sphere, capsule, cylinder and "
-          "box "
-          "can); give the coupling entry an explicit shape",
+          "{}: {} has type {}, which talus cannot take from MuJoCo (sphere, capsule, cylinder, "
+          "box and mesh can); give the coupling entry an explicit shape",
           robot.file().string(), geom_label(robot, geom_id), geom_kind(m->geom_type[geom_id])));
   }
 }

@@ -43,8 +43,10 @@ struct CoupledLink {
 };
 
 /// The talus shape of MuJoCo geom `geom_id`: sphere, capsule, cylinder and box map one to one
-/// (MuJoCo's size[] are half sizes). Throws RobotError for other kinds (plane, ellipsoid, mesh,
-/// height field), naming the geom and asking for an explicit shape.
+/// (MuJoCo's size[] are half sizes); a mesh becomes a signed-distance grid of its triangles (cell =
+/// its largest extent / 64), refused when the mesh is not closed. Throws RobotError for other kinds
+/// (plane, ellipsoid, height field) and open meshes, naming the geom and asking for an explicit
+/// shape.
 Shape shape_of_geom(const MujocoModel& robot, int geom_id);
 
 /// The geom's frame in its body's frame (geom_pos, geom_quat).

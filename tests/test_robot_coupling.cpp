@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
 
+#include <limits>
+#include <utility>
 #include <variant>
 
 #include "core/units.hpp"
@@ -83,6 +85,26 @@ TEST(RobotCoupling, UnknownNamesListTheNamesThatExist) {
   const std::string gmsg = robot_error_of([&] { resolve_coupling(robot, {g}); });
   EXPECT_TRUE(contains(gmsg, "no geom named 'tyre'"));
   EXPECT_TRUE(contains(gmsg, "drum"));
+}
+
+// A mesh geom becomes a signed-distance shape: placed by the geom's pose, its lowest points are
+// the bottom face of the 0.1 x 0.2 x 0.3 m box the mesh describes, which spans world x [0.5, 0.6],
+// y [0.2, 0.4], z [1.0, 1.3] (tests/data/robot/mesh_box.xml).
+TEST(RobotCoupling, MeshGeomBecomesASignedDistanceShapeOfTheSameBox) {
+  MujocoModel robot = MujocoModel::load(robot_data("mesh_box.xml"));
+  const auto links = resolve_coupling(robot, {body_entry("crate")});
+  ASSERT_EQ(links.size(), 1u);
+  ASSERT_TRUE(std::holds_alternative<MeshShape>(links[0].shape));
+  mj_forward(robot.model(), robot.data());
+  const Pose X_WS = link_pose(robot, links[0]);
+  for (const auto& [x, y] : {std::pair{0.55, 0.3}, {0.51, 0.21}, {0.59, 0.39}, {0.52, 0.35}}) {
+    EXPECT_NEAR(lowest_point_z(links[0].shape, X_WS, x, y), 1.0, 1e-3) << x << ", " << y;
+  }
+  // Beside the box there is nothing below.
+  for (const auto& [x, y] : {std::pair{0.62, 0.3}, {0.45, 0.3}, {0.55, 0.43}}) {
+    EXPECT_EQ(lowest_point_z(links[0].shape, X_WS, x, y), std::numeric_limits<double>::infinity())
+        << x << ", " << y;
+  }
 }
 
 TEST(RobotCoupling, RefusesAmbiguousWrongAndUnsupported) {
