@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -146,7 +147,8 @@ TEST(RobotRover, RecorderReportsSinkageSlipAndDistance) {
   EXPECT_NEAR(s.slip, 1.0 - rover.data()->qvel[0] / (s.wheel_speed_rad_per_s * 0.25), 1e-5);
   EXPECT_NEAR(s.slip, 0.025 / (1.9375 * 0.25), 1e-3);
   // The report: one CSV row per sample, slip in [-], sinkage per wheel; two plots.
-  const auto dir = std::filesystem::temp_directory_path() / "talus_test_drive_report";
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("talus_test_drive_report_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   write_drive_report(dir, {rest, s}, kWheels);
   std::ifstream csv(dir / "drive.csv");

@@ -3,6 +3,7 @@
 // existing output folder left untouched; a run writes all its outputs.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -187,7 +188,10 @@ TEST(ShapingScenario, RunWritesEveryOutputAndConservesVolume) {
 }
 
 int run_cli(const std::string& args, std::string* output = nullptr) {
-  const fs::path log = fs::temp_directory_path() / "talus_cli_test.log";
+  // One log per process: ctest runs several CLI tests at once, and a shared file was overwritten
+  // by another test's run between this command and the read below.
+  const fs::path log =
+      fs::temp_directory_path() / ("talus_cli_test_" + std::to_string(::getpid()) + ".log");
   const std::string cmd = std::string(TALUS_CLI) + " " + args + " > " + log.string() + " 2>&1";
   const int status = std::system(cmd.c_str());
   if (output) {
