@@ -13,9 +13,7 @@
 #include <cstdlib>
 #include <string>
 
-extern "C" {
-#include <libqhull_r/qhull_ra.h>
-}
+#include "wrench/qhull_run.hpp"
 
 namespace talus::wrench {
 
@@ -69,41 +67,24 @@ bool HullTracker::rebuild(const Eigen::MatrixXd& points) {
   facet_of_triangle_.clear();
   first_triangle_.clear();
   point_count_ = -1;
-  const int count = static_cast<int>(points.rows());
-  std::vector<coordT> flat(3 * static_cast<size_t>(count));
-  for (int i = 0; i < count; ++i) {
-    for (int k = 0; k < 3; ++k) flat[static_cast<size_t>(3 * i + k)] = points(i, k);
-  }
-  char* message = nullptr;
-  size_t message_size = 0;
-  FILE* errfile = open_memstream(&message, &message_size);
-  qhT qh_storage;
-  qhT* qh = &qh_storage;
-  qh_zero(qh, errfile);
+  std::string messages;
   // Qt: triangulated output (merged coplanar facets split into triangles that share the plane).
-  char options[] = "qhull Qt C-0";
-  const int exitcode = qh_new_qhull(qh, 3, count, flat.data(), False, options, nullptr, errfile);
-  if (exitcode == 0) {
-    facetT* facet = nullptr;
-    FORALLfacets {
-      if (qh_setsize(qh, facet->vertices) != 3) continue;
-      std::array<int, 3> tri{};
-      int k = 0;
-      vertexT* vertex = nullptr;
-      vertexT** vertexp = nullptr;
-      FOREACHvertex_(facet->vertices) tri[static_cast<size_t>(k++)] = qh_pointid(qh, vertex->point);
-      const Eigen::Vector3d n(facet->normal[0], facet->normal[1], facet->normal[2]);
-      const Eigen::Vector3d cross = triangle_normal(points, tri);
-      if (cross.dot(n) < 0.0) std::swap(tri[1], tri[2]);
-      triangles_.push_back(tri);
-    }
-  }
-  qh_freeqhull(qh, !qh_ALL);
-  int curlong = 0;
-  int totlong = 0;
-  qh_memfreeshort(qh, &curlong, &totlong);
-  std::fclose(errfile);
-  std::free(message);
+  const int exitcode = run_qhull(
+      points, "qhull Qt C-0",
+      [&](qhT* qh, facetT* facet) {
+        if (qh_setsize(qh, facet->vertices) != 3) return;
+        std::array<int, 3> tri{};
+        int k = 0;
+        vertexT* vertex = nullptr;
+        vertexT** vertexp = nullptr;
+        FOREACHvertex_(facet->vertices) tri[static_cast<size_t>(k++)] =
+            qh_pointid(qh, vertex->point);
+        const Eigen::Vector3d n(facet->normal[0], facet->normal[1], facet->normal[2]);
+        const Eigen::Vector3d cross = triangle_normal(points, tri);
+        if (cross.dot(n) < 0.0) std::swap(tri[1], tri[2]);
+        triangles_.push_back(tri);
+      },
+      messages);
   if (exitcode != 0 || triangles_.empty()) {
     triangles_.clear();
     return false;

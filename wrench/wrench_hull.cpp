@@ -13,9 +13,7 @@
 #include <string>
 #include <vector>
 
-extern "C" {
-#include <libqhull_r/qhull_ra.h>
-}
+#include "wrench/qhull_run.hpp"
 
 namespace talus::wrench {
 
@@ -26,40 +24,20 @@ namespace {
 void qhull_facets(const Eigen::MatrixXd& coords, std::vector<Eigen::VectorXd>& normals,
                   std::vector<double>& rhs) {
   const int dim = static_cast<int>(coords.cols());
-  const int count = static_cast<int>(coords.rows());
-  // qhull reads row-major coordinates and may reorder them in place: give it its own copy.
-  std::vector<coordT> flat(static_cast<size_t>(dim) * static_cast<size_t>(count));
-  for (int i = 0; i < count; ++i) {
-    for (int k = 0; k < dim; ++k) flat[static_cast<size_t>(i * dim + k)] = coords(i, k);
-  }
-  char* message = nullptr;
-  size_t message_size = 0;
-  FILE* errfile = open_memstream(&message, &message_size);
-  qhT qh_storage;
-  qhT* qh = &qh_storage;
-  qh_zero(qh, errfile);
-  char options[] = "qhull Qx C-0";
-  const int exitcode = qh_new_qhull(qh, dim, count, flat.data(), False, options, nullptr, errfile);
-  if (exitcode == 0) {
-    facetT* facet = nullptr;
-    FORALLfacets {
-      Eigen::VectorXd normal(dim);
-      for (int k = 0; k < dim; ++k) normal[k] = facet->normal[k];
-      const double norm = normal.norm();
-      normals.push_back(normal / norm);
-      rhs.push_back(-facet->offset / norm);
-    }
-  }
-  qh_freeqhull(qh, !qh_ALL);
-  int curlong = 0;
-  int totlong = 0;
-  qh_memfreeshort(qh, &curlong, &totlong);
-  std::fclose(errfile);
-  std::string text = message ? std::string(message, message_size) : std::string();
-  std::free(message);
+  std::string text;
+  const int exitcode = run_qhull(
+      coords, "qhull Qx C-0",
+      [&](qhT*, facetT* facet) {
+        Eigen::VectorXd normal(dim);
+        for (int k = 0; k < dim; ++k) normal[k] = facet->normal[k];
+        const double norm = normal.norm();
+        normals.push_back(normal / norm);
+        rhs.push_back(-facet->offset / norm);
+      },
+      text);
   if (exitcode != 0) {
     throw HullError(fmt::format("qhull failed (exit code {}) on {} points in {}-D: {}", exitcode,
-                                count, dim, text));
+                                coords.rows(), dim, text));
   }
 }
 
