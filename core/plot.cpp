@@ -79,6 +79,13 @@ template <typename SpacingFn>
 std::vector<double> choose_ticks(const Range& r, int span_px, int target, SpacingFn min_spacing,
                                  double* step_out) {
   double step = nice_step((r.hi - r.lo) / std::max(target, 1));
+  // A step as wide as the range can leave a single tick (e.g. [-48, 16] with step 50: only 0), and
+  // an axis with one number cannot be read: take the next smaller nice step until two fit.
+  for (int guard = 0; guard < 8 && nice_ticks(r.lo, r.hi, step).size() < 2; ++guard) {
+    const double p = std::pow(10.0, std::floor(std::log10(step) + 1e-9));
+    const double m = step / p;
+    step = m > 4.5 ? 2.0 * p : (m > 1.5 ? p : 0.5 * p);
+  }
   for (int guard = 0; guard < 64; ++guard) {
     std::vector<double> ticks = nice_ticks(r.lo, r.hi, step);
     const double spacing_px = step / (r.hi - r.lo) * (span_px - 1);
@@ -390,6 +397,22 @@ RgbImage plot_lines(const PlotSpec& spec, PlotLayout* layout_out) {
 
   if (layout_out != nullptr) *layout_out = std::move(layout);
   return image;
+}
+
+RgbImage stack_vertically(const std::vector<RgbImage>& panels) {
+  int width = 0, height = 0;
+  for (const RgbImage& p : panels) {
+    width = std::max(width, p.width);
+    height += p.height;
+  }
+  if (width == 0 || height == 0) return RgbImage{};
+  RgbImage sheet(width, height);
+  int y = 0;
+  for (const RgbImage& p : panels) {
+    sheet.blit(p, 0, y);
+    y += p.height;
+  }
+  return sheet;
 }
 
 }  // namespace talus

@@ -59,6 +59,10 @@ struct PlotLayout {
 /// a fixed range is empty or non-finite, or the size or text scale is out of range.
 RgbImage plot_lines(const PlotSpec& spec, PlotLayout* layout = nullptr);
 
+/// Panels one below the other (left-aligned, white where a panel is narrower than the widest):
+/// several charts that share a time axis in one picture. Empty input gives an empty image.
+RgbImage stack_vertically(const std::vector<RgbImage>& panels);
+
 /// The smallest "nice" step, 1, 2 or 5 times a power of ten, that is >= raw_step (> 0).
 double nice_step(double raw_step);
 

@@ -11,6 +11,7 @@
 
 #include "core/csv_writer.hpp"
 #include "core/image.hpp"
+#include "core/json_file.hpp"
 #include "core/output_dir.hpp"
 #include "core/plot.hpp"
 #include "core/units.hpp"
@@ -29,13 +30,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-void write_json(const std::filesystem::path& path, const nlohmann::json& value) {
-  std::ofstream file(path);
-  file << value.dump(2) << "\n";
-  file.close();
-  if (!file) throw std::runtime_error(fmt::format("{}: cannot write", path.string()));
 }
 
 double mean_radius_m(const ParticleState& s) {

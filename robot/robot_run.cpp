@@ -20,6 +20,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "core/json_file.hpp"
 #include "core/output_dir.hpp"
 #include "robot/coupled_sim.hpp"
 #include "robot/drive_report.hpp"
@@ -100,13 +101,6 @@ std::vector<CoupledLink> wheel_links(const RobotsScenario& sc, const ScenarioTab
     if (indices) indices->push_back(static_cast<std::size_t>(it - sc.robot.links.begin()));
   }
   return wheels;
-}
-
-void write_json(const std::filesystem::path& path, const nlohmann::json& value) {
-  std::ofstream file(path);
-  file << value.dump(2) << "\n";
-  file.close();
-  if (!file) throw std::runtime_error(fmt::format("{}: cannot write", path.string()));
 }
 
 // Mean slip in bins of driven distance (the shape of paper 002 Fig. 11 in numbers).

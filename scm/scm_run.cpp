@@ -11,6 +11,7 @@
 #include "core/colormap.hpp"
 #include "core/csv_writer.hpp"
 #include "core/image.hpp"
+#include "core/json_file.hpp"
 #include "core/npy.hpp"
 #include "core/output_dir.hpp"
 #include "core/plot.hpp"
@@ -21,13 +22,6 @@
 namespace talus::scm {
 
 namespace {
-
-void write_json(const std::filesystem::path& path, const nlohmann::json& value) {
-  std::ofstream file(path);
-  file << value.dump(2) << "\n";
-  file.close();
-  if (!file) throw std::runtime_error(fmt::format("{}: cannot write", path.string()));
-}
 
 PlotSeries series(std::string name, std::vector<double> x, std::vector<double> y,
                   bool markers = false) {

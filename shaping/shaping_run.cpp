@@ -10,6 +10,7 @@
 #include "core/colormap.hpp"
 #include "core/csv_writer.hpp"
 #include "core/image.hpp"
+#include "core/json_file.hpp"
 #include "core/npy.hpp"
 #include "core/output_dir.hpp"
 #include "core/plot.hpp"
@@ -65,13 +66,6 @@ nlohmann::json trench_metrics(const CrossSection& cs, double level_m, double cel
           {"trench_width_m", has_trench ? static_cast<double>(b - a + 1) * cell_m : 0.0},
           {"berm_height_low_y_side_m", berm_low_y},
           {"berm_height_high_y_side_m", berm_high_y}};
-}
-
-void write_json(const std::filesystem::path& path, const nlohmann::json& value) {
-  std::ofstream file(path);
-  file << value.dump(2) << "\n";
-  file.close();
-  if (!file) throw std::runtime_error(fmt::format("{}: cannot write", path.string()));
 }
 
 void write_cross_section(OutputDir& out, const CrossSection& cs, const std::string& name) {

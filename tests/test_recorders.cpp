@@ -829,3 +829,34 @@ TEST(OutputDir, TemporaryNamesAreUniqueAndTheParentIsCreated) {
 
 }  // namespace
 }  // namespace talus
+
+namespace talus {
+namespace {
+
+// A range only a little wider than one coarse step used to get a single tick ([-48, 16] with a
+// step of 50: only 0), an axis nobody can read. Every axis has at least two numbered ticks.
+TEST(PlotLines, EveryAxisHasAtLeastTwoTicks) {
+  PlotSpec p;
+  p.width_px = 900;
+  p.height_px = 300;
+  p.title = "title";
+  p.x_label = "time [s]";
+  p.y_label = "f_x [N]";
+  PlotSeries line;
+  line.name = "a";
+  line.x = {0.0, 1.0};
+  line.y = {-45.5, 15.2};
+  p.series.push_back(line);
+  PlotLayout layout;
+  plot_lines(p, &layout);
+  EXPECT_GE(layout.y_ticks.size(), 2u);
+  EXPECT_GE(layout.x_ticks.size(), 2u);
+  for (const double lo : {-1.0, -47.9, -0.3, -130.0}) {
+    p.series[0].y = {lo, 0.33 * -lo};
+    plot_lines(p, &layout);
+    EXPECT_GE(layout.y_ticks.size(), 2u) << lo;
+  }
+}
+
+}  // namespace
+}  // namespace talus
