@@ -2,14 +2,19 @@
 // The stored contact list of the particle tier (paper 001 §II-D): the detection pass writes every
 // contact once per step; the solver then only reads it (no searching while processing impulses).
 //
-// Layout: `capacity` slots per particle (slot s of particle i is i * capacity + s), structure of
-// arrays. A particle-particle contact (i, j) is stored in both particles' slots with opposite
-// normals, and both copies are computed with the same arithmetic so that their impulses are exact
-// negatives: each particle's solver update then gathers only its own slots (no atomic scatter),
-// and momentum between particles is conserved to the last bit. A particle's slots are in
-// canonical order: particle partners by increasing index, then walls, then bodies, so the order
-// (and every sum over it) does not depend on the broadphase or thread timing.
+// Layout: compressed rows, structure of arrays. The slots of particle i are [start[i], end[i]):
+// only real contacts are stored, contiguous per particle and in particle order, so a solver sweep
+// streams the arrays instead of striding over fixed, mostly empty slots per particle (~7 of 16
+// used in a bed). Each detection thread fills its own region of the arrays, so a region's unused
+// tail is a gap between rows (hence end[] rather than start[i + 1]). A particle-particle contact
+// (i, j) is stored in both particles' rows with opposite normals, and both copies are computed
+// with the same arithmetic so that their impulses are exact negatives: each particle's solver
+// update then gathers only its own slots (no atomic scatter), and momentum between particles is
+// conserved to the last bit. A row is in canonical order: particle partners by increasing index,
+// then walls, then bodies, so its order (and every sum over it) does not depend on the
+// broadphase, the thread count or thread timing.
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -34,21 +39,38 @@ constexpr std::int32_t partner_body(std::int32_t p) {
   return p <= -1 - kWallCount ? -1 - kWallCount - p : -1;
 }
 
+/// The per-particle record of the Jacobi iterates (kIterateStride floats, two 16-byte halves):
+/// velocity iterate w (3 floats) [m/s], split inverse mass k / m (mass splitting,
+/// docs/particles.md §2) [1/kg], split-impulse pseudo-velocity s (3 floats) [m/s], unused. One
+/// record per particle instead of seven arrays: a sweep gathers each neighbour's values with one
+/// cache-line access.
+inline constexpr std::size_t kIterateStride = 8;
+inline constexpr std::size_t kIterW = 0;      ///< offset of w (x, y, z)
+inline constexpr std::size_t kIterSplit = 3;  ///< offset of the split inverse mass
+inline constexpr std::size_t kIterS = 4;      ///< offset of s (x, y, z)
+
 /// All contacts of one step.
 struct ContactList {
-  std::int32_t capacity = 16;          ///< slots per particle (grown when a particle needs more)
-  std::vector<std::int32_t> count;     ///< per particle: slots in use
-  std::vector<std::int32_t> partner;   ///< per slot: particle j >= 0, wall_partner, body_partner
-  std::vector<float> nx, ny, nz;       ///< per slot: unit normal, from the partner toward i
-  std::vector<float> target_m_per_s;   ///< per slot: least normal separation speed allowed [m/s]
-  std::vector<float> pushout_m_per_s;  ///< per slot: Baumgarte push-out speed (split impulse) [m/s]
-  std::vector<float> ux, uy, uz;       ///< per slot: wall/body velocity at the contact [m/s]
-  std::vector<float> mu;               ///< per slot: Coulomb friction coefficient
-  std::vector<float> lx, ly, lz;       ///< per slot: impulse on particle i [N s], world frame
-  std::vector<float> push;             ///< per slot: normal push-out pseudo-impulse [N s], >= 0
-  /// Per particle: inverse mass times contact count, the split inverse mass of the Jacobi
-  /// mass-splitting average (docs/particles.md §2) [1/kg].
-  std::vector<float> split_inv_mass;
+  std::vector<std::int32_t> start;    ///< per particle: first slot of its row
+  std::vector<std::int32_t> end;      ///< per particle: one past its row's last slot
+  std::vector<std::int32_t> partner;  ///< per slot: particle j >= 0, wall_partner, body_partner
+  std::vector<float> nx, ny, nz;      ///< per slot: unit normal, from the partner toward i
+  /// Per slot: surface gap [m], negative when overlapping. The solver derives the target normal
+  /// speed (-gap / dt when open, else 0) and the push-out speed (overlaps) from it.
+  std::vector<float> gap_m;
+  /// Per slot: the partner's velocity at the contact [m/s] (0 for a particle partner, whose
+  /// velocity is its iterate) and the Coulomb friction coefficient.
+  std::vector<float> ux, uy, uz, mu;
+  std::vector<float> lx, ly, lz;  ///< per slot: impulse on particle i [N s], world frame
+  std::vector<float> push;        ///< per slot: normal push-out pseudo-impulse [N s], >= 0
+  /// Per slot: effective mass omega / (k_i / m_i + k_j / m_j) [kg] (mass splitting), written by
+  /// the solver once per step.
+  std::vector<float> m_eff;
+  /// Slots holding contacts (the arrays are longer: each thread's region ends in a gap).
+  std::int64_t used_slots = 0;
+
+  std::size_t particles() const { return start.size(); }
+  std::int32_t slots(std::size_t i) const { return end[i] - start[i]; }
 };
 
 /// The detection pass. Fills `contacts` with every pair of particles closer than the sum of radii
@@ -62,12 +84,12 @@ struct ContactList {
 /// as a split impulse (projected_jacobi.hpp) so that it moves positions without adding energy. With
 /// warm starting, each impulse starts from the impulse of the same (particle, partner) slot in
 /// `previous` (re-projected onto the new normal and friction cone), else zero. Also writes the
-/// initial Jacobi velocity iterate w = v* + M^-1 sum(lambda) from the predicted velocities vp.
+/// initial Jacobi iterate record of every particle (kIterateStride floats each): w = v* +
+/// M^-1 sum(lambda) from the predicted velocities vp, the split inverse mass, s = 0.
 void detect_contacts(const ParticleModel& model, const ParticleState& state,
                      std::span<const BodyMotion> motions, const SpatialHash& hash,
                      const ContactList* previous, const float* vpx, const float* vpy,
-                     const float* vpz, float* wx, float* wy, float* wz, ContactList& contacts,
-                     int threads);
+                     const float* vpz, float* iterate, ContactList& contacts, int threads);
 
 /// Number of distinct contacts (each particle pair once, plus wall and body contacts).
 std::size_t distinct_contact_count(const ContactList& contacts);

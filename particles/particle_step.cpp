@@ -74,12 +74,11 @@ std::vector<Wrench> body_wrenches(const ParticleModel& model, const ParticleStat
       double* sum = w.body_block_sums.data() + blk * static_cast<std::int64_t>(bodies) * 6;
       const std::int64_t end = std::min(count, (blk + 1) * kBlock);
       for (std::int64_t i = blk * kBlock; i < end; ++i) {
-        const std::size_t base = static_cast<std::size_t>(i) * c.capacity;
-        for (std::int32_t k = 0; k < c.count[i]; ++k) {
-          const std::int32_t b = partner_body(c.partner[base + k]);
+        for (std::int32_t k = c.start[i]; k < c.end[i]; ++k) {
+          const std::int32_t b = partner_body(c.partner[k]);
           if (b < 0) continue;
-          const Vec3 n(c.nx[base + k], c.ny[base + k], c.nz[base + k]);
-          const Vec3 f = -inv_dt * Vec3(c.lx[base + k], c.ly[base + k], c.lz[base + k]);
+          const Vec3 n(c.nx[k], c.ny[k], c.nz[k]);
+          const Vec3 f = -inv_dt * Vec3(c.lx[k], c.ly[k], c.lz[k]);
           const Vec3 p = Vec3(s.x_m[i], s.y_m[i], s.z_m[i]) - double(s.radius_m[i]) * n;
           const Vec3 tau = (p - p_WR[b]).cross(f);
           double* sb = sum + b * 6;
@@ -117,12 +116,7 @@ void integrate_and_check(const ParticleModel& model, ParticleState& s, ParticleW
   const float lo = pa >= 0 ? static_cast<float>(model.container.box.lo[pa]) : 0.0f;
   const float hi = pa >= 0 ? static_cast<float>(model.container.box.hi[pa]) : 0.0f;
   const float period = hi - lo;
-  const float* vx = w.wx[final_buffer].data();
-  const float* vy = w.wy[final_buffer].data();
-  const float* vz = w.wz[final_buffer].data();
-  const float* sx = w.sx[final_buffer].data();
-  const float* sy = w.sy[final_buffer].data();
-  const float* sz = w.sz[final_buffer].data();
+  const float* it = w.iterate[final_buffer].data();
   std::int64_t first_bad = count;
   const std::int64_t blocks = (count + kBlock - 1) / kBlock;
   std::vector<double> energy(static_cast<std::size_t>(blocks), 0.0);
@@ -131,8 +125,10 @@ void integrate_and_check(const ParticleModel& model, ParticleState& s, ParticleW
     const std::int64_t end = std::min(count, (blk + 1) * kBlock);
     double e = 0.0;
     for (std::int64_t i = blk * kBlock; i < end; ++i) {
-      float p[3] = {s.x_m[i] + dt * (vx[i] + sx[i]), s.y_m[i] + dt * (vy[i] + sy[i]),
-                    s.z_m[i] + dt * (vz[i] + sz[i])};
+      const float* rec = it + static_cast<std::size_t>(i) * kIterateStride;
+      const float vx = rec[kIterW], vy = rec[kIterW + 1], vz = rec[kIterW + 2];
+      float p[3] = {s.x_m[i] + dt * (vx + rec[kIterS]), s.y_m[i] + dt * (vy + rec[kIterS + 1]),
+                    s.z_m[i] + dt * (vz + rec[kIterS + 2])};
       if (pa >= 0) {
         if (p[pa] < lo) p[pa] += period;
         if (p[pa] >= hi) p[pa] -= period;
@@ -140,15 +136,14 @@ void integrate_and_check(const ParticleModel& model, ParticleState& s, ParticleW
       w.new_x[i] = p[0];
       w.new_y[i] = p[1];
       w.new_z[i] = p[2];
-      w.new_vx[i] = vx[i];
-      w.new_vy[i] = vy[i];
-      w.new_vz[i] = vz[i];
+      w.new_vx[i] = vx;
+      w.new_vy[i] = vy;
+      w.new_vz[i] = vz;
       if (!(std::isfinite(p[0]) && std::isfinite(p[1]) && std::isfinite(p[2]) &&
-            std::isfinite(vx[i]) && std::isfinite(vy[i]) && std::isfinite(vz[i]))) {
+            std::isfinite(vx) && std::isfinite(vy) && std::isfinite(vz))) {
         first_bad = std::min(first_bad, i);
       }
-      e += 0.5 * (double(vx[i]) * vx[i] + double(vy[i]) * vy[i] + double(vz[i]) * vz[i]) /
-           s.inv_mass_per_kg[i];
+      e += 0.5 * (double(vx) * vx + double(vy) * vy + double(vz) * vz) / s.inv_mass_per_kg[i];
     }
     energy[static_cast<std::size_t>(blk)] = e;
   }
@@ -168,8 +163,8 @@ void integrate_and_check(const ParticleModel& model, ParticleState& s, ParticleW
     std::size_t worst = 0;
     double worst_e = -1.0;
     for (std::size_t i = 0; i < n; ++i) {
-      const double e = (double(vx[i]) * vx[i] + double(vy[i]) * vy[i] + double(vz[i]) * vz[i]) /
-                       s.inv_mass_per_kg[i];
+      const double vx = w.new_vx[i], vy = w.new_vy[i], vz = w.new_vz[i];
+      const double e = (vx * vx + vy * vy + vz * vz) / s.inv_mass_per_kg[i];
       if (e > worst_e) {
         worst_e = e;
         worst = i;
@@ -203,14 +198,8 @@ void step(const ParticleModel& model, ParticleState& state, std::span<const Body
   const int threads = model.threads > 0 ? model.threads : omp_get_max_threads();
   const std::size_t n = state.size();
   ParticleWorkspace& w = workspace;
-  for (int b = 0; b < 2; ++b) {
-    w.wx[b].resize(n);
-    w.wy[b].resize(n);
-    w.wz[b].resize(n);
-    w.sx[b].assign(n, 0.0f);
-    w.sy[b].assign(n, 0.0f);
-    w.sz[b].assign(n, 0.0f);
-  }
+  // The detection pass writes every record of iterate[0] (s = 0 included): no clearing here.
+  for (auto& buffer : w.iterate) buffer.resize(n * kIterateStride);
   w.residual_per_iteration.clear();
 
   auto t0 = Clock::now();
@@ -223,17 +212,14 @@ void step(const ParticleModel& model, ParticleState& state, std::span<const Body
 
   t0 = Clock::now();
   std::swap(w.contacts, w.previous_contacts);
-  w.contacts.capacity = std::max(w.contacts.capacity, w.previous_contacts.capacity);
   detect_contacts(model, state, motions, w.hash, &w.previous_contacts, w.vpx.data(), w.vpy.data(),
-                  w.vpz.data(), w.wx[0].data(), w.wy[0].data(), w.wz[0].data(), w.contacts,
-                  threads);
+                  w.vpz.data(), w.iterate[0].data(), w.contacts, threads);
   w.times.contacts_s += seconds_since(t0);
 
   t0 = Clock::now();
-  const int final_buffer =
-      solve_projected_jacobi(model, state.inv_mass_per_kg.data(), w.vpx.data(), w.vpy.data(),
-                             w.vpz.data(), w.wx, w.wy, w.wz, w.sx, w.sy, w.sz, w.contacts, n,
-                             model.iterations, model.relaxation, w.residual_per_iteration, threads);
+  const int final_buffer = solve_projected_jacobi(
+      model, state.inv_mass_per_kg.data(), w.vpx.data(), w.vpy.data(), w.vpz.data(), w.iterate,
+      w.contacts, n, model.iterations, model.relaxation, w.residual_per_iteration, threads);
   w.times.solve_s += seconds_since(t0);
 
   t0 = Clock::now();

@@ -44,10 +44,11 @@ struct StageTimes {
 struct ParticleWorkspace {
   SpatialHash hash;
   ContactList contacts;
-  ContactList previous_contacts;           ///< last step's contacts (warm starting)
-  std::vector<float> vpx, vpy, vpz;        ///< predicted velocities v* [m/s]
-  std::vector<float> wx[2], wy[2], wz[2];  ///< Jacobi velocity iterates (double-buffered) [m/s]
-  std::vector<float> sx[2], sy[2], sz[2];  ///< split-impulse pseudo-velocities (double-buffered)
+  ContactList previous_contacts;     ///< last step's contacts (warm starting)
+  std::vector<float> vpx, vpy, vpz;  ///< predicted velocities v* [m/s]
+  /// Jacobi iterate records, double-buffered: per particle kIterateStride floats (velocity
+  /// iterate w, split inverse mass, split-impulse pseudo-velocity s; particle_contacts.hpp).
+  std::vector<float> iterate[2];
   std::vector<float> new_x, new_y, new_z, new_vx, new_vy, new_vz;  ///< integrated, unchecked
   std::vector<double> body_block_sums;  ///< fixed-block partial sums of body wrenches
 

@@ -31,16 +31,15 @@
 
 namespace talus::particles {
 
-/// Runs `iterations` sweeps, ping-ponging the velocity iterates between w[0] and w[1] (the start
-/// is in w[0]); returns the index (0 or 1) of the buffer holding the final velocities. Appends to
-/// `residual` the largest |change of a contact impulse| [N s] of each sweep.
-/// The pseudo-velocities ping-pong likewise between s*[0] and s*[1] (the start must be zero).
+/// Runs `iterations` sweeps, ping-ponging the per-particle iterate records (kIterateStride floats:
+/// velocity w, split inverse mass, pseudo-velocity s; particle_contacts.hpp) between iterate[0]
+/// (the start, with s = 0) and iterate[1]; returns the index (0 or 1) of the buffer holding the
+/// final values. Appends to `residual` the largest |change of a contact impulse| [N s] of each
+/// sweep. All sweeps run in one OpenMP parallel region (a barrier between sweeps instead of a
+/// fork and join per sweep).
 int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, const float* vpx,
-                           const float* vpy, const float* vpz, std::vector<float> (&wx)[2],
-                           std::vector<float> (&wy)[2], std::vector<float> (&wz)[2],
-                           std::vector<float> (&sx)[2], std::vector<float> (&sy)[2],
-                           std::vector<float> (&sz)[2], ContactList& contacts, std::size_t n,
-                           int iterations, double relaxation, std::vector<double>& residual,
-                           int threads);
+                           const float* vpy, const float* vpz, std::vector<float> (&iterate)[2],
+                           ContactList& contacts, std::size_t n, int iterations, double relaxation,
+                           std::vector<double>& residual, int threads);
 
 }  // namespace talus::particles

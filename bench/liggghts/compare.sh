@@ -13,6 +13,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 build="${1:-build}"
+build="$(cd "$build" && pwd)"  # absolute: the script works inside WORK_DIR
 work="${2:-$build/liggghts}"
 python=/usr/bin/python3
 mkdir -p "$work"
@@ -48,7 +49,7 @@ lig2=$(lig_rate 2 "$timed_steps")
 lig_stats=$("$python" "$here/bed_stats.py" bed.dump)
 
 talus_line=$("$build/bin/talus_particle_bed" --in bed.csv --out talus_settled.csv --threads 2 \
-  --settle-s "${TALUS_SETTLE_S:-2.0}" --settle-dt 1e-3 --dt "${TALUS_DT:-2e-3}" \
+  --settle-s "${TALUS_SETTLE_S:-1.5}" --settle-dt 1e-3 --dt "${TALUS_DT:-1e-3}" \
   --time-s "${TALUS_TIME_S:-0.2}" 2> talus_settle.log)
 talus_rate=$(sed -E 's/.*sim_s_per_wall_s=([0-9.e+-]+).*/\1/' <<< "$talus_line")
 talus_stats=$("$python" "$here/bed_stats.py" talus_settled.csv)
