@@ -72,6 +72,23 @@ struct FlowWindow {
   std::size_t index(int i, int j) const {
     return static_cast<std::size_t>(j) * static_cast<std::size_t>(nx) + static_cast<std::size_t>(i);
   }
+  /// Sizes every array for nx * ny nodes, leaving the values unspecified: for a caller that
+  /// writes every input itself (the SCM step's window, where zeroing would be one more pass over
+  /// it each step). The flow methods write every output.
+  void reshape(int nx_nodes, int ny_nodes) {
+    nx = nx_nodes;
+    ny = ny_nodes;
+    const std::size_t n = size();
+    height_m.resize(n);
+    displaced_volume_m3.resize(n);
+    in_contact.resize(n);
+    contact_velocity_W.resize(n);
+    previous_flow_velocity_W.resize(n);
+    deposited_volume_m3.resize(n);
+    volumetric_flow_W.resize(n);
+    flow_depth_m.resize(n);
+    flow_velocity_W.resize(n);
+  }
   /// Sizes every array for nx * ny nodes and zeroes it.
   void resize(int nx_nodes, int ny_nodes) {
     nx = nx_nodes;

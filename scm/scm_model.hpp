@@ -70,6 +70,11 @@ struct ScmModel {
   /// Erosion updates per step at most; what is left continues in the next steps (a wheel adds
   /// little per step, so a few updates keep up; docs/scm.md §Speed).
   int erosion_max_updates = 4;
+  /// Not a model parameter (results are bit-identical either way): the erosion of a deformation
+  /// window uses threads only from this many nodes. An update costs about 1 ns per node, so the
+  /// windows of a 2 cm or 1 cm wheel (2,600 / 10,300 nodes) take 3-12 us per update, less than a
+  /// parallel region's fork and join on a busy machine (docs/scm.md, Speed).
+  long erosion_min_cells_for_threads = 32768;
   /// Nodes added around the contact patches for the border path's deposits and erosion.
   int border_margin_nodes = 4;
   double time_step_s = 1e-3;        ///< dt of step() [s]

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
 
 namespace talus::scm {
 
@@ -12,8 +13,9 @@ std::size_t tile_offset(int i, int j) {
          static_cast<std::size_t>(i % kTileNodes);
 }
 
-// The per-node fields of a tile and of a block, listed once in the same order, so gather and
-// scatter copy every field and cannot drift apart when a field is added.
+// The per-node fields of a tile and of a block, listed once in the same order (that of the
+// NodeField bits: the doubles, then the bytes), so gather and scatter copy every field and cannot
+// drift apart when a field is added.
 template <class Fields>
 auto double_fields(Fields& f) {
   return std::array{&f.height_m,     &f.plastic_sinkage_m, &f.shear_x_m,   &f.shear_y_m,
@@ -24,6 +26,10 @@ template <class Fields>
 auto byte_fields(Fields& f) {
   return std::array{&f.in_contact, &f.loosened};
 }
+constexpr std::size_t kDoubleFields = 11;  // NodeField's first bits; the byte fields follow
+static_assert(std::tuple_size_v<decltype(double_fields(std::declval<NodeBlock&>()))> ==
+              kDoubleFields);
+static_assert(kAllNodeFields == (1u << (kDoubleFields + 2)) - 1);
 
 }  // namespace
 
@@ -88,7 +94,7 @@ double ScmState::plastic_sinkage(int i, int j) const {
 // Gather and scatter copy whole row segments (one tile row at a time, every field): the block's
 // row [ia, ib) of row j is contiguous both in the block and in the tile, so each field is a
 // memcpy-like std::copy_n instead of a per-node loop with index arithmetic.
-void ScmState::gather(NodeBlock& b) const {
+void ScmState::gather(NodeBlock& b, unsigned fields) const {
   const int i1 = b.i0 + b.nx, j1 = b.j0 + b.ny;
   auto block_doubles = double_fields(b);
   auto block_bytes = byte_fields(b);
@@ -102,26 +108,35 @@ void ScmState::gather(NodeBlock& b) const {
         const std::size_t k = b.index(ia, j);
         if (!t) {
           // Untouched soil: base terrain, every other quantity zero.
-          for (auto* f : block_doubles) std::fill_n(f->begin() + k, run, 0.0);
-          for (auto* f : block_bytes) std::fill_n(f->begin() + k, run, std::uint8_t{0});
-          for (int i = ia; i < ib; ++i) b.height_m[b.index(i, j)] = base_height(i, j);
+          for (std::size_t f = 0; f < block_doubles.size(); ++f) {
+            if (fields & (1u << f)) std::fill_n(block_doubles[f]->begin() + k, run, 0.0);
+          }
+          for (std::size_t f = 0; f < block_bytes.size(); ++f) {
+            if (fields & (1u << (kDoubleFields + f)))
+              std::fill_n(block_bytes[f]->begin() + k, run, std::uint8_t{0});
+          }
+          if (fields & kHeight) {
+            for (int i = ia; i < ib; ++i) b.height_m[b.index(i, j)] = base_height(i, j);
+          }
           continue;
         }
         const std::size_t o = tile_offset(ia, j);
         const auto tile_doubles = double_fields(*t);
         const auto tile_bytes = byte_fields(*t);
         for (std::size_t f = 0; f < block_doubles.size(); ++f) {
-          std::copy_n(tile_doubles[f]->begin() + o, run, block_doubles[f]->begin() + k);
+          if (fields & (1u << f))
+            std::copy_n(tile_doubles[f]->begin() + o, run, block_doubles[f]->begin() + k);
         }
         for (std::size_t f = 0; f < block_bytes.size(); ++f) {
-          std::copy_n(tile_bytes[f]->begin() + o, run, block_bytes[f]->begin() + k);
+          if (fields & (1u << (kDoubleFields + f)))
+            std::copy_n(tile_bytes[f]->begin() + o, run, block_bytes[f]->begin() + k);
         }
       }
     }
   }
 }
 
-void ScmState::scatter(const NodeBlock& b) {
+void ScmState::scatter(const NodeBlock& b, unsigned fields) {
   const int i1 = b.i0 + b.nx, j1 = b.j0 + b.ny;
   const auto block_doubles = double_fields(b);
   const auto block_bytes = byte_fields(b);
@@ -137,10 +152,12 @@ void ScmState::scatter(const NodeBlock& b) {
         const std::size_t k = b.index(ia, j);
         const std::size_t o = tile_offset(ia, j);
         for (std::size_t f = 0; f < block_doubles.size(); ++f) {
-          std::copy_n(block_doubles[f]->begin() + k, run, tile_doubles[f]->begin() + o);
+          if (fields & (1u << f))
+            std::copy_n(block_doubles[f]->begin() + k, run, tile_doubles[f]->begin() + o);
         }
         for (std::size_t f = 0; f < block_bytes.size(); ++f) {
-          std::copy_n(block_bytes[f]->begin() + k, run, tile_bytes[f]->begin() + o);
+          if (fields & (1u << (kDoubleFields + f)))
+            std::copy_n(block_bytes[f]->begin() + k, run, tile_bytes[f]->begin() + o);
         }
       }
     }

@@ -59,6 +59,24 @@ struct NodeBlock {
   void resize(int i0_, int j0_, int nx_, int ny_);
 };
 
+/// Bits naming NodeBlock's fields, for copying some of them only (ScmState::gather, scatter).
+enum NodeField : unsigned {
+  kHeight = 1u << 0,
+  kPlasticSinkage = 1u << 1,
+  kShearX = 1u << 2,
+  kShearY = 1u << 3,
+  kFlowVx = 1u << 4,
+  kFlowVy = 1u << 5,
+  kFlowVz = 1u << 6,
+  kFlowDepth = 1u << 7,
+  kDeposited = 1u << 8,
+  kDisplaced = 1u << 9,
+  kPeakShear = 1u << 10,
+  kInContact = 1u << 11,
+  kLoosened = 1u << 12,
+};
+inline constexpr unsigned kAllNodeFields = (1u << 13) - 1;
+
 class ScmState {
  public:
   /// Untouched soil over the model's base terrain (the base image, if any, is copied).
@@ -81,10 +99,11 @@ class ScmState {
   double plastic_sinkage(int i, int j) const;
 
   /// Copies the nodes of `block`'s rectangle (which must lie inside the map) into it; untouched
-  /// nodes read as base terrain.
-  void gather(NodeBlock& block) const;
-  /// Writes every node of `block` back, allocating tiles on first touch.
-  void scatter(const NodeBlock& block);
+  /// nodes read as base terrain. `fields` (NodeField bits) chooses the fields copied; the others
+  /// are left as they were.
+  void gather(NodeBlock& block, unsigned fields = kAllNodeFields) const;
+  /// Writes the chosen fields of every node of `block` back, allocating tiles on first touch.
+  void scatter(const NodeBlock& block, unsigned fields = kAllNodeFields);
 
  private:
   const ScmTile* find_tile(int ti, int tj) const;

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 
 #include "scm/border_flow.hpp"
@@ -75,13 +77,15 @@ void fill_window(const ScmModel& m, const NodeBlock& b, std::span<const ContactN
   w.i0 = b.i0;
   w.j0 = b.j0;
   w.cell_size_m = m.cell_size_m;
-  w.resize(b.nx, b.ny);
+  // Every input is written below (one pass; the methods write every output).
+  w.reshape(b.nx, b.ny);
   for (std::size_t k = 0; k < b.size(); ++k) {
     w.height_m[k] = b.height_m[k];
     // Outside the contact block the stored V_zeta is an earlier step's: only contact nodes
     // displaced soil in this one.
     w.displaced_volume_m3[k] = b.in_contact[k] ? b.displaced_m3[k] : 0.0;
     w.in_contact[k] = b.in_contact[k];
+    w.contact_velocity_W[k] = Vec3::Zero();
     w.previous_flow_velocity_W[k] = Vec3(b.flow_vx[k], b.flow_vy[k], b.flow_vz[k]);
   }
   for (const ContactNode& c : contacts) {
@@ -103,12 +107,20 @@ int erode_window(const ScmModel& m, NodeBlock& b, std::vector<double>& scratch) 
   hm.repose_angle_rad = m.soil.repose_angle_rad;
   hm.tolerance_m = m.erosion_tolerance_m;
   hm.max_updates = m.erosion_max_updates;
+  hm.min_cells_for_threads = m.erosion_min_cells_for_threads;
+  // The block's arrays are lent to the erosion (swapped in and back, not copied).
   shaping::HeightmapState hs;
   hs.height_m.swap(b.height_m);
-  hs.blocked = b.in_contact;
-  const auto result = shaping::erode_to_steady_state(hm, hs, shaping::CellBox::whole(hm), scratch);
-  b.height_m.swap(hs.height_m);
-  return result.updates;
+  hs.blocked.swap(b.in_contact);
+  struct GiveBack {
+    NodeBlock& b;
+    shaping::HeightmapState& hs;
+    ~GiveBack() {
+      b.height_m.swap(hs.height_m);
+      b.in_contact.swap(hs.blocked);
+    }
+  } give_back{b, hs};
+  return shaping::erode_to_steady_state(hm, hs, shaping::CellBox::whole(hm), scratch).updates;
 }
 
 void check_finite(const NodeBlock& b, long step_number) {
@@ -196,9 +208,16 @@ Footprint deformation_box(const ScmModel& m, const Footprint& contact_nodes, dou
 // window is checked for NaN, and the nodes not in contact erode to the angle of repose.
 void deform_window(const ScmModel& m, ScmState& state, const Footprint& box, double dt_s,
                    long step_number, ScmWorkspace& work, ScmStepReport& report) {
+  // The window copies only what this stage reads (the step's inputs, and what the finite check
+  // names) and writes back only what it changes; the other fields were settled by the contact
+  // stage, and the window's copies of them would be unchanged.
+  constexpr unsigned kFlowVelocity = kFlowVx | kFlowVy | kFlowVz;
+  constexpr unsigned kRead =
+      kHeight | kPlasticSinkage | kShearX | kShearY | kFlowVelocity | kDisplaced | kInContact;
+  constexpr unsigned kWritten = kHeight | kFlowVelocity | kFlowDepth | kDeposited | kDisplaced;
   NodeBlock& wb = work.window_block;
   resize_block(wb, box);
-  state.gather(wb);
+  state.gather(wb, kRead);
   fill_window(m, wb, work.contacts, work.window);
   if (m.method == FlowMethod::Fields) {
     // The Rankine angles of eq. 9-11 use the soil's friction angle.
@@ -211,8 +230,16 @@ void deform_window(const ScmModel& m, ScmState& state, const Footprint& box, dou
 
   // Height update (eq. 30). The cut V_zeta / A_grid was already applied in the contact stage (the
   // window's heights are after the cut), so only the deposits are added here.
+  // The same pass also looks for a non-finite node state (before erosion, which would spread a
+  // NaN): a value is non-finite exactly when its exponent bits are all ones, a test that needs
+  // no branch; check_finite then names the first such node and the step.
   const FlowWindow& w = work.window;
   const double area = m.node_area_m2();
+  std::uint64_t non_finite = 0;
+  const auto bad = [](double x) {
+    constexpr std::uint64_t kExponent = 0x7ff0000000000000ULL;
+    return static_cast<std::uint64_t>((std::bit_cast<std::uint64_t>(x) & kExponent) == kExponent);
+  };
   for (std::size_t k = 0; k < wb.size(); ++k) {
     wb.displaced_m3[k] = w.displaced_volume_m3[k];
     wb.height_m[k] += w.deposited_volume_m3[k] / area;
@@ -222,16 +249,17 @@ void deform_window(const ScmModel& m, ScmState& state, const Footprint& box, dou
     wb.flow_vy[k] = w.flow_velocity_W[k].y();
     wb.flow_vz[k] = w.flow_velocity_W[k].z();
     report.deposited_volume_m3 += w.deposited_volume_m3[k];
+    non_finite |= bad(wb.height_m[k]) | bad(wb.plastic_sinkage_m[k]) | bad(wb.shear_x_m[k]) |
+                  bad(wb.shear_y_m[k]) | bad(wb.flow_vx[k]) | bad(wb.flow_vy[k]) |
+                  bad(wb.flow_vz[k]) | bad(wb.flow_depth_m[k]);
   }
   report.window_nodes += static_cast<int>(wb.size());
-
-  // Finite check (before erosion, which would spread a NaN), naming the node and step.
-  check_finite(wb, step_number);
+  if (non_finite != 0) check_finite(wb, step_number);
 
   // Erosion of the nodes not in contact to the angle of repose (keeps finite heights finite).
   report.erosion_updates =
       std::max(report.erosion_updates, erode_window(m, wb, work.erosion_scratch));
-  state.scatter(wb);
+  state.scatter(wb, kWritten);
 }
 
 }  // namespace

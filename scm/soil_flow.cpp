@@ -20,6 +20,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -46,9 +47,12 @@ struct ChordValue {
 
 /// A chord's values resampled at evenly spaced relative distances rho = m / M, m = 0..M, so
 /// that the interpolation of Fig. 5 finds its place on a chord without searching or branching.
-struct TableValue {
-  double deposit, flow, depth, tx, ty, tz;
+struct alignas(64) TableValue {
+  // deposit, flow, depth, tx, ty, tz, then two zeros: eight doubles, one cache line and one
+  // AVX-512 register, so that sampling a chord is one vector operation per table entry.
+  std::array<double, 8> v;
 };
+enum TableField : int { kDeposit, kFlow, kDepth, kTx, kTy, kTz };
 
 /// Chord k's resampled table and length, in one place for the interpolation's inner loop.
 struct ChordTable {
@@ -60,14 +64,18 @@ struct ChordTable {
 
 /// The chords of one field, flattened: chord k's nodes are [begin[k], begin[k + 1]).
 struct ChordSet {
-  std::vector<ChordNode> scratch;
+  std::vector<double> alpha;  ///< alpha per chord (eq. 3)
+  ChordBatch batch;
   std::vector<int> begin;
   std::vector<double> length;     ///< l_C per chord
   std::vector<double> direction;  ///< f_C per chord (eq. 17)
   std::vector<int> end_di, end_dj;
   std::vector<ChordValue> values;
+  std::vector<double> lane_length;           ///< l_C per lane of the batch (1 on idle lanes)
+  std::vector<double> fbar, inv_gap;         ///< eq. 18 and 1 / node gap, in the batch's layout
   std::vector<int> table_begin, table_size;  ///< chord k's table: M = table_size[k] intervals
   std::vector<TableValue> table;
+  std::vector<double> sample_distance;   ///< resample_chord's scratch
   std::vector<ChordTable> chords;        ///< what the interpolation reads per chord
   std::vector<int> sector_empty;         ///< 1 where chords k and k + 1 both have f_C = 0
   std::vector<int> row_a, row_in_field;  ///< per node of a row: chord a, whether in the field
@@ -157,6 +165,7 @@ struct Workspace {
   OffsetTable offsets;
   std::vector<double> depth_times_flow;
   std::vector<double> flow_magnitude;
+  std::vector<double> load_sign;  ///< chord_load_sign of the window (eq. 12)
 };
 
 int floor_div(int a, int b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0); }
@@ -300,19 +309,24 @@ void validate(const FlowParameters& p, double dt_s, const FlowWindow& w) {
 
 /// Resamples chord k (nodes [b, e) of set.values) at M + 1 relative distances into table.
 void resample_chord(const std::vector<ChordValue>& values, int b, int e, int M,
-                    std::vector<TableValue>& table) {
+                    std::vector<double>& sample_distance, std::vector<TableValue>& table) {
   const double l_C = values[static_cast<std::size_t>(e - 1)].distance;
+  // The sample distances first, in SIMD lanes: a division each, off the walk below.
+  sample_distance.resize(static_cast<std::size_t>(M) + 1);
+  double* ls = sample_distance.data();
+#pragma omp simd
+  for (int m = 0; m <= M; ++m) ls[m] = l_C * static_cast<double>(m) / static_cast<double>(M);
   int n = b;
   for (int m = 0; m <= M; ++m) {
-    const double l = l_C * static_cast<double>(m) / static_cast<double>(M);
+    const double l = ls[m];
     while (n + 1 < e - 1 && values[static_cast<std::size_t>(n) + 1].distance <= l) ++n;
     const ChordValue& lo = values[static_cast<std::size_t>(n)];
     const ChordValue& hi = values[static_cast<std::size_t>(std::min(n + 1, e - 1))];
     const double t = &hi == &lo ? 0.0 : std::clamp((l - lo.distance) * lo.inv_gap, 0.0, 1.0);
     const double u = 1.0 - t;
-    table.push_back({u * lo.deposit + t * hi.deposit, u * lo.flow + t * hi.flow,
-                     u * lo.depth + t * hi.depth, u * lo.tx + t * hi.tx, u * lo.ty + t * hi.ty,
-                     u * lo.tz + t * hi.tz});
+    table.push_back(
+        {{u * lo.deposit + t * hi.deposit, u * lo.flow + t * hi.flow, u * lo.depth + t * hi.depth,
+          u * lo.tx + t * hi.tx, u * lo.ty + t * hi.ty, u * lo.tz + t * hi.tz, 0.0, 0.0}});
   }
 }
 
@@ -324,20 +338,17 @@ inline void accumulate_sample(const ChordTable& chord, double rho, double weight
   const TableValue& lo = chord.values[m];
   const TableValue& hi = chord.values[m + 1];
   const double wl = weight * (1.0 - t), wh = weight * t;
-  acc.deposit += wl * lo.deposit + wh * hi.deposit;
-  acc.flow += wl * lo.flow + wh * hi.flow;
-  acc.depth += wl * lo.depth + wh * hi.depth;
-  acc.tx += wl * lo.tx + wh * hi.tx;
-  acc.ty += wl * lo.ty + wh * hi.ty;
-  acc.tz += wl * lo.tz + wh * hi.tz;
+  // Per value the same operations as one at a time (the padding lanes add zeros).
+#pragma omp simd
+  for (std::size_t f = 0; f < acc.v.size(); ++f) acc.v[f] += wl * lo.v[f] + wh * hi.v[f];
 }
 
 /// Builds source's chords (eq. 3-21) and interpolates them onto the grid (Fig. 5) into field,
 /// with the scale that normalises it to the source's displaced volume (eq. 22-23). With
 /// lattice.stride c > 1 only the lattice's nodes (global indices multiples of c) are evaluated.
-void local_field(const FlowParameters& p, const FlowWindow& w, double reach_m,
-                 const OffsetTable& offsets, const Lattice& lattice, const Source& source,
-                 ChordSet& set, Field& field) {
+void local_field(const FlowParameters& p, const FlowWindow& w, const double* load_sign,
+                 double reach_m, const OffsetTable& offsets, const Lattice& lattice,
+                 const Source& source, ChordSet& set, Field& field) {
   const int n_c = p.chord_count;
   const double cell = w.cell_size_m;
   const int ic = source.ic, jc = source.jc;
@@ -353,47 +364,85 @@ void local_field(const FlowParameters& p, const FlowWindow& w, double reach_m,
   set.end_dj.clear();
   set.values.clear();
 
+  // Eq. 3: the chord directions; eq. 5-16: all chords of the field at once (build_chords).
+  set.alpha.resize(static_cast<std::size_t>(n_c));
+  for (int k = 0; k < n_c; ++k)
+    set.alpha[static_cast<std::size_t>(k)] = spacing * static_cast<double>(k) + alpha_rnd;
+  build_chords(p, w, load_sign, ic, jc, v_c, set.alpha.data(), n_c, reach_m, set.batch);
+  const ChordBatch& batch = set.batch;
+  const auto lanes = static_cast<std::size_t>(batch.lanes);
+
+  // Per chord: its length l_C, end node and direction weight f_C (eq. 17).
   double longest = 0.0;
+  int most_nodes = 1;
+  set.lane_length.assign(lanes, 1.0);
   for (int k = 0; k < n_c; ++k) {
-    const double alpha = spacing * static_cast<double>(k) + alpha_rnd;  // eq. 3
-    const Vec3 e_C = chord_direction(alpha);                            // eq. 4
-    build_chord(p, w, ic, jc, v_c, alpha, reach_m, set.scratch);
-    const double l_C = set.scratch.back().distance_m;
+    const auto ku = static_cast<std::size_t>(k);
+    const Vec3 e_C(batch.e_x[ku], batch.e_y[ku], 0.0);  // eq. 4
+    const std::size_t last = static_cast<std::size_t>(batch.count[ku] - 1) * lanes + ku;
+    const double l_C = batch.distance_m[last];
     longest = std::max(longest, l_C);
+    most_nodes = std::max(most_nodes, batch.count[ku]);
+    set.lane_length[ku] = l_C;
     set.length.push_back(l_C);
     set.direction.push_back(chord_direction_weight(v_c, e_C, p.psi_angle));
-    set.end_di.push_back(set.scratch.back().di);
-    set.end_dj.push_back(set.scratch.back().dj);
-    for (const ChordNode& node : set.scratch) {
-      // Eq. 18 (reconstructed: l_s / l_C, the relative distance, see docs) and eq. 21.
-      const double rel = l_C > 0.0 ? node.distance_m / l_C : 1.0;
-      const double fbar = p.psi_distance == 2.0 ? rel * rel : std::pow(rel, p.psi_distance);
-      const double c = node.cos_angle;
-      set.values.push_back({node.distance_m, 0.0, fbar, 0.0, node.flow_depth_m, c * e_C.x(),
-                            c * e_C.y(), node.sin_angle});
-    }
-    set.begin.push_back(static_cast<int>(set.values.size()));
+    set.end_di.push_back(batch.di[last]);
+    set.end_dj.push_back(batch.dj[last]);
   }
-
   // f_C can vanish for every chord only through underflow (psi_angle huge); then no direction is
   // preferred.
   if (!(*std::max_element(set.direction.begin(), set.direction.end()) > 0.0)) {
     std::fill(set.direction.begin(), set.direction.end(), 1.0);
   }
-  // Eq. 19: f_s = f_C * fbar_s; eq. 20: s_s(i) = sum of f_s beyond i.
-  for (int k = 0; k < n_c; ++k) {
-    const double f_C = set.direction[static_cast<std::size_t>(k)];
-    double beyond = 0.0;
-    const int last = set.begin[static_cast<std::size_t>(k) + 1] - 1;
-    for (int n = last; n >= set.begin[static_cast<std::size_t>(k)]; --n) {
-      ChordValue& v = set.values[static_cast<std::size_t>(n)];
-      v.inv_gap = n < last
-                      ? 1.0 / (set.values[static_cast<std::size_t>(n) + 1].distance - v.distance)
-                      : 0.0;
-      v.deposit *= f_C;
-      v.flow = beyond;
-      beyond += v.deposit;
+
+  // Eq. 18 (reconstructed: l_s / l_C, the relative distance, see docs) and the inverse node gaps
+  // of the chords' linear interpolation, for all chords in SIMD lanes (node m of chord c at
+  // m * lanes + c, as in the batch; entries past a chord's end are not read).
+  const std::size_t entries = static_cast<std::size_t>(most_nodes) * lanes;
+  set.fbar.resize(entries);
+  set.inv_gap.resize(entries);
+  const double* chord_distance = batch.distance_m.data();
+  const double* lane_length = set.lane_length.data();
+  const int* chord_nodes = batch.count.data();
+  for (int m = 0; m < most_nodes; ++m) {
+    const std::size_t row = static_cast<std::size_t>(m) * lanes;
+    const bool has_next_row = m + 1 < most_nodes;
+    double* fbar = set.fbar.data() + row;
+    double* inv_gap = set.inv_gap.data() + row;
+#pragma omp simd
+    for (std::size_t c = 0; c < lanes; ++c) {
+      const double l = chord_distance[row + c];
+      const double rel = lane_length[c] > 0.0 ? l / lane_length[c] : 1.0;
+      fbar[c] = rel * rel;
+      const bool inner = has_next_row && m + 1 < chord_nodes[c];
+      inv_gap[c] = inner ? 1.0 / (chord_distance[row + (has_next_row ? lanes : 0) + c] - l) : 0.0;
     }
+    if (p.psi_distance != 2.0) {
+      for (std::size_t c = 0; c < lanes; ++c) {
+        const double rel = lane_length[c] > 0.0 ? chord_distance[row + c] / lane_length[c] : 1.0;
+        fbar[c] = std::pow(rel, p.psi_distance);
+      }
+    }
+  }
+
+  // Eq. 19: f_s = f_C * fbar_s; eq. 20: s_s(i) = sum of f_s beyond i; eq. 21: t_s.
+  for (int k = 0; k < n_c; ++k) {
+    const auto ku = static_cast<std::size_t>(k);
+    const double f_C = set.direction[ku];
+    const double e_x = batch.e_x[ku], e_y = batch.e_y[ku];
+    const std::size_t first = set.values.size();
+    set.values.resize(first + static_cast<std::size_t>(batch.count[ku]));
+    double beyond = 0.0;
+    for (int n = batch.count[ku] - 1; n >= 0; --n) {
+      const std::size_t e = static_cast<std::size_t>(n) * lanes + ku;
+      const double deposit = set.fbar[e] * f_C;
+      const double c = batch.cos_angle[e];
+      set.values[first + static_cast<std::size_t>(n)] = {
+          batch.distance_m[e],   set.inv_gap[e], deposit, beyond,
+          batch.flow_depth_m[e], c * e_x,        c * e_y, batch.sin_angle[e]};
+      beyond += deposit;
+    }
+    set.begin.push_back(static_cast<int>(set.values.size()));
   }
 
   set.table_begin.clear();
@@ -405,7 +454,7 @@ void local_field(const FlowParameters& p, const FlowWindow& w, double reach_m,
     const int M = std::max(2 * (e - b - 1), 1);  // twice the chord's node spacing
     set.table_begin.push_back(static_cast<int>(set.table.size()));
     set.table_size.push_back(M);
-    resample_chord(set.values, b, e, M, set.table);
+    resample_chord(set.values, b, e, M, set.sample_distance, set.table);
   }
   set.chords.clear();
   set.sector_empty.clear();
@@ -469,9 +518,12 @@ void local_field(const FlowParameters& p, const FlowWindow& w, double reach_m,
   const double* distance = offsets.distance_m.data();
   const double* angle = offsets.angle_rad.data();
   double total = 0.0;
-  for (int j = j_lo; j <= j_hi; ++j) {
+  // Row j is a lattice row when (j - first_j) mod stride is 0; the phase is kept as j advances
+  // (an integer division per row was a visible part of this loop).
+  int phase = floor_mod(j_lo - lattice.first_j, stride);
+  for (int j = j_lo; j <= j_hi; ++j, phase = phase + 1 == stride ? 0 : phase + 1) {
     field.row_begin[static_cast<std::size_t>(j - j_lo)] = static_cast<std::uint32_t>(used);
-    if (stride > 1 && floor_mod(j - lattice.first_j, stride) != 0) continue;
+    if (phase != 0) continue;
     // The disc's half chord in this row, one node wider than needed: the test on r below
     // decides, this only saves visiting nodes that are certainly outside.
     const double dj = static_cast<double>(j - jc);
@@ -520,18 +572,18 @@ void local_field(const FlowParameters& p, const FlowWindow& w, double reach_m,
       const int a = row_a[n];
       const int b = a + 1 == n_c ? 0 : a + 1;
       const double w_b = row_w_b[n], rho = row_rho[n];
-      TableValue s{0, 0, 0, 0, 0, 0};
+      TableValue s{};
       accumulate_sample(chords[a], rho, 1.0 - w_b, s);
       accumulate_sample(chords[b], rho, w_b, s);
       node_out[used] = row_node + static_cast<std::uint32_t>(i_first + n * stride);
-      deposit_out[used] = s.deposit;
-      qx_out[used] = s.tx;
-      qy_out[used] = s.ty;
-      qz_out[used] = s.tz;
-      flow_out[used] = s.flow;
-      depth_out[used] = s.depth;
+      deposit_out[used] = s.v[kDeposit];
+      qx_out[used] = s.v[kTx];
+      qy_out[used] = s.v[kTy];
+      qz_out[used] = s.v[kTz];
+      flow_out[used] = s.v[kFlow];
+      depth_out[used] = s.v[kDepth];
       ++used;
-      total += s.deposit;
+      total += s.v[kDeposit];
     }
   }
   field.row_begin[static_cast<std::size_t>(field.rows)] = static_cast<std::uint32_t>(used);
@@ -690,6 +742,8 @@ void flow_by_local_fields(const FlowParameters& params, double dt_s, FlowWindow&
   ws.offsets.build(window.cell_size_m,
                    static_cast<int>(std::ceil(reach_m / window.cell_size_m)) + 1);
   const OffsetTable& offsets = ws.offsets;
+  chord_load_sign(window, ws.load_sign);
+  const double* load_sign = ws.load_sign.data();
   build_lattice(window, stride, ws.lattice);
   const Lattice& lattice = ws.lattice;
   // Threads only for calls with enough work (FlowParameters::parallel_min_contributions): the
@@ -705,8 +759,8 @@ void flow_by_local_fields(const FlowParameters& params, double dt_s, FlowWindow&
 #pragma omp parallel for schedule(dynamic, 1) if (parallel && sources > 1)
   for (int s = 0; s < sources; ++s) {
     thread_local ChordSet set;
-    local_field(params, window, reach_m, offsets, lattice, source_list[static_cast<std::size_t>(s)],
-                set, fields[static_cast<std::size_t>(s)]);
+    local_field(params, window, load_sign, reach_m, offsets, lattice,
+                source_list[static_cast<std::size_t>(s)], set, fields[static_cast<std::size_t>(s)]);
   }
 
   // Superposition (eq. 24-25 and the sums of eq. 27) and eq. 27-29, each thread on its own band
@@ -740,15 +794,13 @@ void flow_by_local_fields(const FlowParameters& params, double dt_s, FlowWindow&
         static_cast<int>(static_cast<long long>(window.ny) * (thread + 1) / threads);
     const std::size_t k_begin = static_cast<std::size_t>(row_begin) * nx;
     const std::size_t k_end = static_cast<std::size_t>(row_end) * nx;
-    std::fill(deposited + k_begin, deposited + k_end, 0.0);
-    std::fill(flow + 3 * k_begin, flow + 3 * k_end, 0.0);
-    std::fill(window.flow_depth_m.begin() + static_cast<std::ptrdiff_t>(k_begin),
-              window.flow_depth_m.begin() + static_cast<std::ptrdiff_t>(k_end), 0.0);
-    std::fill(window.flow_velocity_W.begin() + static_cast<std::ptrdiff_t>(k_begin),
-              window.flow_velocity_W.begin() + static_cast<std::ptrdiff_t>(k_end), Vec3::Zero());
-    std::fill(depth_times_flow + k_begin, depth_times_flow + k_end, 0.0);
-    std::fill(flow_magnitude + k_begin, flow_magnitude + k_end, 0.0);
+    // The sums start at 0 where fields are added to them: on the grid with stride 1, on the
+    // lattice otherwise (spread_rows then assigns every grid node of the band).
     if (stride == 1) {
+      std::fill(deposited + k_begin, deposited + k_end, 0.0);
+      std::fill(flow + 3 * k_begin, flow + 3 * k_end, 0.0);
+      std::fill(depth_times_flow + k_begin, depth_times_flow + k_end, 0.0);
+      std::fill(flow_magnitude + k_begin, flow_magnitude + k_end, 0.0);
       for (int s = 0; s < sources; ++s) {
         superpose_rows(fields[static_cast<std::size_t>(s)], FieldKind::All, row_begin, row_end, nx,
                        grid);
@@ -770,21 +822,27 @@ void flow_by_local_fields(const FlowParameters& params, double dt_s, FlowWindow&
       }
     }
 
-    // Eq. 27-29 per node.
+    // Eq. 27-29 per node (0 where no flow).
     for (std::size_t k = k_begin; k < k_end; ++k) {
       const double q_sum = flow_magnitude[k];
-      if (!(q_sum > 0.0)) continue;
-      const double h = depth_times_flow[k] / q_sum;
+      double h = 0.0;
+      Vec3 v = Vec3::Zero();
+      if (q_sum > 0.0) {
+        h = depth_times_flow[k] / q_sum;
+        const Vec3& q = window.volumetric_flow_W[k];
+        const double q_norm = q.norm();
+        if (q_norm > 0.0) {
+          // Eq. 28 (reconstructed): the cross-section of the dx x dy x h cell perpendicular to
+          // the flow direction n, taken as the norm of the face-area vector (dy h n_x, dx h n_y,
+          // dx dy n_z); exact for flow along an axis (dy h for flow along x, dx dy for vertical
+          // flow).
+          const Vec3 dir = q / q_norm;
+          const double area = Vec3(dy * h * dir.x(), dx * h * dir.y(), dx * dy * dir.z()).norm();
+          if (area > 0.0) v = q / (area * dt_s);  // eq. 29
+        }
+      }
       window.flow_depth_m[k] = h;
-      const Vec3& q = window.volumetric_flow_W[k];
-      const double q_norm = q.norm();
-      if (!(q_norm > 0.0)) continue;
-      // Eq. 28 (reconstructed): the cross-section of the dx x dy x h cell perpendicular to the
-      // flow direction n, taken as the norm of the face-area vector (dy h n_x, dx h n_y,
-      // dx dy n_z); exact for flow along an axis (dy h for flow along x, dx dy for vertical flow).
-      const Vec3 dir = q / q_norm;
-      const double area = Vec3(dy * h * dir.x(), dx * h * dir.y(), dx * dy * dir.z()).norm();
-      if (area > 0.0) window.flow_velocity_W[k] = q / (area * dt_s);  // eq. 29
+      window.flow_velocity_W[k] = v;
     }
   }
 }

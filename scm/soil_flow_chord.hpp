@@ -39,6 +39,41 @@ inline Vec3 chord_direction(double alpha_rad) {
 /// psi_angle sharpens the transition. For v_c = 0 every direction is equal: 1.
 double chord_direction_weight(const Vec3& contact_velocity_W, const Vec3& e_C, double psi_angle);
 
+/// The chords of one local field, built together, one chord per SIMD lane (build_chords). Chord c
+/// has count[c] nodes; its node k is entry k * lanes + c of the per-node arrays (node 0 is the
+/// displacing node). Vectors only grow (capacity reused between calls).
+struct ChordBatch {
+  int chords = 0;  ///< n_C
+  int lanes = 0;   ///< chords rounded up to the SIMD width; lanes past n_C are idle
+  int steps = 0;   ///< nodes per lane the walk may take (reach and window bound it)
+  std::vector<int> count;
+  std::vector<int> di, dj;             ///< offset from the displacing node [nodes]
+  std::vector<double> distance_m;      ///< l_s (eq. 5-6)
+  std::vector<double> failure_z_m;     ///< h_s (eq. 7)
+  std::vector<double> shear_length_m;  ///< s_s (eq. 8)
+  std::vector<double> angle_rad;       ///< gamma_s (eq. 11, 16)
+  std::vector<double> sin_angle, cos_angle;
+  std::vector<double> flow_depth_m;  ///< surface height minus h_s, clamped as in ChordNode
+  // Per lane: direction, walk and the state of the last node (internal to build_chords).
+  std::vector<double> e_x, e_y, minor_per_major;
+  std::vector<int> major_step, x_major, active;
+};
+
+/// Builds the chords of directions alpha_rad[0 .. n_C) from window node (ic, jc) with contact
+/// velocity contact_velocity_W into batch: the same walk and equations as build_chord, chord by
+/// chord, but all chords advance one node at a time together so that the per-node work (eq.
+/// 12-16 and the exp, sin and cos they need) runs in SIMD lanes. The exp, sin and cos are
+/// talus's own polynomial kernels (soil_flow_chord.cpp; within about 1 ulp of libm's, which cannot
+/// be vectorised; docs/soil_flow.md, Speed).
+/// load_sign: chord_load_sign(window), -1 at loaded nodes and +1 at free ones (eq. 12), made once
+/// per window (the lanes read it as doubles: a byte array does not vectorise).
+void build_chords(const FlowParameters& params, const FlowWindow& window, const double* load_sign,
+                  int ic, int jc, const Vec3& contact_velocity_W, const double* alpha_rad, int n_c,
+                  double reach_m, ChordBatch& batch);
+
+/// The sign of eq. 12 per window node for build_chords: -1 where window.in_contact, else +1.
+void chord_load_sign(const FlowWindow& window, std::vector<double>& load_sign);
+
 /// One node i_s of a chord: grid offset from the displacing node and the chord's state there.
 struct ChordNode {
   int di = 0;                 ///< offset along x [nodes]

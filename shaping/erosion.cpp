@@ -29,8 +29,6 @@
 namespace talus::shaping {
 namespace {
 
-/// Regions smaller than this run on one thread: below it the fork/join costs more than it saves.
-constexpr long kMinCellsForThreads = 4096;
 /// Each thread takes one block of rows, of at least this many rows.
 constexpr int kMinRowsPerBlock = 16;
 
@@ -305,7 +303,7 @@ Tally update_region(const HeightmapModel& m, HeightmapState& s, const CellBox& r
 
   const std::size_t W = static_cast<std::size_t>(sw.W);
   const long cells = static_cast<long>(sw.W) * sw.H;
-  const int threads = cells >= kMinCellsForThreads ? omp_get_max_threads() : 1;
+  const int threads = cells >= m.min_cells_for_threads ? omp_get_max_threads() : 1;
   const int blocks = threads == 1 ? 1 : std::clamp(sw.H / kMinRowsPerBlock, 1, threads);
   // Layout: 3 working rows per thread, then 2 halo rows per block boundary.
   const std::size_t needed = (3 * static_cast<std::size_t>(threads) + 2 * (blocks - 1)) * W;

@@ -30,6 +30,11 @@ struct HeightmapModel {
   /// Erosion stops when no pair's height difference exceeds the repose limit by more than this [m].
   double tolerance_m = 1e-9;
   int max_updates = 100000;  ///< erosion gives up (and says so) after this many updates
+  /// Not a model parameter (results are bit-identical either way): an erosion update uses
+  /// OpenMP threads only on regions of at least this many cells; below it the fork and join cost
+  /// more than they save (on a loaded machine a parallel region can wait a scheduler time slice
+  /// for its second thread).
+  long min_cells_for_threads = 4096;
 
   int cell_count() const { return nx * ny; }
   double cell_area_m2() const { return cell_size_m * cell_size_m; }
