@@ -18,6 +18,7 @@
 
 #include <random>
 
+#include "bench/pebbles_grid.hpp"
 #include "wrench/qp_solver.hpp"
 #include "wrench/rbf.hpp"
 #include "wrench/velocity_directions.hpp"
@@ -124,12 +125,7 @@ BENCHMARK(WrenchHull)
 // depth-scaled limit surface; D = 3 uses the direction sets, D = 6 random unit directions.
 WrenchDatabase bench_database(int m, int D) {
   WrenchDatabase db;
-  const double depths[] = {0.0, -0.015, -0.03, -0.045};
-  const double tilts[] = {-0.9, -0.6, -0.3, 0.0, 0.3, 0.6, 0.9};
-  db.configurations.resize(28, 2);
-  int row = 0;
-  for (const double d : depths)
-    for (const double t : tilts) db.configurations.row(row++) << d, t;
+  db.configurations = bench::pebbles_grid();
   std::mt19937 rng(5);
   if (D == 3) {
     db.velocity_directions = velocity_directions(m);

@@ -2,7 +2,11 @@
 // quadruped robots/quadruped/quadruped.xml (13 bodies, 12 revolute leg joints, 4 feet in contact),
 // against the target of 50 us per step (the paper: 0.343 s per step in Matlab, §IV-C4).
 //
-//   WrenchStepQuadruped        one step (W per foot per step: RBF prediction + qhull half-spaces)
+//   WrenchStepQuadruped/0      one step (W per foot per step: RBF prediction + qhull half-spaces)
+//                              on the synthetic database below, full mass (48 kg)
+//   WrenchStepQuadruped/1      the same on the shipped particle-tier database
+//                              data/wrench/pebbles.h5, the robot at mass_scale 0.25 as in
+//                              scenarios/wrench/quadruped.toml (the medium carries ~100 N per foot)
 //
 // Counters (microseconds per step, wall clock inside the step): mujoco_us (smooth dynamics,
 // Jacobians, M^-1 J^T, integration), prediction_us (contact detection, RBF prediction of W(theta)
@@ -29,8 +33,10 @@
 #include <cmath>
 #include <random>
 
+#include "bench/pebbles_grid.hpp"
 #include "wrench/velocity_directions.hpp"
 #include "wrench/wrench_contact_step.hpp"
+#include "wrench/wrench_database.hpp"
 #include "wrench/wrench_space_model.hpp"
 
 namespace talus::wrench {
@@ -38,12 +44,7 @@ namespace {
 
 WrenchDatabase synthetic_pebbles_database() {
   WrenchDatabase db;
-  const double depths[] = {0.0, -0.015, -0.03, -0.045};
-  const double tilts[] = {-0.9, -0.6, -0.3, 0.0, 0.3, 0.6, 0.9};
-  db.configurations.resize(28, 2);
-  int row = 0;
-  for (const double d : depths)
-    for (const double t : tilts) db.configurations.row(row++) << d, t;
+  db.configurations = bench::pebbles_grid();
   db.velocity_directions = velocity_directions(26);
   db.velocity_scale = Eigen::Vector3d(0.02, 0.02, 0.3);
   // Unit ellipsoid points opposite to the direction (resistance), scaled (200 N, 200 N, 20 N m)
@@ -64,12 +65,20 @@ WrenchDatabase synthetic_pebbles_database() {
 }
 
 void WrenchStepQuadruped(benchmark::State& state) {
+  const bool shipped = state.range(0) == 1;
   auto robot = robot::MujocoModel::load(TALUS_SOURCE_DIR "/robots/quadruped/quadruped.xml");
-  const WrenchSpaceModel predictor(synthetic_pebbles_database());
+  const double mass_scale = shipped ? 0.25 : 1.0;
+  for (int b = 0; b < robot.model()->nbody; ++b) {
+    robot.model()->body_mass[b] *= mass_scale;
+    for (int a = 0; a < 3; ++a) robot.model()->body_inertia[3 * b + a] *= mass_scale;
+  }
+  const WrenchSpaceModel predictor(shipped
+                                       ? load_database(TALUS_SOURCE_DIR "/data/wrench/pebbles.h5")
+                                       : synthetic_pebbles_database());
   WrenchStepModel model;
   for (const char* leg : {"fl", "fr", "hl", "hr"}) {
-    model.feet.push_back(
-        FootSpec{leg, std::string(leg) + "_bottom", Eigen::Vector3d(2.0, 2.0, 0.02).asDiagonal()});
+    model.feet.push_back(FootSpec{leg, std::string(leg) + "_bottom",
+                                  mass_scale * Eigen::Vector3d(2.0, 2.0, 0.02).asDiagonal()});
   }
   WrenchContactStep step(robot, predictor, model);
   mjData* d = robot.data();
@@ -111,7 +120,11 @@ void WrenchStepQuadruped(benchmark::State& state) {
   for (const FootContact& foot : step.state().feet) contacts += foot.in_contact;
   state.counters["contacts"] = contacts;
 }
-BENCHMARK(WrenchStepQuadruped)->Unit(benchmark::kMicrosecond);
+BENCHMARK(WrenchStepQuadruped)
+    ->ArgName("shipped_pebbles")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace talus::wrench

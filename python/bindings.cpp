@@ -34,6 +34,7 @@ using namespace talus::shaping;
 using namespace talus::python;
 
 void bind_particles(py::module_& m);  // python/bind_particles.cpp
+void bind_wrench(py::module_& m);     // python/bind_wrench.cpp
 
 namespace {
 
@@ -331,6 +332,7 @@ PYBIND11_MODULE(_talus, m) {
   m.def("letter_map", &letter_map, py::arg("letter"), "7x7 goal map of a letter (A, S, T, R).");
 
   bind_particles(m);
+  bind_wrench(m);
 
   // ---------------------------------------------------------------- scenarios
   m.def(

@@ -8,6 +8,7 @@
 #include "robot/robot_run.hpp"
 #include "scm/scm_scenario.hpp"
 #include "shaping/shaping_scenario.hpp"
+#include "wrench/wrench_scenario.hpp"
 
 namespace talus {
 
@@ -62,6 +63,7 @@ const std::array kTiers = {
     TierEntry{"scm", scm::check_scm, scm::run_scm},
     TierEntry{"particles", check_particles, run_particles},
     TierEntry{"robots", robot::check_robots, robot::run_robots},
+    TierEntry{"wrench", wrench::check_wrench, wrench::run_wrench},
 };
 
 const TierEntry& read_tier(const ScenarioTable& root) {

@@ -197,8 +197,11 @@ TEST(WrenchSpaceStep, ThetaOutsideTheSampledRangeIsClampedAndCounted) {
   step.step();
   const FootContact& foot = step.state().feet[0];
   EXPECT_TRUE(foot.clamped);
-  EXPECT_DOUBLE_EQ(foot.depth_m, -0.1);
-  EXPECT_DOUBLE_EQ(foot.tilt_rad, 1.0);
+  // The measured configuration is kept; the predictor got the clamped one.
+  EXPECT_NEAR(foot.depth_m, -0.15, 1e-12);
+  EXPECT_NEAR(foot.tilt_rad, 1.2, 1e-12);
+  EXPECT_DOUBLE_EQ(foot.theta[0], -0.1);
+  EXPECT_DOUBLE_EQ(foot.theta[1], 1.0);
   EXPECT_EQ(step.state().contact_queries, 1);
   EXPECT_EQ(step.state().clamped_queries, 1);
 }

@@ -148,8 +148,7 @@ void WrenchContactStep::detect_contacts() {
     const double depth = std::clamp(foot.depth_m, depth_range[0], depth_range[1]);
     const double tilt = std::clamp(phi, tilt_range[0], tilt_range[1]);
     foot.clamped = depth != foot.depth_m || tilt != foot.tilt_rad;
-    foot.depth_m = depth;
-    foot.tilt_rad = tilt;
+    foot.theta = Eigen::Vector2d(depth, tilt);
     ++state_.contact_queries;
     if (foot.clamped) ++state_.clamped_queries;
     contacts_.push_back(static_cast<int>(f));
@@ -163,7 +162,7 @@ void WrenchContactStep::predict_wrench_sets() {
   qp_.sets.resize(contacts_.size());
   for (size_t i = 0; i < contacts_.size(); ++i) {
     const FootContact& foot = state_.feet[static_cast<size_t>(contacts_[i])];
-    const Eigen::Vector2d theta(foot.depth_m, foot.tilt_rad);
+    const Eigen::Vector2d& theta = foot.theta;
     const Eigen::Matrix3d T_WC = planar_wrench_rotation(foot.slope_rad);
     qp_.sets[i] = rotate_halfspaces(
         predictor_.tracked_feasible_set(theta, hulls_[static_cast<size_t>(contacts_[i])]), T_WC);

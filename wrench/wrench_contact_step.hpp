@@ -56,9 +56,12 @@ struct WrenchStepModel {
 /// One foot at one step.
 struct FootContact {
   bool in_contact = false;
-  double depth_m = 0.0;    ///< d: signed distance of p_center from the surface (< 0 below) [m]
-  double tilt_rad = 0.0;   ///< phi: foot axis from the surface normal, + towards x_c [rad]
-  bool clamped = false;    ///< theta was outside the sampled range (or |phi| > pi/2)
+  double depth_m = 0.0;   ///< d: signed distance of p_center from the surface (< 0 below) [m]
+  double tilt_rad = 0.0;  ///< phi: foot axis from the surface normal, + towards x_c [rad]
+  bool clamped = false;   ///< theta was outside the sampled range (or |phi| > pi/2)
+  /// theta = (d, phi) given to the predictor: phi clamped to [-pi/2, pi/2], then both into the
+  /// sampled range (equal to (depth_m, tilt_rad) when not clamped).
+  Eigen::Vector2d theta = Eigen::Vector2d::Zero();
   double slope_rad = 0.0;  ///< surface tangent x_c from world +x towards +z [rad]
   Eigen::Vector2d p_WCenter = Eigen::Vector2d::Zero();  ///< p_center (x, z) [m]
   Eigen::Vector2d p_WR = Eigen::Vector2d::Zero();       ///< p_r (x, z) [m]

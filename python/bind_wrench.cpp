@@ -1,0 +1,225 @@
+// Python bindings of wrench/ (paper 000): load, import and save wrench-space databases (or
+// generate one by running an "acquire" scenario with talus.run_scenario), query W(theta) as the m
+// predicted wrenches or as half-spaces, and step a MuJoCo robot whose feet touch the medium
+// through the wrench-space contact step.
+
+#include <pybind11/eigen.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include "robot/mujoco_model.hpp"
+#include "wrench/wrench_contact_step.hpp"
+#include "wrench/wrench_database.hpp"
+#include "wrench/wrench_space_model.hpp"
+
+namespace py = pybind11;
+using namespace talus;
+using namespace talus::wrench;
+
+namespace {
+
+// (n, m, D) array of the database's wrenches (a copy: the database stores n matrices).
+py::array_t<double> wrench_array(const WrenchDatabase& db) {
+  const auto n = static_cast<py::ssize_t>(db.configuration_count());
+  const auto m = static_cast<py::ssize_t>(db.direction_count());
+  const auto d = static_cast<py::ssize_t>(db.wrench_dimension());
+  py::array_t<double> a({n, m, d});
+  auto w = a.mutable_unchecked<3>();
+  for (py::ssize_t j = 0; j < n; ++j) {
+    for (py::ssize_t i = 0; i < m; ++i) {
+      for (py::ssize_t c = 0; c < d; ++c)
+        w(j, i, c) = db.wrenches[static_cast<std::size_t>(j)](i, c);
+    }
+  }
+  return a;
+}
+
+void set_wrenches(WrenchDatabase& db, const py::array_t<double>& a) {
+  if (a.ndim() != 3) throw py::value_error("wrenches: expected an (n, m, D) array");
+  const auto w = a.unchecked<3>();
+  db.wrenches.assign(static_cast<std::size_t>(w.shape(0)), Eigen::MatrixXd(w.shape(1), w.shape(2)));
+  for (py::ssize_t j = 0; j < w.shape(0); ++j) {
+    for (py::ssize_t i = 0; i < w.shape(1); ++i) {
+      for (py::ssize_t c = 0; c < w.shape(2); ++c)
+        db.wrenches[static_cast<std::size_t>(j)](i, c) = w(j, i, c);
+    }
+  }
+}
+
+py::dict halfspaces_dict(const HalfSpaces& h) {
+  py::dict d;
+  d["A"] = h.A;
+  d["b"] = h.b;
+  d["A_eq"] = h.A_eq;
+  d["b_eq"] = h.b_eq;
+  d["affine_dimension"] = h.affine_dimension;
+  return d;
+}
+
+py::dict cv_dict(const CrossValidationError& e) {
+  py::dict d;
+  d["folds"] = e.folds;
+  d["points"] = e.points;
+  d["rms"] = e.rms;
+  d["max"] = e.max;
+  d["relative_rms"] = e.relative;
+  return d;
+}
+
+}  // namespace
+
+void bind_wrench(py::module_& m) {
+  py::register_exception<DatabaseError>(m, "WrenchDatabaseError", PyExc_ValueError);
+  py::register_exception<WrenchStepError>(m, "WrenchStepError", PyExc_RuntimeError);
+
+  py::class_<MediumDescription>(m, "Medium", "What a wrench-space database was measured in.")
+      .def(py::init([](std::string name, double grain_radius_m, double density_kg_m3,
+                       double friction, std::string source) {
+             return MediumDescription{std::move(name), grain_radius_m, density_kg_m3, friction,
+                                      std::move(source)};
+           }),
+           py::arg("name"), py::arg("grain_radius_m"), py::arg("density_kg_m3"),
+           py::arg("friction"), py::arg("source") = "")
+      .def_readwrite("name", &MediumDescription::name)
+      .def_readwrite("grain_radius_m", &MediumDescription::grain_radius_m)
+      .def_readwrite("density_kg_m3", &MediumDescription::density_kg_m3)
+      .def_readwrite("friction", &MediumDescription::friction)
+      .def_readwrite("source", &MediumDescription::source);
+
+  py::class_<WrenchDatabase>(
+      m, "WrenchDatabase",
+      "Configurations theta = (depth d [m], tilt phi [rad]), m unit velocity directions with their "
+      "per-axis scale, and the (n, m, D) wrenches in F_r (planar D = 3: f_x, f_z, tau_y).")
+      .def(py::init<>())
+      .def_readwrite("configurations", &WrenchDatabase::configurations)
+      .def_readwrite("velocity_directions", &WrenchDatabase::velocity_directions)
+      .def_readwrite("velocity_scale", &WrenchDatabase::velocity_scale)
+      .def_readwrite("reference_point_m", &WrenchDatabase::reference_point_m)
+      .def_readwrite("medium", &WrenchDatabase::medium)
+      .def_property("wrenches", &wrench_array, &set_wrenches)
+      .def_property_readonly("configuration_count", &WrenchDatabase::configuration_count)
+      .def_property_readonly("direction_count", &WrenchDatabase::direction_count)
+      .def_property_readonly("wrench_dimension", &WrenchDatabase::wrench_dimension)
+      .def(
+          "validate", [](const WrenchDatabase& db) { db.validate("database"); },
+          "Raises WrenchDatabaseError naming the field when shapes or values are inconsistent.")
+      .def(
+          "save",
+          [](const WrenchDatabase& db, const std::filesystem::path& p) { save_database(db, p); },
+          py::arg("path"), "Writes the HDF5 file (docs/wrench_space.md §4), validated first.");
+
+  m.def("load_wrench_database", &load_database, py::arg("path"),
+        "Reads and validates an HDF5 wrench-space database; errors name the file and dataset.");
+  m.def("import_wrench_csv", &import_csv, py::arg("path"), py::arg("medium"),
+        py::arg("velocity_scale"), py::arg("reference_point_m") = Eigen::Vector3d(0, 0, 0.25),
+        "Imports force/torque-sensor runs from CSV (header depth_m,tilt_rad,v_x,v_z,omega_y,f_x,"
+        "f_z,tau_y); errors read file:line.");
+
+  py::class_<WrenchSpaceModel>(
+      m, "WrenchSpace",
+      "W(theta) learned from a database: one thin-plate spline per extreme wrench; queries outside "
+      "the sampled range are clamped and counted.")
+      .def(
+          py::init([](const WrenchDatabase& db) { return std::make_unique<WrenchSpaceModel>(db); }),
+          py::arg("database"))
+      .def(py::init([](const std::filesystem::path& p) {
+             return std::make_unique<WrenchSpaceModel>(load_database(p));
+           }),
+           py::arg("path"))
+      .def_property_readonly("database", &WrenchSpaceModel::database,
+                             py::return_value_policy::reference_internal)
+      .def_property_readonly("depth_range", &WrenchSpaceModel::depth_range)
+      .def_property_readonly("tilt_range", &WrenchSpaceModel::tilt_range)
+      .def_property_readonly("clamped_queries", &WrenchSpaceModel::clamped_queries)
+      .def(
+          "predict_wrenches",
+          [](const WrenchSpaceModel& s, double depth, double tilt) {
+            return s.predict_wrenches(Eigen::Vector2d(depth, tilt));
+          },
+          py::arg("depth_m"), py::arg("tilt_rad"), "The m predicted extreme wrenches, (m, D).")
+      .def(
+          "feasible_set",
+          [](const WrenchSpaceModel& s, double depth, double tilt) {
+            return halfspaces_dict(s.feasible_set(Eigen::Vector2d(depth, tilt)));
+          },
+          py::arg("depth_m"), py::arg("tilt_rad"),
+          "W(theta) as half-spaces: dict A, b (A w <= b, unit rows), A_eq, b_eq.")
+      .def(
+          "contains",
+          [](const WrenchSpaceModel& s, double depth, double tilt, const Eigen::VectorXd& w,
+             double tol) { return s.feasible_set(Eigen::Vector2d(depth, tilt)).contains(w, tol); },
+          py::arg("depth_m"), py::arg("tilt_rad"), py::arg("wrench"), py::arg("tol") = 1e-9)
+      .def(
+          "concavity",
+          [](const WrenchSpaceModel& s) {
+            const ConcavitySummary c = s.concavity_table();
+            py::list rows;
+            for (const ConfigurationConcavity& r : c.per_configuration) {
+              rows.append(py::make_tuple(r.depth_m, r.tilt_rad, r.concavity));
+            }
+            py::dict d;
+            d["mean"] = c.mean;
+            d["worst"] = c.worst;
+            d["per_configuration"] = rows;
+            return d;
+          },
+          "Paper 000 §IV-B concavity: mean, worst and (depth, tilt, concavity) per configuration.")
+      .def(
+          "cross_validation",
+          [](const WrenchSpaceModel& s, int folds, bool quadratic) {
+            return cv_dict(quadratic ? s.cross_validation_quadratic(folds)
+                                     : s.cross_validation(folds));
+          },
+          py::arg("folds") = 5, py::arg("quadratic") = false,
+          "k-fold cross validation of the thin-plate spline (or the quadratic comparison).");
+
+  py::class_<WrenchContactStep>(
+      m, "WrenchContactStep",
+      "Steps a planar MuJoCo robot whose feet touch a medium through W(theta) and the "
+      "maximum-dissipation QP (paper 000 eq. 2). feet: list of (name, site, granular_inertia "
+      "[kg, kg, kg m^2]); terrain: slope_rad or terrain_points_m [[x, z], ...].")
+      .def(py::init(
+               [](robot::MujocoModel& robot, const WrenchSpaceModel& space,
+                  const std::vector<std::tuple<std::string, std::string, Eigen::Vector3d>>& feet,
+                  double slope_rad, const std::vector<Eigen::Vector2d>& terrain_points_m) {
+                 WrenchStepModel model;
+                 for (const auto& [name, site, mg] : feet) {
+                   model.feet.push_back(FootSpec{name, site, mg.asDiagonal()});
+                 }
+                 model.terrain = terrain_points_m.empty()
+                                     ? TerrainProfile::plane(slope_rad)
+                                     : TerrainProfile(terrain_points_m, "terrain_points_m");
+                 return std::make_unique<WrenchContactStep>(robot, space, std::move(model));
+               }),
+           py::arg("robot"), py::arg("space"), py::arg("feet"), py::arg("slope_rad") = 0.0,
+           py::arg("terrain_points_m") = std::vector<Eigen::Vector2d>{}, py::keep_alive<1, 2>(),
+           py::keep_alive<1, 3>())
+      .def("step", &WrenchContactStep::step, "Advances by MuJoCo's time step.")
+      .def_property_readonly("time_step_s", &WrenchContactStep::time_step_s)
+      .def_property_readonly("steps", [](const WrenchContactStep& s) { return s.state().steps; })
+      .def_property_readonly("clamped_queries",
+                             [](const WrenchContactStep& s) { return s.state().clamped_queries; })
+      .def_property_readonly(
+          "feet",
+          [](const WrenchContactStep& s) {
+            py::list out;
+            for (const FootContact& f : s.state().feet) {
+              py::dict d;
+              d["in_contact"] = f.in_contact;
+              d["depth_m"] = f.depth_m;
+              d["tilt_rad"] = f.tilt_rad;
+              d["clamped"] = f.clamped;
+              d["theta"] = f.theta;
+              d["p_WCenter"] = f.p_WCenter;
+              d["p_WR"] = f.p_WR;
+              d["wrench_W"] = f.wrench_W;
+              out.append(d);
+            }
+            return out;
+          },
+          "Per foot, this step's contact: in_contact, depth_m, tilt_rad (measured), clamped, theta "
+          "(the clamped (d, phi) W was predicted at), p_WCenter (x, "
+          "z), p_WR, wrench_W (f_x, f_z, tau_y about p_r, world axes).");
+}

@@ -1,0 +1,211 @@
+// The wrench tier's robot scenarios (issue 6): foot_drop, quadruped and foot_accuracy run end to
+// end on synthetic databases written by the test (ellipsoids growing with depth: the tests check
+// the scenarios' mechanics and outputs, not a medium), and their bad input.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/scenario_file.hpp"
+#include "runner/run_scenario.hpp"
+#include "wrench/velocity_directions.hpp"
+#include "wrench/wrench_database.hpp"
+
+namespace talus::wrench {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TempDir {
+  fs::path path =
+      fs::temp_directory_path() / ("talus_wrench_scenarios_" + std::to_string(::getpid()));
+  TempDir() { fs::create_directories(path); }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+// W(theta): the unit sphere's 26 cube directions opposing motion, (f_x, f_z, tau_y) scaled by
+// (shear x force, force, force / 10) x depth / 4.5 cm, lifted by a third of a unit in f_z.
+void write_synthetic_database(const fs::path& file, double force_N, double shear = 1.0) {
+  WrenchDatabase db;
+  const double depths[] = {0.0, -0.015, -0.03, -0.045, -0.06};
+  const double tilts[] = {-0.6, -0.3, 0.0, 0.3, 0.6};
+  db.configurations.resize(25, 2);
+  int row = 0;
+  for (const double d : depths) {
+    for (const double t : tilts) db.configurations.row(row++) << d, t;
+  }
+  db.velocity_directions = velocity_directions(26);
+  db.velocity_scale = (Eigen::VectorXd(3) << 0.02, 0.02, 0.3).finished();
+  Eigen::MatrixXd surface = -db.velocity_directions;
+  surface.col(0) *= shear;
+  surface.col(2) *= 0.1;
+  surface.col(1).array() += 0.33;
+  for (int j = 0; j < 25; ++j) {
+    db.wrenches.push_back(force_N * (-db.configurations(j, 0) / 0.045) * surface);
+  }
+  db.medium = MediumDescription{"synthetic", 0.004, 2600.0, 0.6, "test_wrench_scenarios"};
+  save_database(db, file);
+}
+
+std::string foot_drop(const fs::path& db, const std::string& extra_case = "") {
+  return "[scenario]\nname = \"drop\"\ntier = \"wrench\"\nkind = \"foot_drop\"\n"
+         "[robot]\nmodel = \"" +
+         (fs::path(TALUS_SOURCE_DIR) / "robots/paper_foot/paper_foot.xml").string() +
+         "\"\nbody = \"foot\"\nfeet = [\"bottom\"]\n"
+         "granular_inertia = [14.714, 14.714, 0.122]\n"
+         "[simulation]\nduration_s = 1.5\n"
+         "[[case]]\nname = \"upright\"\ndatabase = \"" +
+         db.string() + "\"\ninitial_joints = [\"z\"]\ninitial_values = [0.01]\n" + extra_case;
+}
+
+TEST(WrenchScenarios, FootDroppedUprightOnFlatGroundComesToRestUpright) {
+  TempDir tmp;
+  write_synthetic_database(tmp.path / "w.h5", 200.0);
+  const fs::path file = tmp.path / "drop.toml";
+  std::ofstream(file) << foot_drop(tmp.path / "w.h5");
+  EXPECT_EQ(check_scenario_file(file)["steps"], 1500);
+  const nlohmann::json s = run_scenario_file(file, tmp.path / "out", {});
+  for (const char* f : {"summary.json", "overview.png", "upright.png", "upright.csv"}) {
+    EXPECT_TRUE(fs::exists(tmp.path / "out" / f)) << f;
+  }
+  const nlohmann::json& c = s["cases"][0];
+  EXPECT_TRUE(c["body"]["at_rest"].get<bool>()) << c.dump(1);
+  EXPECT_LT(std::abs(c["body"]["final_pitch_rad"].get<double>()), 1e-6);
+  const nlohmann::json& foot = c["feet"]["bottom"];
+  // Sunk into the medium, within the sampled range, carrying the weight (7.357 kg).
+  EXPECT_LT(foot["final_depth_m"].get<double>(), 0.0);
+  EXPECT_GT(foot["final_depth_m"].get<double>(), -0.06);
+  EXPECT_NEAR(foot["final_wrench_W"][1].get<double>(), 7.357 * 9.81, 0.5);
+  EXPECT_EQ(c["clamped_queries"], 0);
+}
+
+TEST(WrenchScenarios, QuadrupedDroppedOnASlopeRestsHigherOnTheStifferMedium) {
+  TempDir tmp;
+  write_synthetic_database(tmp.path / "stiff.h5", 1200.0);
+  write_synthetic_database(tmp.path / "soft.h5", 600.0);
+  const fs::path file = tmp.path / "quad.toml";
+  std::string toml =
+      "[scenario]\nname = \"quad\"\ntier = \"wrench\"\nkind = \"quadruped\"\n"
+      "[robot]\nmodel = \"" +
+      (fs::path(TALUS_SOURCE_DIR) / "robots/quadruped/quadruped.xml").string() +
+      "\"\nbody = \"torso\"\nfeet = [\"fl_bottom\", \"fr_bottom\", \"hl_bottom\", "
+      "\"hr_bottom\"]\ngranular_inertia = [2.0, 2.0, 0.02]\n"
+      "[simulation]\nduration_s = 5.0\n";
+  for (const char* medium : {"stiff", "soft"}) {
+    toml += std::string("[[case]]\nname = \"") + medium + "\"\ndatabase = \"" +
+            (tmp.path / (std::string(medium) + ".h5")).string() +
+            "\"\nterrain_points_m = [[-3.0, 0.6], [0.5, 0.0], [4.0, 0.0]]\n"
+            "initial_joints = [\"root_x\", \"root_z\", \"root_pitch\"]\n"
+            "initial_values = [-1.8, 0.4243, 0.1701]\n";
+  }
+  std::ofstream(file) << toml;
+  const nlohmann::json s = run_scenario_file(file, tmp.path / "out", {});
+  const nlohmann::json& stiff = s["cases"][0]["body"];
+  const nlohmann::json& soft = s["cases"][1]["body"];
+  // Both media hold it on the 0.17 rad slope (their shear strength is as large as the normal
+  // one); it comes to rest higher (less sunk) on the stiffer medium.
+  EXPECT_TRUE(stiff["at_rest"].get<bool>()) << stiff.dump(1);
+  EXPECT_TRUE(soft["at_rest"].get<bool>()) << soft.dump(1);
+  const double sink_stiff = s["cases"][0]["feet"]["hl_bottom"]["final_depth_m"];
+  const double sink_soft = s["cases"][1]["feet"]["hl_bottom"]["final_depth_m"];
+  EXPECT_GT(sink_stiff, sink_soft);
+  EXPECT_LT(sink_soft, 0.0);
+}
+
+TEST(WrenchScenarios, BadRobotScenarioInputNamesTheKey) {
+  TempDir tmp;
+  write_synthetic_database(tmp.path / "w.h5", 200.0);
+  const fs::path file = tmp.path / "bad.toml";
+  std::ofstream(file) << foot_drop(
+      tmp.path / "w.h5", "[[case]]\nname = \"b\"\ndatabase = \"" + (tmp.path / "w.h5").string() +
+                             "\"\ninitial_joints = [\"knee\"]\ninitial_values = [0.1]\n");
+  try {
+    check_scenario_file(file);
+    FAIL() << "expected a ScenarioError";
+  } catch (const ScenarioError& e) {
+    EXPECT_NE(std::string(e.what()).find("initial_joints"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("knee"), std::string::npos) << e.what();
+  }
+  std::ofstream(file) << foot_drop(tmp.path / "missing.h5");
+  try {
+    check_scenario_file(file);
+    FAIL() << "expected a ScenarioError";
+  } catch (const ScenarioError& e) {
+    EXPECT_NE(std::string(e.what()).find("does not exist"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(tmp.path / "out"));
+}
+
+TEST(WrenchScenarios, FootAccuracyComparesBothTiersAlongThePath) {
+  TempDir tmp;
+  write_synthetic_database(tmp.path / "w.h5", 200.0);
+  const fs::path file = tmp.path / "acc.toml";
+  std::ofstream(file)
+      << "[scenario]\nname = \"acc\"\ntier = \"wrench\"\nkind = \"foot_accuracy\"\n"
+         "[robot]\nmodel = \"" +
+             (fs::path(TALUS_SOURCE_DIR) / "robots/paper_foot/paper_foot.xml").string() +
+             "\"\ngranular_inertia = [14.714, 14.714, 0.122]\n"
+             "[wrench_space]\ndatabase = \"" +
+             (tmp.path / "w.h5").string() +
+             "\"\n[pid]\nkp = [8000.0, 20000.0, 300.0]\n"
+             "ki = [4000.0, 6000.0, 1000.0]\nkd = [200.0, 400.0, 10.0]\n"
+             "[medium]\nname = \"g\"\n"
+             "[particles]\nradius_m = 0.005\ndensity_kg_per_m3 = 2650.0\n"
+             "friction = 0.6\n"
+             "[bed]\nkind = \"lattice\"\nlo_m = [0.0051, 0.0051, 0.0051]\n"
+             "hi_m = [0.1549, 0.1149, 0.05]\nseed = 3\n"
+             "[container]\nkind = \"box\"\nlo_m = [0.0, 0.0, 0.0]\n"
+             "hi_m = [0.16, 0.12, 0.4]\n"
+             "[solver]\ntime_step_s = 0.001\niterations = 4\n"
+             "[settle]\nmax_steps = 1500\nmin_steps = 100\n"
+             "kinetic_energy_per_particle_J = 1e-9\n"
+             "[foot]\nradius_m = 0.04\n"
+             "[[path]]\nname = \"down\"\nt_s = [0.0, 0.1, 0.5]\n"
+             "x_m = [0.0, 0.0, 0.0]\ndepth_m = [0.005, 0.0, -0.02]\n"
+             "tilt_rad = [0.0, 0.0, 0.0]\n";
+  const nlohmann::json s = run_scenario_file(file, tmp.path / "out", {});
+  EXPECT_TRUE(fs::exists(tmp.path / "out" / "down.png"));
+  EXPECT_TRUE(fs::exists(tmp.path / "out" / "down.csv"));
+  const nlohmann::json& p = s["paths"][0];
+  EXPECT_GT(p["samples_compared"].get<long>(), 300);
+  // Both tiers resist the downward push: the particle tier's RMS f_z, and the wrench-space f_z
+  // at the end of the path (last row of down.csv, column f_z_wrench_space_N).
+  EXPECT_GT(p["error"]["f_z"]["particle_rms"].get<double>(), 1.0);
+  std::ifstream csv(tmp.path / "out" / "down.csv");
+  std::string line, last;
+  while (std::getline(csv, line)) last = line;
+  std::stringstream row(last);
+  std::vector<double> values;
+  for (std::string cell; std::getline(row, cell, ',');) values.push_back(std::stod(cell));
+  ASSERT_EQ(values.size(), 9u);
+  EXPECT_GT(values[4], 1.0);
+  // The relative error is the RMS error over the particle tier's RMS.
+  EXPECT_NEAR(p["error"]["f_z"]["relative"].get<double>(),
+              p["error"]["f_z"]["rms_error"].get<double>() /
+                  p["error"]["f_z"]["particle_rms"].get<double>(),
+              1e-12);
+  // The PID keeps the foot within 5 mm of the path in depth.
+  EXPECT_LT(p["max_depth_tracking_error_m"].get<double>(), 0.005);
+}
+
+// The shipped wrench scenarios and acquisition files read and check (their databases load, their
+// MJCF has the joints, sites and actuators they name).
+TEST(WrenchScenarios, ShippedScenariosAndAcquisitionFilesCheck) {
+  int checked = 0;
+  for (const char* dir : {"scenarios/wrench", "data/wrench"}) {
+    for (const auto& entry : fs::directory_iterator(fs::path(TALUS_SOURCE_DIR) / dir)) {
+      if (entry.path().extension() != ".toml") continue;
+      const nlohmann::json info = check_scenario_file(entry.path());
+      EXPECT_EQ(info["tier"], "wrench") << entry.path();
+      EXPECT_GT(info["steps"].get<long>(), 0) << entry.path();
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 6);
+}
+
+}  // namespace
+}  // namespace talus::wrench

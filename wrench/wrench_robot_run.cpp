@@ -1,0 +1,474 @@
+// kind = "foot_drop" and "quadruped": a planar MuJoCo robot on the wrench-space step (paper 000
+// §III-C, §IV-C2-4), one run per [[case]] from the model's initial state. Both kinds read the same
+// keys (docs/wrench_space.md §8); they differ in the robot and the cases the files ship.
+//
+//   [robot]       model (MJCF, relative to the scenario file), mass_scale (1: every body's mass
+//                 and inertia times this), body (the body reported and drawn as the robot's pose),
+//                 feet (site names: bottom centre, z along the foot's axis),
+//                 granular_inertia [kg, kg, kg m^2] (M_g per foot, on (v_x, v_z, omega_y))
+//   [simulation]  duration_s, sample_every_s (0.01), snapshots (6)
+//   [[case]]      name, database (HDF5, relative to the scenario file), duration_s (optional),
+//                 slope_rad or terrain_points_m [[x, z], ...] (default: flat at z = 0),
+//                 initial_joints / initial_values (qpos of named 1-dof joints),
+//                 [[case.servo]]: actuators, target, ramp_start_s, ramp_end_s, amplitude,
+//                 frequency_hz, phase_rad: ctrl = target * ramp(t) + amplitude sin(2 pi f t +
+//                 phase)
+//
+// Outputs: summary.json (per case: the body's final pose and speed, whether it came to rest, and
+// per foot its final depth and tilt, slip while in contact and contact share; clamped queries,
+// step timings), <case>.csv (samples), <case>.png (side-view snapshots, feet's x and depth over
+// time), overview.png (the body's height and pitch over time, all cases).
+
+#include <fmt/format.h>
+#include <mujoco/mujoco.h>
+
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <memory>
+
+#include "core/csv_writer.hpp"
+#include "core/image.hpp"
+#include "core/json_file.hpp"
+#include "core/plot.hpp"
+#include "robot/mujoco_model.hpp"
+#include "wrench/wrench_contact_step.hpp"
+#include "wrench/wrench_scenario_kinds.hpp"
+#include "wrench/wrench_space_model.hpp"
+
+namespace talus::wrench {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ServoProgram {
+  std::vector<std::string> actuators;
+  double target = 0.0;
+  double ramp_start_s = 0.0;
+  double ramp_end_s = 0.0;
+  double amplitude = 0.0;
+  double frequency_hz = 0.0;
+  double phase_rad = 0.0;
+
+  double at(double t) const {
+    double ramp = 1.0;
+    if (ramp_end_s > ramp_start_s) {
+      ramp = std::clamp((t - ramp_start_s) / (ramp_end_s - ramp_start_s), 0.0, 1.0);
+    } else if (t < ramp_start_s) {
+      ramp = 0.0;
+    }
+    return target * ramp + amplitude * std::sin(2.0 * M_PI * frequency_hz * t + phase_rad);
+  }
+};
+
+struct RobotCase {
+  std::string name;
+  fs::path database;
+  TerrainProfile terrain = TerrainProfile::plane(0.0);
+  std::vector<std::string> initial_joints;
+  std::vector<double> initial_values;
+  std::vector<ServoProgram> servos;
+  double duration_s = 0.0;
+};
+
+struct RobotKindScenario {
+  std::string name, description, kind;
+  fs::path model_file;
+  std::string body;
+  std::vector<std::string> feet;
+  Eigen::Vector3d granular_inertia = Eigen::Vector3d::Zero();
+  double mass_scale = 1.0;   // every body's mass and inertia times this
+  double time_step_s = 0.0;  // the model's (MuJoCo's) step
+  double sample_every_s = 0.01;
+  int snapshots = 6;
+  std::vector<RobotCase> cases;
+};
+
+int joint_id(const robot::MujocoModel& robot, const ScenarioTable& t, const std::string& name) {
+  const int id = mj_name2id(robot.model(), mjOBJ_JOINT, name.c_str());
+  if (id < 0)
+    t.fail("initial_joints", fmt::format("no joint '{}' in {}", name, robot.file().string()));
+  const int type = robot.model()->jnt_type[id];
+  if (type != mjJNT_HINGE && type != mjJNT_SLIDE) {
+    t.fail("initial_joints", fmt::format("joint '{}' is not a hinge or slide", name));
+  }
+  return id;
+}
+
+RobotKindScenario load_robot_kind(const ScenarioTable& root) {
+  RobotKindScenario sc;
+  const ScenarioHead head = read_scenario_head(root, {"foot_drop", "quadruped"});
+  sc.name = head.name;
+  sc.description = head.description;
+  sc.kind = head.kind;
+  const fs::path base = root.file().parent_path();
+
+  const ScenarioTable robot_t = root.table("robot");
+  sc.model_file = (base / robot_t.string("model")).lexically_normal();
+  sc.body = robot_t.string("body");
+  sc.feet = robot_t.strings("feet");
+  const Vec3 mg = robot_t.vec3("granular_inertia", non_negative("[kg, kg, kg m^2]"));
+  sc.granular_inertia = Eigen::Vector3d(mg.x(), mg.y(), mg.z());
+  sc.mass_scale = robot_t.number_or("mass_scale", 1.0, positive(""));
+  robot_t.refuse_unknown_keys();
+  std::optional<robot::MujocoModel> robot;
+  try {
+    robot.emplace(robot::MujocoModel::load(sc.model_file));
+    robot->body_id(sc.body);
+  } catch (const robot::RobotError& e) {
+    robot_t.fail("model", e.what());
+  }
+  sc.time_step_s = robot->time_step_s();
+
+  const ScenarioTable sim = root.table("simulation");
+  const double duration = sim.number("duration_s", positive("[s]"));
+  sc.sample_every_s = sim.number_or("sample_every_s", 0.01, positive("[s]"));
+  sc.snapshots = sim.integer_or("snapshots", 6, 1, 50);
+  sim.refuse_unknown_keys();
+
+  for (const ScenarioTable& c : root.tables("case")) {
+    RobotCase rc;
+    rc.name = c.string("name");
+    rc.database = (base / c.string("database")).lexically_normal();
+    if (!fs::exists(rc.database)) {
+      c.fail("database", fmt::format("{} does not exist (scripts/regenerate-wrench-data.sh makes "
+                                     "the shipped ones)",
+                                     rc.database.string()));
+    }
+    rc.duration_s = c.number_or("duration_s", duration, positive("[s]"));
+    if (c.has("terrain_points_m")) {
+      std::vector<Eigen::Vector2d> points;
+      for (const auto& row : c.number_rows("terrain_points_m", 2, any_finite("[m]"))) {
+        points.emplace_back(row[0], row[1]);
+      }
+      try {
+        rc.terrain = TerrainProfile(points, c.key_path() + ".terrain_points_m");
+      } catch (const std::invalid_argument& e) {
+        c.fail("terrain_points_m", e.what());
+      }
+    } else {
+      rc.terrain =
+          TerrainProfile::plane(c.number_or("slope_rad", 0.0, in_open_range(-1.5, 1.5, "[rad]")));
+    }
+    if (c.has("initial_joints")) {
+      rc.initial_joints = c.strings("initial_joints");
+      rc.initial_values =
+          c.numbers("initial_values", rc.initial_joints.size(), any_finite("[m or rad]"));
+      for (const std::string& j : rc.initial_joints) joint_id(*robot, c, j);
+    }
+    for (const ScenarioTable& s : c.tables("servo")) {
+      ServoProgram p;
+      p.actuators = s.strings("actuators");
+      for (const std::string& a : p.actuators) {
+        try {
+          robot->actuator_id(a);
+        } catch (const robot::RobotError& e) {
+          s.fail("actuators", e.what());
+        }
+      }
+      p.target = s.number_or("target", 0.0, any_finite(""));
+      p.ramp_start_s = s.number_or("ramp_start_s", 0.0, non_negative("[s]"));
+      p.ramp_end_s = s.number_or("ramp_end_s", p.ramp_start_s, non_negative("[s]"));
+      p.amplitude = s.number_or("amplitude", 0.0, any_finite(""));
+      p.frequency_hz = s.number_or("frequency_hz", 0.0, non_negative("[Hz]"));
+      p.phase_rad = s.number_or("phase_rad", 0.0, any_finite("[rad]"));
+      s.refuse_unknown_keys();
+      rc.servos.push_back(p);
+    }
+    c.refuse_unknown_keys();
+    sc.cases.push_back(std::move(rc));
+  }
+  if (sc.cases.empty()) root.fail("case", "expected at least one [[case]]");
+  root.refuse_unknown_keys();
+  return sc;
+}
+
+WrenchStepModel step_model(const RobotKindScenario& sc, const RobotCase& rc) {
+  WrenchStepModel m;
+  for (const std::string& site : sc.feet) {
+    m.feet.push_back(FootSpec{site, site, sc.granular_inertia.asDiagonal()});
+  }
+  m.terrain = rc.terrain;
+  return m;
+}
+
+struct Sample {
+  double t;
+  double x, z, pitch;
+  std::vector<FootContact> feet;
+};
+
+// Stick figure of the robot in the x-z plane: a segment from every body to its parent (not the
+// world) and from each foot's body to its bottom site.
+std::vector<std::pair<Eigen::Vector2d, Eigen::Vector2d>> stick_figure(const mjModel* m,
+                                                                      const mjData* d) {
+  std::vector<std::pair<Eigen::Vector2d, Eigen::Vector2d>> segments;
+  for (int b = 1; b < m->nbody; ++b) {
+    const int parent = m->body_parentid[b];
+    if (parent == 0) continue;
+    segments.push_back(
+        {{d->xpos[3 * parent], d->xpos[3 * parent + 2]}, {d->xpos[3 * b], d->xpos[3 * b + 2]}});
+  }
+  for (int s = 0; s < m->nsite; ++s) {
+    const int b = m->site_bodyid[s];
+    segments.push_back(
+        {{d->xpos[3 * b], d->xpos[3 * b + 2]}, {d->site_xpos[3 * s], d->site_xpos[3 * s + 2]}});
+  }
+  return segments;
+}
+
+struct CaseResult {
+  nlohmann::json summary;
+  std::vector<Sample> samples;
+};
+
+CaseResult run_case(const RobotKindScenario& sc, const RobotCase& rc, OutputDir& out,
+                    const std::function<void()>& tick) {
+  robot::MujocoModel robot = robot::MujocoModel::load(sc.model_file);
+  mjModel* m = robot.model();
+  mjData* d = robot.data();
+  // MuJoCo recomputes the composite inertias from body_mass and body_inertia every step, so
+  // scaling them scales the robot (same shape, lighter or heavier).
+  for (int b = 0; b < m->nbody; ++b) {
+    m->body_mass[b] *= sc.mass_scale;
+    for (int a = 0; a < 3; ++a) m->body_inertia[3 * b + a] *= sc.mass_scale;
+  }
+  for (std::size_t k = 0; k < rc.initial_joints.size(); ++k) {
+    const int j = mj_name2id(m, mjOBJ_JOINT, rc.initial_joints[k].c_str());
+    d->qpos[m->jnt_qposadr[j]] = rc.initial_values[k];
+  }
+  mj_forward(m, d);
+  WrenchSpaceModel predictor(load_database(rc.database));
+  WrenchContactStep step(robot, predictor, step_model(sc, rc));
+  const int body = robot.body_id(sc.body);
+  std::vector<std::pair<std::vector<int>, const ServoProgram*>> servos;
+  for (const ServoProgram& p : rc.servos) {
+    std::vector<int> ids;
+    for (const std::string& a : p.actuators) ids.push_back(robot.actuator_id(a));
+    servos.push_back({ids, &p});
+  }
+  const double h = step.time_step_s();
+  const long steps = std::lround(rc.duration_s / h);
+  const long sample_every = std::max(1L, std::lround(sc.sample_every_s / h));
+  const long snapshot_every = std::max(1L, steps / std::max(1, sc.snapshots - 1));
+
+  std::vector<std::string> header = {"t_s", "body_x_m", "body_z_m", "body_pitch_rad"};
+  for (const std::string& f : sc.feet) {
+    for (const char* c : {"in_contact", "depth_m", "tilt_rad", "center_x_m", "center_z_m", "f_x_N",
+                          "f_z_N", "tau_y_N_m"}) {
+      header.push_back(f + "_" + c);
+    }
+  }
+  CsvWriter csv(out.path(rc.name + ".csv"), header);
+  std::vector<Sample> samples;
+  PlotSpec side;
+  side.title = fmt::format("{} / {}: side view, {} snapshots (light = early)", sc.name, rc.name,
+                           sc.snapshots);
+  side.x_label = "x [m]";
+  side.y_label = "z [m]";
+  side.equal_aspect = true;
+  side.legend = LegendPlacement::None;
+  side.height_px = 420;
+  side.width_px = 900;
+  double x_lo = 1e9, x_hi = -1e9;
+  int snapshot = 0;
+  const auto draw = [&] {
+    const double shade = sc.snapshots > 1 ? static_cast<double>(snapshot) / (sc.snapshots - 1) : 1;
+    const auto level = static_cast<std::uint8_t>(200.0 * (1.0 - shade));
+    PlotSeries s;
+    s.colour = Rgb{level, level, static_cast<std::uint8_t>(std::min(255.0, level + 55.0))};
+    for (const auto& [a, b] : stick_figure(m, d)) {
+      s.x.insert(s.x.end(), {a.x(), b.x(), std::numeric_limits<double>::quiet_NaN()});
+      s.y.insert(s.y.end(), {a.y(), b.y(), std::numeric_limits<double>::quiet_NaN()});
+      x_lo = std::min({x_lo, a.x(), b.x()});
+      x_hi = std::max({x_hi, a.x(), b.x()});
+    }
+    side.series.push_back(s);
+    ++snapshot;
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  for (long k = 0; k <= steps; ++k) {
+    if (k % snapshot_every == 0 && snapshot < sc.snapshots) draw();
+    if (k % sample_every == 0 || k == steps) {
+      Sample s{d->time, d->xpos[3 * body], d->xpos[3 * body + 2],
+               std::atan2(d->xmat[9 * body + 2], d->xmat[9 * body + 0]), step.state().feet};
+      if (s.feet.size() != sc.feet.size()) s.feet.assign(sc.feet.size(), FootContact{});
+      std::vector<double> row = {s.t, s.x, s.z, s.pitch};
+      for (const FootContact& f : s.feet) {
+        row.insert(row.end(), {f.in_contact ? 1.0 : 0.0, f.depth_m, f.tilt_rad, f.p_WCenter.x(),
+                               f.p_WCenter.y(), f.wrench_W[0], f.wrench_W[1], f.wrench_W[2]});
+      }
+      csv.write_row(row);
+      samples.push_back(std::move(s));
+    }
+    if (k == steps) break;
+    for (const auto& [ids, p] : servos) {
+      for (const int a : ids) d->ctrl[a] = 0.0;
+    }
+    for (const auto& [ids, p] : servos) {
+      for (const int a : ids) d->ctrl[a] += p->at(d->time);
+    }
+    try {
+      step.step();
+    } catch (const WrenchStepError& e) {
+      throw WrenchStepError(fmt::format("{}: case '{}': {}", sc.name, rc.name, e.what()));
+    }
+    tick();
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  csv.close();
+
+  // The terrain under the drawn range, and the side view.
+  PlotSeries ground;
+  ground.colour = Rgb{150, 110, 60};
+  ground.line_width_px = 3;
+  const double pad = 0.1 * std::max(0.2, x_hi - x_lo);
+  for (int i = 0; i <= 100; ++i) {
+    const double x = x_lo - pad + (x_hi - x_lo + 2 * pad) * i / 100.0;
+    ground.x.push_back(x);
+    ground.y.push_back(rc.terrain.height_at(x));
+  }
+  side.series.insert(side.series.begin(), ground);
+  std::vector<RgbImage> panels = {plot_lines(side)};
+  for (int part = 0; part < 2; ++part) {
+    PlotSpec p;
+    p.x_label = "time [s]";
+    p.y_label = part == 0 ? "foot bottom centre x [m]" : "foot depth d [mm]";
+    p.height_px = 300;
+    p.width_px = 900;
+    for (std::size_t f = 0; f < sc.feet.size(); ++f) {
+      PlotSeries s;
+      s.name = sc.feet[f];
+      for (const Sample& smp : samples) {
+        const FootContact& c = smp.feet[f];
+        s.x.push_back(smp.t);
+        s.y.push_back(part == 0 ? (c.p_WCenter.x() != 0.0 || c.in_contact
+                                       ? c.p_WCenter.x()
+                                       : std::numeric_limits<double>::quiet_NaN())
+                                : 1e3 * c.depth_m);
+      }
+      p.series.push_back(s);
+    }
+    panels.push_back(plot_lines(p));
+  }
+  write_png(out.path(rc.name + ".png"), stack_vertically(panels));
+
+  // Summary: the body's final state and the feet's slip while in contact.
+  const Sample& last = samples.back();
+  const Sample* before = &samples.front();
+  for (const Sample& s : samples) {
+    if (s.t <= last.t - 0.1 + 1e-9) before = &s;
+  }
+  const double span = std::max(last.t - before->t, 1e-9);
+  const double speed = std::hypot(last.x - before->x, last.z - before->z) / span;
+  const double pitch_rate = std::abs(last.pitch - before->pitch) / span;
+  double max_pitch = 0.0;
+  for (const Sample& s : samples) max_pitch = std::max(max_pitch, std::abs(s.pitch));
+  nlohmann::json feet = nlohmann::json::object();
+  for (std::size_t f = 0; f < sc.feet.size(); ++f) {
+    double slip = 0.0, contact = 0.0;
+    for (std::size_t k = 1; k < samples.size(); ++k) {
+      const FootContact& a = samples[k - 1].feet[f];
+      const FootContact& b = samples[k].feet[f];
+      if (a.in_contact && b.in_contact) slip += b.p_WCenter.x() - a.p_WCenter.x();
+      contact += b.in_contact ? 1.0 : 0.0;
+    }
+    feet[sc.feet[f]] = {
+        {"final_depth_m", last.feet[f].depth_m},
+        {"final_tilt_rad", last.feet[f].tilt_rad},
+        {"final_in_contact", last.feet[f].in_contact},
+        {"slip_in_contact_m", slip},
+        {"contact_share", contact / std::max(1.0, static_cast<double>(samples.size()) - 1.0)},
+        {"final_wrench_W",
+         {last.feet[f].wrench_W[0], last.feet[f].wrench_W[1], last.feet[f].wrench_W[2]}}};
+  }
+  const WrenchStepState& st = step.state();
+  nlohmann::json summary = {
+      {"name", rc.name},
+      {"database", rc.database.filename().string()},
+      {"medium", predictor.database().medium.name},
+      {"steps", st.steps},
+      {"duration_s", last.t},
+      {"body",
+       {{"name", sc.body},
+        {"start_xz_m", {samples.front().x, samples.front().z}},
+        {"final_xz_m", {last.x, last.z}},
+        {"final_pitch_rad", last.pitch},
+        {"max_abs_pitch_rad", max_pitch},
+        {"final_speed_m_per_s", speed},
+        {"final_pitch_rate_rad_per_s", pitch_rate},
+        {"at_rest", speed < 0.01 && pitch_rate < 0.05}}},
+      {"feet", feet},
+      {"contact_queries", st.contact_queries},
+      {"clamped_queries", st.clamped_queries},
+      {"worst_qp_stationarity", st.worst_stationarity},
+      {"wall_s", wall},
+      {"us_per_step", 1e6 * wall / static_cast<double>(std::max<long>(1, st.steps))}};
+  return {summary, std::move(samples)};
+}
+
+long total_steps(const RobotKindScenario& sc) {
+  long steps = 0;
+  for (const RobotCase& rc : sc.cases) steps += std::lround(rc.duration_s / sc.time_step_s);
+  return steps;
+}
+
+}  // namespace
+
+nlohmann::json check_robot_kind(const ScenarioTable& root) {
+  const RobotKindScenario sc = load_robot_kind(root);
+  for (const RobotCase& rc : sc.cases) {
+    load_database(rc.database);  // the file's shape and fields, before anything runs
+  }
+  return {{"tier", "wrench"}, {"name", sc.name}, {"steps", total_steps(sc)}};
+}
+
+nlohmann::json run_robot_kind(const ScenarioTable& root, OutputDir& out,
+                              const RunProgress& progress) {
+  const RobotKindScenario sc = load_robot_kind(root);
+  const long total = total_steps(sc);
+  long done = 0;
+  const auto tick = [&] {
+    ++done;
+    if (progress) progress(done, total, 0.0);
+  };
+  nlohmann::json cases = nlohmann::json::array();
+  PlotSpec height, pitch;
+  height.title = fmt::format("{}: {} over time", sc.name, sc.body);
+  height.y_label = "height z [m]";
+  pitch.y_label = "pitch [rad]";
+  height.x_label = pitch.x_label = "time [s]";
+  height.height_px = pitch.height_px = 360;
+  height.width_px = pitch.width_px = 900;
+  for (const RobotCase& rc : sc.cases) {
+    CaseResult r = run_case(sc, rc, out, tick);
+    PlotSeries z, p;
+    z.name = p.name = rc.name;
+    for (const Sample& s : r.samples) {
+      z.x.push_back(s.t);
+      z.y.push_back(s.z);
+      p.x.push_back(s.t);
+      p.y.push_back(s.pitch);
+    }
+    height.series.push_back(z);
+    pitch.series.push_back(p);
+    cases.push_back(r.summary);
+  }
+  write_png(out.path("overview.png"), stack_vertically({plot_lines(height), plot_lines(pitch)}));
+  nlohmann::json summary = {{"scenario", sc.name},
+                            {"description", sc.description},
+                            {"tier", "wrench"},
+                            {"kind", sc.kind},
+                            {"model", sc.model_file.filename().string()},
+                            {"mass_scale", sc.mass_scale},
+                            {"steps", total},
+                            {"cases", cases}};
+  long clamped = 0;
+  for (const auto& c : cases) clamped += c["clamped_queries"].get<long>();
+  summary["clamped_queries"] = clamped;
+  write_json(out.path("summary.json"), summary);
+  return summary;
+}
+
+}  // namespace talus::wrench

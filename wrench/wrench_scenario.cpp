@@ -1,0 +1,58 @@
+#include "wrench/wrench_scenario.hpp"
+
+#include "core/output_dir.hpp"
+#include "wrench/wrench_scenario_kinds.hpp"
+
+namespace talus::wrench {
+
+namespace {
+
+struct KindEntry {
+  const char* name;
+  nlohmann::json (*check)(const ScenarioTable& root);
+  nlohmann::json (*run)(const ScenarioTable& root, OutputDir& out, const RunProgress& progress);
+};
+
+const KindEntry kKinds[] = {
+    {"acquire", check_acquire, run_acquire},
+    {"foot_drop", check_robot_kind, run_robot_kind},
+    {"quadruped", check_robot_kind, run_robot_kind},
+    {"foot_accuracy", check_accuracy, run_accuracy},
+};
+
+const KindEntry& read_kind(const ScenarioTable& root) {
+  std::vector<std::string> names;
+  for (const KindEntry& k : kKinds) names.emplace_back(k.name);
+  const std::string kind = root.table("scenario").choice("kind", names);
+  for (const KindEntry& k : kKinds) {
+    if (kind == k.name) return k;
+  }
+  throw std::logic_error("choice() returned a kind that is not in the table");
+}
+
+}  // namespace
+
+ScenarioHead read_scenario_head(const ScenarioTable& root, const std::vector<std::string>& kinds) {
+  const ScenarioTable head = root.table("scenario");
+  ScenarioHead h;
+  h.name = head.string("name");
+  h.description = head.string_or("description", "");
+  head.choice("tier", {"wrench"});
+  h.kind = head.choice("kind", kinds);
+  head.refuse_unknown_keys();
+  return h;
+}
+
+nlohmann::json check_wrench(const ScenarioTable& root) { return read_kind(root).check(root); }
+
+nlohmann::json run_wrench(const ScenarioTable& root, const std::filesystem::path& out_dir,
+                          const RunProgress& progress) {
+  const KindEntry& kind = read_kind(root);
+  kind.check(root);  // nothing is written before the whole file was read and checked
+  OutputDir out(out_dir);
+  nlohmann::json summary = kind.run(root, out, progress);
+  out.commit();
+  return summary;
+}
+
+}  // namespace talus::wrench

@@ -1,0 +1,41 @@
+#pragma once
+// The wrench tier's scenario kinds (wrench/wrench_scenario.hpp dispatches on [scenario] kind).
+// Each kind has a check (read and validate the whole file, nothing simulated) and a run (simulate
+// into an OutputDir the caller commits).
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/output_dir.hpp"
+#include "core/progress.hpp"
+#include "core/scenario_file.hpp"
+
+namespace talus::wrench {
+
+/// The [scenario] table every kind starts with.
+struct ScenarioHead {
+  std::string name;
+  std::string description;
+  std::string kind;
+};
+
+/// Reads [scenario] (name, description, tier = "wrench", kind among `kinds`), refusing other keys.
+ScenarioHead read_scenario_head(const ScenarioTable& root, const std::vector<std::string>& kinds);
+
+/// kind = "acquire": a database from the particle tier (wrench/wrench_acquire_run.cpp).
+nlohmann::json check_acquire(const ScenarioTable& root);
+nlohmann::json run_acquire(const ScenarioTable& root, OutputDir& out, const RunProgress& progress);
+
+/// kind = "foot_drop", "quadruped" (wrench/wrench_robot_run.cpp): a planar MuJoCo robot on the
+/// wrench-space step, one run per [[case]].
+nlohmann::json check_robot_kind(const ScenarioTable& root);
+nlohmann::json run_robot_kind(const ScenarioTable& root, OutputDir& out,
+                              const RunProgress& progress);
+
+/// kind = "foot_accuracy" (wrench/wrench_accuracy_run.cpp): the foot under PID control on the
+/// wrench-space step and the same path in the particle tier.
+nlohmann::json check_accuracy(const ScenarioTable& root);
+nlohmann::json run_accuracy(const ScenarioTable& root, OutputDir& out, const RunProgress& progress);
+
+}  // namespace talus::wrench
