@@ -10,19 +10,14 @@
 #pragma GCC diagnostic ignored "-Warray-bounds"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <random>
 
+#include "cvxopt_qp.hpp"
 #include "wrench/contact_wrench_qp.hpp"
 
 namespace talus::wrench {
 namespace {
-
-namespace fs = std::filesystem;
 
 struct RandomContactQp {
   ContactQp qp;
@@ -140,93 +135,50 @@ TEST(WrenchSpaceContactQp, DependentContactsAreRefused) {
 // Vertex (convex-combination) form for cvxopt: variables lambda (sum m_i), P = B^T H B (positive
 // semi-definite), q = B^T g, G = [-I; S], h = [0; 1], with B = dt blockdiag(V_i) and S the rows of
 // ones per contact.
-constexpr const char* kCvxoptScript = R"PY(
-import sys
-from cvxopt import matrix, solvers
-solvers.options['show_progress'] = False
-solvers.options['abstol'] = 1e-10
-solvers.options['reltol'] = 1e-10
-solvers.options['feastol'] = 1e-10
-solvers.options['maxiters'] = 200
-tokens = open(sys.argv[1]).read().split()
-pos = 0
-def take(count):
-    global pos
-    values = [float(t) for t in tokens[pos:pos + count]]
-    pos += count
-    return values
-out = open(sys.argv[2], 'w')
-for _ in range(int(take(1)[0])):
-    n, m = (int(v) for v in take(2))
-    P = matrix(take(n * n), (n, n), 'd').T
-    q = matrix(take(n), (n, 1), 'd')
-    G = matrix(take(m * n), (n, m), 'd').T
-    h = matrix(take(m), (m, 1), 'd')
-    sol = solvers.qp(P, q, G, h)
-    out.write(sol['status'] + ' ' + ' '.join('%.17g' % v for v in sol['x']) + '\n')
-)PY";
 
 TEST(WrenchSpaceContactQp, MatchesCvxoptOnTheConvexCombinationForm) {
-  if (std::system("/usr/bin/python3 -c 'import cvxopt' > /dev/null 2>&1") != 0) {
+  if (!testing::cvxopt_available()) {
+    ASSERT_FALSE(testing::running_in_ci()) << "CI needs python3-cvxopt (scripts/install-deps.sh)";
     GTEST_SKIP() << "/usr/bin/python3 with cvxopt is not available";
   }
-  const fs::path dir =
-      fs::temp_directory_path() / ("talus_contact_qp_cvxopt_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
   std::mt19937 rng(21);
   const int count = 60;
   std::vector<RandomContactQp> problems;
   std::vector<Eigen::MatrixXd> Bs;
-  {
-    std::ofstream in(dir / "problems.txt");
-    in.precision(17);
-    in << count << "\n";
-    for (int t = 0; t < count; ++t) {
-      problems.push_back(random_problem(rng, 1 + t % 4, 26, t % 4 == 0 ? 1e-3 : 1.0));
-      const RandomContactQp& p = problems.back();
-      const int k = static_cast<int>(p.vertices.size());
-      int n = 0;
-      for (const auto& V : p.vertices) n += static_cast<int>(V.cols());
-      Eigen::MatrixXd B = Eigen::MatrixXd::Zero(3 * k, n);
-      Eigen::MatrixXd G = Eigen::MatrixXd::Zero(n + k, n);
-      Eigen::VectorXd h = Eigen::VectorXd::Zero(n + k);
-      int col = 0;
-      for (int c = 0; c < k; ++c) {
-        const Eigen::MatrixXd& V = p.vertices[static_cast<size_t>(c)];
-        B.block(3 * c, col, 3, V.cols()) = p.qp.dt_s * V;
-        G.block(n + c, col, 1, V.cols()).setOnes();
-        h[n + c] = 1.0;
-        col += static_cast<int>(V.cols());
-      }
-      G.topLeftCorner(n, n) = -Eigen::MatrixXd::Identity(n, n);
-      const Eigen::MatrixXd P = B.transpose() * p.qp.H * B;
-      const Eigen::VectorXd q = B.transpose() * p.qp.g;
-      in << n << " " << n + k << "\n";
-      for (int i = 0; i < n; ++i)
-        for (int j = 0; j < n; ++j) in << P(i, j) << " ";
-      for (int i = 0; i < n; ++i) in << q[i] << " ";
-      for (int i = 0; i < n + k; ++i)
-        for (int j = 0; j < n; ++j) in << G(i, j) << " ";
-      for (int i = 0; i < n + k; ++i) in << h[i] << " ";
-      in << "\n";
-      Bs.push_back(B);
+  std::vector<QpProblem> vertex_form;
+  for (int t = 0; t < count; ++t) {
+    problems.push_back(random_problem(rng, 1 + t % 4, 26, t % 4 == 0 ? 1e-3 : 1.0));
+    const RandomContactQp& p = problems.back();
+    const int k = static_cast<int>(p.vertices.size());
+    int n = 0;
+    for (const auto& V : p.vertices) n += static_cast<int>(V.cols());
+    Eigen::MatrixXd B = Eigen::MatrixXd::Zero(3 * k, n);
+    QpProblem qp;
+    qp.A_in = Eigen::MatrixXd::Zero(n + k, n);
+    qp.b_in = Eigen::VectorXd::Zero(n + k);
+    int col = 0;
+    for (int c = 0; c < k; ++c) {
+      const Eigen::MatrixXd& V = p.vertices[static_cast<size_t>(c)];
+      B.block(3 * c, col, 3, V.cols()) = p.qp.dt_s * V;
+      qp.A_in.block(n + c, col, 1, V.cols()).setOnes();
+      qp.b_in[n + c] = 1.0;
+      col += static_cast<int>(V.cols());
     }
-    std::ofstream(dir / "solve.py") << kCvxoptScript;
+    qp.A_in.topLeftCorner(n, n) = -Eigen::MatrixXd::Identity(n, n);
+    qp.H = B.transpose() * p.qp.H * B;  // positive semi-definite: fine for cvxopt
+    qp.g = B.transpose() * p.qp.g;
+    qp.A_eq.resize(0, n);
+    qp.b_eq.resize(0);
+    vertex_form.push_back(std::move(qp));
+    Bs.push_back(B);
   }
-  const std::string command = "/usr/bin/python3 " + (dir / "solve.py").string() + " " +
-                              (dir / "problems.txt").string() + " " +
-                              (dir / "solutions.txt").string();
-  ASSERT_EQ(std::system(command.c_str()), 0) << command;
-  std::ifstream solutions(dir / "solutions.txt");
+  const std::vector<testing::CvxoptSolution> reference =
+      testing::solve_with_cvxopt(vertex_form, "talus_contact_qp_cvxopt");
   ContactWrenchSolver solver;
   for (int t = 0; t < count; ++t) {
-    std::string status;
-    solutions >> status;
-    ASSERT_EQ(status, "optimal") << "problem " << t;
-    const Eigen::MatrixXd& B = Bs[static_cast<size_t>(t)];
-    Eigen::VectorXd lambda(B.cols());
-    for (Eigen::Index i = 0; i < lambda.size(); ++i) solutions >> lambda[i];
-    const Eigen::VectorXd c_cvxopt = B * lambda;
+    const testing::CvxoptSolution& ref = reference[static_cast<size_t>(t)];
+    ASSERT_EQ(ref.status, "optimal") << "problem " << t;
+    const Eigen::VectorXd c_cvxopt = Bs[static_cast<size_t>(t)] * ref.x;
     const ContactQpSolution ours = solver.solve(problems[static_cast<size_t>(t)].qp);
     ASSERT_EQ(ours.status, QpStatus::kOptimal);
     // Interior-point accuracy: 1e-6 of the impulse plus 1e-5 of the sets' scale h 100 N (the
@@ -235,7 +187,6 @@ TEST(WrenchSpaceContactQp, MatchesCvxoptOnTheConvexCombinationForm) {
     EXPECT_LT((ours.impulse - c_cvxopt).norm(), 1e-6 * c_cvxopt.norm() + 1e-5 * scale)
         << "problem " << t;
   }
-  fs::remove_all(dir);
 }
 
 }  // namespace
