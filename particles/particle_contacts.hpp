@@ -64,8 +64,15 @@ struct ContactList {
   std::vector<float> lx, ly, lz;  ///< per slot: impulse on particle i [N s], world frame
   std::vector<float> push;        ///< per slot: normal push-out pseudo-impulse [N s], >= 0
   /// Per slot: effective mass omega / (k_i / m_i + k_j / m_j) [kg] (mass splitting), written by
-  /// the solver once per step.
+  /// the solver once per step for the slots it computes (from own_start[i] on).
   std::vector<float> m_eff;
+  /// Per slot, written by the solver once per step: for a particle pair, the slot of the same
+  /// contact in the partner's row (the pair's other copy); -1 for walls and bodies.
+  std::vector<std::int32_t> mirror;
+  /// Per particle, written by the solver once per step: the first slot of row i whose partner is
+  /// not a particle j < i. The solver computes each pair once, in the row of its lower index, and
+  /// writes the negated impulse into the mirror slot.
+  std::vector<std::int32_t> own_start;
   /// Slots holding contacts (the arrays are longer: each thread's region ends in a gap).
   std::int64_t used_slots = 0;
 

@@ -3,7 +3,9 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <stdexcept>
 
 namespace talus::particles {
 
@@ -34,8 +36,13 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
   float* lx = contacts.lx.data();
   float* ly = contacts.ly.data();
   float* lz = contacts.lz.data();
-  contacts.m_eff.resize(contacts.partner.size());
+  const std::size_t slots = contacts.partner.size();
+  contacts.m_eff.resize(slots);
+  contacts.mirror.resize(slots);
+  contacts.own_start.resize(n);
   float* meff = contacts.m_eff.data();
+  std::int32_t* mirror = contacts.mirror.data();
+  std::int32_t* own_start = contacts.own_start.data();
   float* buffers[2] = {iterate[0].data(), iterate[1].data()};
   constexpr std::size_t S = kIterateStride;
 
@@ -43,6 +50,7 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
   // any thread count).
   const int max_team = std::max(threads, 1);
   std::vector<float> change(static_cast<std::size_t>(std::max(iterations, 0)) * max_team, 0.0f);
+  std::atomic<bool> unpaired{false};
 #pragma omp parallel num_threads(threads)
   {
     // Thread-local copies: the outlined region otherwise reloads the shared constants through a
@@ -50,44 +58,63 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
     const float l_omega = omega, l_inv_dt = inv_dt, l_alpha = alpha, l_max_pushout = max_pushout;
     const float l_mu_particle = mu_particle;
     const int t = omp_get_thread_num();
-    // Effective masses, once per step: the split inverse masses do not change between sweeps, so
-    // the per-slot division and the partner's split-mass gather leave the sweep loop.
+    // Once per step: which slots each row computes, the pairs' mirror slots and the effective
+    // masses. A pair (i, j), i < j, is computed in row i only; its copy in row j (canonical
+    // order: found among the first slots of that row) receives the negated impulse. The other
+    // copy's value is exactly what row j would have computed itself (the two copies evaluate the
+    // same expressions with negated vectors, see below), so the results are those of the
+    // per-row solve at half the arithmetic. Each mirror entry is written by one row only.
     {
       const float* a = buffers[0];
 #pragma omp for schedule(static)
       for (std::int64_t i = 0; i < count; ++i) {
         const float ki = a[static_cast<std::size_t>(i) * S + kIterSplit];
-        for (std::int32_t k = start[i]; k < row_end[i]; ++k) {
+        std::int32_t k = start[i];
+        const std::int32_t end = row_end[i];
+        while (k < end && partner[k] >= 0 && partner[k] < i) ++k;
+        own_start[i] = k;
+        for (; k < end; ++k) {
           const std::int32_t j = partner[k];
-          const float k_sum = j >= 0 ? ki + a[static_cast<std::size_t>(j) * S + kIterSplit] : ki;
-          meff[k] = l_omega / k_sum;
+          if (j < 0) {
+            mirror[k] = -1;
+            meff[k] = l_omega / ki;
+            continue;
+          }
+          std::int32_t m = start[j];
+          while (m < row_end[j] && partner[m] != i) ++m;
+          if (m == row_end[j]) {
+            unpaired.store(true, std::memory_order_relaxed);
+            continue;
+          }
+          mirror[k] = m;
+          mirror[m] = k;
+          meff[k] = l_omega / (ki + a[static_cast<std::size_t>(j) * S + kIterSplit]);
         }
       }
     }
+    // Read after the pair pass's barrier: every thread sees the same value and skips the sweeps
+    // together.
+    const bool skip = unpaired.load(std::memory_order_relaxed);
     int cur = 0;
-    for (int it = 0; it < iterations; ++it) {
+    for (int it = 0; it < iterations && !skip; ++it) {
       const float* a = buffers[cur];
       float* b = buffers[1 - cur];
       float sweep_change = 0.0f;
-      // The implicit barrier at the end of the loop: every record of b is written before any
-      // thread reads it as a in the next sweep.
+      // Pass 1: the new impulse of every contact, once (each pair in its lower particle's row).
 #pragma omp for schedule(static)
       for (std::int64_t i = 0; i < count; ++i) {
         const float* ai = a + static_cast<std::size_t>(i) * S;
         const float wix = ai[kIterW], wiy = ai[kIterW + 1], wiz = ai[kIterW + 2];
-        const float ki = ai[kIterSplit];  // carried to the next record
         const float qix = ai[kIterS], qiy = ai[kIterS + 1], qiz = ai[kIterS + 2];
-        float sx = 0.0f, sy = 0.0f, sz = 0.0f;
-        float px = 0.0f, py = 0.0f, pz = 0.0f;
         const std::int32_t end = row_end[i];
-        for (std::int32_t k = start[i]; k < end; ++k) {
+        for (std::int32_t k = own_start[i]; k < end; ++k) {
           const std::int32_t j = partner[k];
           float ux, uy, uz, mu;
           float vx = qix, vy = qiy, vz = qiz;  // relative pseudo-velocity
-          // Relative velocity of i with respect to its partner. For a particle pair both copies
-          // evaluate the same expressions with negated vectors, so their impulses are exact
-          // negatives (and both effective masses are equal: ki + kj and kj + ki are equal in
-          // IEEE arithmetic).
+          // Relative velocity of i with respect to its partner. Row j would evaluate the same
+          // expressions with negated vectors (w_j - w_i, -n), so its impulse would be the exact
+          // negative of this one (IEEE rounding is symmetric in sign; un and on, products of two
+          // negated factors, are equal): the mirror slot takes -lambda and the same push-out p.
           if (j >= 0) {
             const float* aj = a + static_cast<std::size_t>(j) * S;
             ux = wix - aj[kIterW];
@@ -136,26 +163,45 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
           sweep_change = std::max(
               sweep_change,
               std::max(std::abs(nlx - ox), std::max(std::abs(nly - oy), std::abs(nlz - oz))));
-          lx[k] = nlx;
-          ly[k] = nly;
-          lz[k] = nlz;
-          sx += nlx;
-          sy += nly;
-          sz += nlz;
           // Split impulse: push-out on the pseudo-velocities, normal only.
           const float pn =
               std::max(0.0f, push[k] + m_eff * (pushout - (vx * nx + vy * ny + vz * nz)));
+          lx[k] = nlx;
+          ly[k] = nly;
+          lz[k] = nlz;
           push[k] = pn;
-          px += pn * nx;
-          py += pn * ny;
-          pz += pn * nz;
+          if (j >= 0) {
+            const std::int32_t m = mirror[k];
+            lx[m] = -nlx;
+            ly[m] = -nly;
+            lz[m] = -nlz;
+            push[m] = pn;
+          }
         }
+      }
+      // Pass 2 (after the barrier above: every slot of the sweep is written): each particle's
+      // sums over its whole row, in row order, into its next iterate record.
+#pragma omp for schedule(static)
+      for (std::int64_t i = 0; i < count; ++i) {
+        float sx = 0.0f, sy = 0.0f, sz = 0.0f;
+        float px = 0.0f, py = 0.0f, pz = 0.0f;
+        const std::int32_t end = row_end[i];
+        for (std::int32_t k = start[i]; k < end; ++k) {
+          sx += lx[k];
+          sy += ly[k];
+          sz += lz[k];
+          const float pn = push[k];
+          px += pn * cnx[k];
+          py += pn * cny[k];
+          pz += pn * cnz[k];
+        }
+        const float* ai = a + static_cast<std::size_t>(i) * S;
         float* bi = b + static_cast<std::size_t>(i) * S;
         // The average of the particle's split sub-velocities (mass splitting).
         bi[kIterW] = vpx[i] + inv_mass[i] * sx;
         bi[kIterW + 1] = vpy[i] + inv_mass[i] * sy;
         bi[kIterW + 2] = vpz[i] + inv_mass[i] * sz;
-        bi[kIterSplit] = ki;
+        bi[kIterSplit] = ai[kIterSplit];
         bi[kIterS] = inv_mass[i] * px;
         bi[kIterS + 1] = inv_mass[i] * py;
         bi[kIterS + 2] = inv_mass[i] * pz;
@@ -164,6 +210,11 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
       change[static_cast<std::size_t>(it) * max_team + t] = sweep_change;
       cur = 1 - cur;
     }
+  }
+  if (unpaired.load()) {
+    throw std::logic_error(
+        "particle solver: a particle pair is in one particle's contact row but not in the "
+        "other's (the detection pass must store both copies)");
   }
   for (int it = 0; it < iterations; ++it) {
     float sweep = 0.0f;
