@@ -138,24 +138,13 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
     }
     const auto slots = static_cast<std::size_t>(region * max_team);
     contacts.partner.resize(slots);
-    for (auto* arr :
-         {&contacts.nx, &contacts.ny, &contacts.nz, &contacts.gap_m, &contacts.ux, &contacts.uy,
-          &contacts.uz, &contacts.mu, &contacts.lx, &contacts.ly, &contacts.lz, &contacts.push}) {
-      arr->resize(slots);
+    for (auto* arr : {&contacts.normal_gap, &contacts.surface, &contacts.impulse}) {
+      arr->resize(slots * kSlotStride);
     }
     std::int32_t* c_partner = contacts.partner.data();
-    float* c_nx = contacts.nx.data();
-    float* c_ny = contacts.ny.data();
-    float* c_nz = contacts.nz.data();
-    float* c_gap = contacts.gap_m.data();
-    float* c_ux = contacts.ux.data();
-    float* c_uy = contacts.uy.data();
-    float* c_uz = contacts.uz.data();
-    float* c_mu = contacts.mu.data();
-    float* c_lx = contacts.lx.data();
-    float* c_ly = contacts.ly.data();
-    float* c_lz = contacts.lz.data();
-    float* c_push = contacts.push.data();
+    float* c_normal_gap = contacts.normal_gap.data();
+    float* c_surface = contacts.surface.data();
+    float* c_impulse = contacts.impulse.data();
     bool too_many = false;
 #pragma omp parallel num_threads(threads) reduction(|| : too_many)
     {
@@ -268,8 +257,10 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
             const std::uint32_t key = partner_key(c.partner);
             while (ps < prev_end && partner_key(previous->partner[ps]) < key) ++ps;
             if (ps < prev_end && previous->partner[ps] == c.partner) {
-              const float ox = warm_factor * previous->lx[ps], oy = warm_factor * previous->ly[ps],
-                          oz = warm_factor * previous->lz[ps];
+              const float* pl =
+                  previous->impulse.data() + static_cast<std::size_t>(ps) * kSlotStride;
+              const float ox = warm_factor * pl[0], oy = warm_factor * pl[1],
+                          oz = warm_factor * pl[2];
               const float ln = std::max(0.0f, ox * c.nx + oy * c.ny + oz * c.nz);
               const float on = ox * c.nx + oy * c.ny + oz * c.nz;
               float tx = ox - on * c.nx, ty = oy - on * c.ny, tz = oz - on * c.nz;
@@ -287,19 +278,22 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
             }
           }
           if (k < region_end) {
+            const std::size_t at = static_cast<std::size_t>(k) * kSlotStride;
             c_partner[k] = c.partner;
-            c_nx[k] = c.nx;
-            c_ny[k] = c.ny;
-            c_nz[k] = c.nz;
-            c_gap[k] = c.gap_m;
-            c_ux[k] = c.ux;
-            c_uy[k] = c.uy;
-            c_uz[k] = c.uz;
-            c_mu[k] = c.mu;
-            c_lx[k] = lx;
-            c_ly[k] = ly;
-            c_lz[k] = lz;
-            c_push[k] = 0.0f;
+            c_normal_gap[at] = c.nx;
+            c_normal_gap[at + 1] = c.ny;
+            c_normal_gap[at + 2] = c.nz;
+            c_normal_gap[at + 3] = c.gap_m;
+            if (c.partner < 0) {
+              c_surface[at] = c.ux;
+              c_surface[at + 1] = c.uy;
+              c_surface[at + 2] = c.uz;
+              c_surface[at + 3] = c.mu;
+            }
+            c_impulse[at] = lx;
+            c_impulse[at + 1] = ly;
+            c_impulse[at + 2] = lz;
+            c_impulse[at + 3] = 0.0f;
           }
           sx += lx;
           sy += ly;

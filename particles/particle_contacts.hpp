@@ -49,20 +49,27 @@ inline constexpr std::size_t kIterW = 0;      ///< offset of w (x, y, z)
 inline constexpr std::size_t kIterSplit = 3;  ///< offset of the split inverse mass
 inline constexpr std::size_t kIterS = 4;      ///< offset of s (x, y, z)
 
+/// Floats per slot record of ContactList::normal_gap, surface and impulse.
+inline constexpr std::size_t kSlotStride = 4;
+
 /// All contacts of one step.
 struct ContactList {
   std::vector<std::int32_t> start;    ///< per particle: first slot of its row
   std::vector<std::int32_t> end;      ///< per particle: one past its row's last slot
   std::vector<std::int32_t> partner;  ///< per slot: particle j >= 0, wall_partner, body_partner
-  std::vector<float> nx, ny, nz;      ///< per slot: unit normal, from the partner toward i
-  /// Per slot: surface gap [m], negative when overlapping. The solver derives the target normal
-  /// speed (-gap / dt when open, else 0) and the push-out speed (overlaps) from it.
-  std::vector<float> gap_m;
-  /// Per slot: the partner's velocity at the contact [m/s] (0 for a particle partner, whose
-  /// velocity is its iterate) and the Coulomb friction coefficient.
-  std::vector<float> ux, uy, uz, mu;
-  std::vector<float> lx, ly, lz;  ///< per slot: impulse on particle i [N s], world frame
-  std::vector<float> push;        ///< per slot: normal push-out pseudo-impulse [N s], >= 0
+  /// Per slot, four floats (one 16-byte record, read with one access): the unit normal from the
+  /// partner toward i (x, y, z) and the surface gap [m], negative when overlapping. The solver
+  /// derives the target normal speed (-gap / dt when open, else 0) and the push-out speed
+  /// (overlaps) from the gap.
+  std::vector<float> normal_gap;
+  /// Per slot, four floats: the partner's surface velocity at the contact (x, y, z) [m/s] and the
+  /// Coulomb friction coefficient. Written for wall and body slots only: a particle partner's
+  /// velocity is its iterate and its friction the model's particle friction.
+  std::vector<float> surface;
+  /// Per slot, four floats: the impulse on particle i (x, y, z) [N s], world frame, and the normal
+  /// push-out pseudo-impulse p >= 0 [N s]. One record, so that the solver's write of a pair's
+  /// mirror copy touches one cache line.
+  std::vector<float> impulse;
   /// Per slot: effective mass omega / (k_i / m_i + k_j / m_j) [kg] (mass splitting), written by
   /// the solver once per step for the slots it computes (from own_start[i] on).
   std::vector<float> m_eff;

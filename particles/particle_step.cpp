@@ -77,8 +77,10 @@ std::vector<Wrench> body_wrenches(const ParticleModel& model, const ParticleStat
         for (std::int32_t k = c.start[i]; k < c.end[i]; ++k) {
           const std::int32_t b = partner_body(c.partner[k]);
           if (b < 0) continue;
-          const Vec3 n(c.nx[k], c.ny[k], c.nz[k]);
-          const Vec3 f = -inv_dt * Vec3(c.lx[k], c.ly[k], c.lz[k]);
+          const float* ng = c.normal_gap.data() + static_cast<std::size_t>(k) * kSlotStride;
+          const float* l = c.impulse.data() + static_cast<std::size_t>(k) * kSlotStride;
+          const Vec3 n(ng[0], ng[1], ng[2]);
+          const Vec3 f = -inv_dt * Vec3(l[0], l[1], l[2]);
           const Vec3 p = Vec3(s.x_m[i], s.y_m[i], s.z_m[i]) - double(s.radius_m[i]) * n;
           const Vec3 tau = (p - p_WR[b]).cross(f);
           double* sb = sum + b * 6;

@@ -24,18 +24,11 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
   const std::int32_t* start = contacts.start.data();
   const std::int32_t* row_end = contacts.end.data();
   const std::int32_t* partner = contacts.partner.data();
-  const float* cnx = contacts.nx.data();
-  const float* cny = contacts.ny.data();
-  const float* cnz = contacts.nz.data();
-  const float* gap = contacts.gap_m.data();
-  float* push = contacts.push.data();
-  const float* cux = contacts.ux.data();
-  const float* cuy = contacts.uy.data();
-  const float* cuz = contacts.uz.data();
-  const float* cmu = contacts.mu.data();
-  float* lx = contacts.lx.data();
-  float* ly = contacts.ly.data();
-  float* lz = contacts.lz.data();
+  // Slot records of kSlotStride floats (particle_contacts.hpp).
+  constexpr std::size_t R = kSlotStride;
+  const float* normal_gap = contacts.normal_gap.data();
+  const float* surface = contacts.surface.data();
+  float* impulse = contacts.impulse.data();
   const std::size_t slots = contacts.partner.size();
   contacts.m_eff.resize(slots);
   contacts.mirror.resize(slots);
@@ -125,22 +118,25 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
             vz -= aj[kIterS + 2];
             mu = l_mu_particle;
           } else {
-            ux = wix - cux[k];
-            uy = wiy - cuy[k];
-            uz = wiz - cuz[k];
-            mu = cmu[k];
+            const float* sk = surface + static_cast<std::size_t>(k) * R;
+            ux = wix - sk[0];
+            uy = wiy - sk[1];
+            uz = wiz - sk[2];
+            mu = sk[3];
           }
+          const float* ngk = normal_gap + static_cast<std::size_t>(k) * R;
+          float* lk = impulse + static_cast<std::size_t>(k) * R;
           // Both candidates computed, then selected: the sign of a resting contact's gap is
           // random, and as branches these mispredicted.
-          const float g = gap[k];
+          const float g = ngk[3];
           const float open_target = -g * l_inv_dt;
           const float overlap_pushout = std::min(-l_alpha * g * l_inv_dt, l_max_pushout);
           const float target = g > 0.0f ? open_target : 0.0f;
           const float pushout = g < 0.0f ? overlap_pushout : 0.0f;
-          const float nx = cnx[k], ny = cny[k], nz = cnz[k];
+          const float nx = ngk[0], ny = ngk[1], nz = ngk[2];
           const float m_eff = meff[k];
           const float un = ux * nx + uy * ny + uz * nz;
-          const float ox = lx[k], oy = ly[k], oz = lz[k];
+          const float ox = lk[0], oy = lk[1], oz = lk[2];
           const float on = ox * nx + oy * ny + oz * nz;
           // Normal: clamp at zero after adding the correction toward the target speed (Alg. 1,
           // l.5).
@@ -165,17 +161,17 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
               std::max(std::abs(nlx - ox), std::max(std::abs(nly - oy), std::abs(nlz - oz))));
           // Split impulse: push-out on the pseudo-velocities, normal only.
           const float pn =
-              std::max(0.0f, push[k] + m_eff * (pushout - (vx * nx + vy * ny + vz * nz)));
-          lx[k] = nlx;
-          ly[k] = nly;
-          lz[k] = nlz;
-          push[k] = pn;
+              std::max(0.0f, lk[3] + m_eff * (pushout - (vx * nx + vy * ny + vz * nz)));
+          lk[0] = nlx;
+          lk[1] = nly;
+          lk[2] = nlz;
+          lk[3] = pn;
           if (j >= 0) {
-            const std::int32_t m = mirror[k];
-            lx[m] = -nlx;
-            ly[m] = -nly;
-            lz[m] = -nlz;
-            push[m] = pn;
+            float* lm = impulse + static_cast<std::size_t>(mirror[k]) * R;
+            lm[0] = -nlx;
+            lm[1] = -nly;
+            lm[2] = -nlz;
+            lm[3] = pn;
           }
         }
       }
@@ -187,13 +183,15 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
         float px = 0.0f, py = 0.0f, pz = 0.0f;
         const std::int32_t end = row_end[i];
         for (std::int32_t k = start[i]; k < end; ++k) {
-          sx += lx[k];
-          sy += ly[k];
-          sz += lz[k];
-          const float pn = push[k];
-          px += pn * cnx[k];
-          py += pn * cny[k];
-          pz += pn * cnz[k];
+          const float* lk = impulse + static_cast<std::size_t>(k) * R;
+          const float* ngk = normal_gap + static_cast<std::size_t>(k) * R;
+          sx += lk[0];
+          sy += lk[1];
+          sz += lk[2];
+          const float pn = lk[3];
+          px += pn * ngk[0];
+          py += pn * ngk[1];
+          pz += pn * ngk[2];
         }
         const float* ai = a + static_cast<std::size_t>(i) * S;
         float* bi = b + static_cast<std::size_t>(i) * S;
