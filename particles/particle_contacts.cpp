@@ -42,6 +42,35 @@ struct BodyQuery {
 
 }  // namespace
 
+void balanced_chunks(const ContactList& rows, int parts, std::vector<std::int64_t>& bounds) {
+  const auto n = static_cast<std::int64_t>(rows.particles());
+  parts = std::max(parts, 1);
+  bounds.assign(static_cast<std::size_t>(parts) + 1, n);
+  bounds[0] = 0;
+  const std::int64_t total = rows.used_slots + kChunkBaseWork * n;
+  std::int64_t done = 0;
+  int next = 1;
+  for (std::int64_t i = 0; i < n && next < parts; ++i) {
+    done += rows.end[i] - rows.start[i] + kChunkBaseWork;
+    // Chunk `next` starts after the particle whose prefix first reaches next / parts of the work.
+    while (next < parts && done * parts >= total * next)
+      bounds[static_cast<std::size_t>(next++)] = i + 1;
+  }
+}
+
+std::span<const std::int64_t> chunks_for(const ContactList* rows, std::size_t n, int parts,
+                                         std::vector<std::int64_t>& uniform) {
+  parts = std::max(parts, 1);
+  if (rows != nullptr && rows->particles() == n &&
+      rows->chunk_bounds.size() == static_cast<std::size_t>(parts) + 1) {
+    return rows->chunk_bounds;
+  }
+  const auto count = static_cast<std::int64_t>(n);
+  uniform.resize(static_cast<std::size_t>(parts) + 1);
+  for (int t = 0; t <= parts; ++t) uniform[static_cast<std::size_t>(t)] = count * t / parts;
+  return uniform;
+}
+
 std::size_t distinct_contact_count(const ContactList& contacts) {
   std::size_t pair_slots = 0;
   std::size_t external = 0;
@@ -128,9 +157,14 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
   std::int32_t* row_start = contacts.start.data();
   std::int32_t* row_end = contacts.end.data();
   const int max_team = std::max(threads, 1);
+  // Chunks of about equal work, from the previous step's rows (contacts move little per step).
+  std::vector<std::int64_t> uniform;
+  const std::span<const std::int64_t> chunk = chunks_for(previous, n, max_team, uniform);
   const std::int64_t guess =
-      previous != nullptr && previous->used_slots > 0 ? previous->used_slots : 8 * count;
-  std::int64_t region = guess * 5 / 4 / max_team + 256;
+      previous != nullptr && previous->used_slots > 0
+          ? std::max(previous->used_slots / max_team, previous->largest_region_slots)
+          : 8 * count / max_team;
+  std::int64_t region = guess * 5 / 4 + 256;
   std::vector<std::int64_t> needed(static_cast<std::size_t>(max_team), 0);
   for (;;) {
     if (region * max_team > std::numeric_limits<std::int32_t>::max()) {
@@ -150,8 +184,9 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
     {
       const int t = omp_get_thread_num();
       const int team = omp_get_num_threads();
-      const std::int64_t begin = count * t / team;
-      const std::int64_t end = count * (t + 1) / team;
+      // A team smaller than asked for (OpenMP may give fewer threads) splits evenly.
+      const std::int64_t begin = team == max_team ? chunk[t] : count * t / team;
+      const std::int64_t end = team == max_team ? chunk[t + 1] : count * (t + 1) / team;
       const std::int64_t region_begin = region * t;
       const std::int64_t region_end = region_begin + region;
       std::int64_t k = region_begin;  // next slot; past region_end only counts
@@ -325,6 +360,8 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
     }
     if (most <= region) {
       contacts.used_slots = used;
+      contacts.largest_region_slots = most;
+      balanced_chunks(contacts, max_team, contacts.chunk_bounds);
       return;
     }
     region = most * 5 / 4 + 256;

@@ -30,6 +30,9 @@ namespace talus::particles {
 /// then the cylinder's side.
 inline constexpr std::int32_t kWallCount = 7;
 
+/// Work of a particle with no contacts in balanced_chunks, in slot equivalents.
+inline constexpr std::int64_t kChunkBaseWork = 2;
+
 /// Partner code of wall w (0 .. kWallCount-1): negative, so particle partners stay >= 0.
 constexpr std::int32_t wall_partner(std::int32_t w) { return -1 - w; }
 /// Partner code of body b (index in ParticleModel::bodies).
@@ -82,6 +85,15 @@ struct ContactList {
   std::vector<std::int32_t> own_start;
   /// Slots holding contacts (the arrays are longer: each thread's region ends in a gap).
   std::int64_t used_slots = 0;
+  /// The most slots one thread's region needed in the detection pass that wrote this list.
+  std::int64_t largest_region_slots = 0;
+  /// Work split for `chunk_bounds.size() - 1` threads: thread t takes the particles
+  /// [chunk_bounds[t], chunk_bounds[t + 1]), chunks of about equal work (row slots plus a base
+  /// per particle; balanced_chunks). Written at the end of the detection pass; the solver uses it,
+  /// and so does the next step's detection pass. A bed's rows are far from uniform (a compressed
+  /// column's bottom half held 65 % of the slots), so equal particle counts left one thread
+  /// waiting at every barrier. The split moves work between threads, never results.
+  std::vector<std::int64_t> chunk_bounds;
 
   std::size_t particles() const { return start.size(); }
   std::int32_t slots(std::size_t i) const { return end[i] - start[i]; }
@@ -104,6 +116,17 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
                      std::span<const BodyMotion> motions, const SpatialHash& hash,
                      const ContactList* previous, const float* vpx, const float* vpy,
                      const float* vpz, float* iterate, ContactList& contacts, int threads);
+
+/// Splits the particles of `rows` into `parts` contiguous chunks of about equal work, counting a
+/// particle's work as its row's slot count plus kChunkBaseWork (the candidate search and the
+/// per-particle record cost something without contacts). `bounds` gets parts + 1 entries, from 0
+/// to rows.particles(). Serial, O(particles).
+void balanced_chunks(const ContactList& rows, int parts, std::vector<std::int64_t>& bounds);
+
+/// The chunk bounds for `parts` threads over n particles: `rows.chunk_bounds` when it was made for
+/// that many threads and particles, else equal particle counts.
+std::span<const std::int64_t> chunks_for(const ContactList* rows, std::size_t n, int parts,
+                                         std::vector<std::int64_t>& uniform);
 
 /// Number of distinct contacts (each particle pair once, plus wall and body contacts).
 std::size_t distinct_contact_count(const ContactList& contacts);

@@ -43,6 +43,8 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
   // any thread count).
   const int max_team = std::max(threads, 1);
   std::vector<float> change(static_cast<std::size_t>(std::max(iterations, 0)) * max_team, 0.0f);
+  std::vector<std::int64_t> uniform;
+  const std::span<const std::int64_t> chunk = chunks_for(&contacts, n, max_team, uniform);
   std::atomic<bool> unpaired{false};
 #pragma omp parallel num_threads(threads)
   {
@@ -57,10 +59,14 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
     // copy's value is exactly what row j would have computed itself (the two copies evaluate the
     // same expressions with negated vectors, see below), so the results are those of the
     // per-row solve at half the arithmetic. Each mirror entry is written by one row only.
+    // This thread's particles: chunks of about equal work (balanced_chunks), or an even split
+    // when OpenMP gave a different team size.
+    const int team = omp_get_num_threads();
+    const std::int64_t lo = team == max_team ? chunk[t] : count * t / team;
+    const std::int64_t hi = team == max_team ? chunk[t + 1] : count * (t + 1) / team;
     {
       const float* a = buffers[0];
-#pragma omp for schedule(static)
-      for (std::int64_t i = 0; i < count; ++i) {
+      for (std::int64_t i = lo; i < hi; ++i) {
         const float ki = a[static_cast<std::size_t>(i) * S + kIterSplit];
         std::int32_t k = start[i];
         const std::int32_t end = row_end[i];
@@ -85,6 +91,7 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
         }
       }
     }
+#pragma omp barrier
     // Read after the pair pass's barrier: every thread sees the same value and skips the sweeps
     // together.
     const bool skip = unpaired.load(std::memory_order_relaxed);
@@ -94,8 +101,7 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
       float* b = buffers[1 - cur];
       float sweep_change = 0.0f;
       // Pass 1: the new impulse of every contact, once (each pair in its lower particle's row).
-#pragma omp for schedule(static)
-      for (std::int64_t i = 0; i < count; ++i) {
+      for (std::int64_t i = lo; i < hi; ++i) {
         const float* ai = a + static_cast<std::size_t>(i) * S;
         const float wix = ai[kIterW], wiy = ai[kIterW + 1], wiz = ai[kIterW + 2];
         const float qix = ai[kIterS], qiy = ai[kIterS + 1], qiz = ai[kIterS + 2];
@@ -175,10 +181,10 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
           }
         }
       }
-      // Pass 2 (after the barrier above: every slot of the sweep is written): each particle's
-      // sums over its whole row, in row order, into its next iterate record.
-#pragma omp for schedule(static)
-      for (std::int64_t i = 0; i < count; ++i) {
+      // Pass 2, after a barrier (every slot of the sweep is written): each particle's sums over
+      // its whole row, in row order, into its next iterate record.
+#pragma omp barrier
+      for (std::int64_t i = lo; i < hi; ++i) {
         float sx = 0.0f, sy = 0.0f, sz = 0.0f;
         float px = 0.0f, py = 0.0f, pz = 0.0f;
         const std::int32_t end = row_end[i];
@@ -207,6 +213,8 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
       }
       change[static_cast<std::size_t>(it) * max_team + t] = sweep_change;
       cur = 1 - cur;
+      // Every record of b is written before any thread reads it as a in the next sweep.
+#pragma omp barrier
     }
   }
   if (unpaired.load()) {

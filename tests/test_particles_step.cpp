@@ -402,5 +402,84 @@ TEST(ParticlesStep, ContactRegionsThatOverflowAreRedoneWithTheSameResult) {
   }
 }
 
+TEST(ParticlesStep, ChunksSplitTheContactWorkEvenly) {
+  // Rows like a compressed column's: the first 300 particles with 12 slots, the next 700 with 2.
+  ContactList rows;
+  std::int32_t k = 0;
+  for (int i = 0; i < 1000; ++i) {
+    rows.start.push_back(k);
+    k += i < 300 ? 12 : 2;
+    rows.end.push_back(k);
+  }
+  rows.used_slots = k;
+  const auto work = [&](std::int64_t lo, std::int64_t hi) {
+    std::int64_t sum = 0;
+    for (std::int64_t i = lo; i < hi; ++i) sum += rows.end[i] - rows.start[i] + kChunkBaseWork;
+    return sum;
+  };
+  const std::int64_t total = work(0, 1000);
+  for (int parts : {1, 2, 3, 7}) {
+    std::vector<std::int64_t> bounds;
+    balanced_chunks(rows, parts, bounds);
+    ASSERT_EQ(bounds.size(), static_cast<std::size_t>(parts) + 1);
+    EXPECT_EQ(bounds.front(), 0);
+    EXPECT_EQ(bounds.back(), 1000);
+    for (int t = 0; t < parts; ++t) {
+      ASSERT_LE(bounds[t], bounds[t + 1]);
+      // Each chunk within one particle's work (14) of an equal share.
+      EXPECT_NEAR(static_cast<double>(work(bounds[t], bounds[t + 1])),
+                  static_cast<double>(total) / parts, 14.0)
+          << parts << " parts, chunk " << t;
+    }
+  }
+  // An even particle split would give the first of two threads 3,600 + 400 of the 6,000 slots.
+  std::vector<std::int64_t> two;
+  balanced_chunks(rows, 2, two);
+  EXPECT_LT(two[1], 300);
+}
+
+TEST(ParticlesStep, UnevenBedsAreSplitByWorkAndDetectedOnce) {
+  // A dense stack at the bottom of the particle order and sparse particles after it: after one
+  // step the two threads' chunks hold about equal slots, so the next step's detection regions
+  // (sized from the largest chunk) fit and the pass is not redone; results stay identical to
+  // one thread's.
+  ParticleModel model = box_model(0.05, 0.6);
+  ParticleState bed = stacked_bed(12);  // 300 touching particles
+  const std::size_t dense = bed.size();
+  for (int i = 0; i < 200; ++i) {  // 12.5 mm apart across, 20 mm up: no contacts among them
+    const auto k = static_cast<double>(i);
+    bed.add(Vec3(0.006 + 0.0125 * std::fmod(k, 4.0),
+                 0.006 + 0.0125 * std::fmod(std::floor(k / 4.0), 4.0),
+                 0.15 + 0.02 * std::floor(k / 16.0)),
+            Vec3::Zero(), kRadius, 1e-3);
+  }
+  ParticleState one = bed, two = bed;
+  model.threads = 1;
+  ParticleWorkspace w1;
+  for (int s = 0; s < 3; ++s) step(model, one, {}, w1);
+  model.threads = 2;
+  ParticleWorkspace w2;
+  for (int s = 0; s < 3; ++s) step(model, two, {}, w2);
+  expect_identical(one, two);
+  const ContactList& c = w2.contacts;
+  ASSERT_EQ(c.chunk_bounds.size(), 3u);
+  // An even split (250 particles each) would give the first thread the whole dense stack but
+  // 50 particles (almost every slot); the work split ends the first chunk inside the stack, and
+  // the detection pass's largest region needed fewer slots than that first half holds.
+  const std::int64_t half = static_cast<std::int64_t>(bed.size()) / 2;
+  std::int64_t even_first = 0;
+  for (std::int64_t i = 0; i < half; ++i) even_first += c.end[i] - c.start[i];
+  EXPECT_LT(c.chunk_bounds[1], static_cast<std::int64_t>(dense));
+  EXPECT_LT(c.largest_region_slots, even_first * 9 / 10);
+  // The two chunks' work (slots + base per particle) differs by at most one dense particle's.
+  std::int64_t work[2] = {0, 0};
+  for (int t = 0; t < 2; ++t) {
+    for (std::int64_t i = c.chunk_bounds[t]; i < c.chunk_bounds[t + 1]; ++i) {
+      work[t] += c.end[i] - c.start[i] + kChunkBaseWork;
+    }
+  }
+  EXPECT_LE(std::abs(work[0] - work[1]), 16);
+}
+
 }  // namespace
 }  // namespace talus::particles
