@@ -228,7 +228,13 @@ void write_centre_line(OutputDir& out, const ScmScenario& sc, const ScmState& st
   p.y_label = "z [mm]";
   p.series = {series("surface", x, surf), series("surface - flow depth", x, bottom),
               series("wheel rim", x, wheel)};
-  p.y_min = -60.0;
+  // Down to the deepest flow (the fields reach far below the rut; the border path's flow depth is
+  // the shear band), up to 40 mm above the surface for the rim.
+  double deepest_mm = -60.0;
+  for (const double z : bottom) {
+    if (std::isfinite(z)) deepest_mm = std::min(deepest_mm, z);
+  }
+  p.y_min = 20.0 * std::floor(deepest_mm / 20.0 - 0.25);
   p.y_max = 40.0;
   write_png(out.path("centre_line_flow_depth.png"), plot_lines(p));
   PlotSpec q;

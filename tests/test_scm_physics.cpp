@@ -1,5 +1,6 @@
-// SCM tier physics: plate sinkage against Bekker's closed form, volume conservation of the border
-// path, slip-sinkage and drawbar pull against slip, multipass.
+// SCM tier physics: plate sinkage against Bekker's closed form; for both soil-flow paths (the
+// border path and the flow fields of paper 002 §3.1) over whole wheel runs: volume conservation
+// in every step, slip-sinkage and drawbar pull against slip, multipass.
 
 #include <gtest/gtest.h>
 
@@ -11,13 +12,14 @@
 namespace talus::scm {
 namespace {
 
-ScmModel flat_map(double cell_m, double size_x_m, double size_y_m) {
+ScmModel flat_map(double cell_m, double size_x_m, double size_y_m,
+                  FlowMethod method = FlowMethod::Border) {
   ScmModel m;
   m.cell_size_m = cell_m;
   m.nx = static_cast<int>(std::lround(size_x_m / cell_m)) + 1;
   m.ny = static_cast<int>(std::lround(size_y_m / cell_m)) + 1;
   m.soil = named_soil("dry_sand");
-  m.method = FlowMethod::Border;
+  m.method = method;
   m.time_step_s = 1e-3;
   return m;
 }
@@ -55,26 +57,35 @@ WheelTest wheel_at(double slip) {
   return t;
 }
 
-TEST(ScmPhysics, BorderPathConservesVolumeEveryStep) {
-  const ScmModel m = flat_map(0.02, 1.2, 0.6);
+// Whole wheel runs (settle, then drive at a slip) on each soil-flow path.
+class ScmWheelPhysics : public ::testing::TestWithParam<FlowMethod> {
+ protected:
+  ScmModel map() const { return flat_map(0.02, 1.2, 0.6, GetParam()); }
+};
+
+TEST_P(ScmWheelPhysics, ConservesVolumeEveryStep) {
+  const ScmModel m = map();
   ScmState state(m);
   const WheelResult r = run_wheel(m, state, wheel_at(0.2), 0.0);
   double total = 0.0;
   for (const WheelSample& s : r.samples) {
-    EXPECT_NEAR(s.deposited_m3, s.displaced_m3, 1e-12 * std::max(1.0, s.displaced_m3));
+    EXPECT_NEAR(s.deposited_m3, s.displaced_m3, 1e-12 * std::max(1.0, s.displaced_m3))
+        << "t = " << s.time_s << " s";
     total += s.displaced_m3;
   }
   EXPECT_GT(total, 1e-4);  // the wheel did displace soil
+  EXPECT_LT(r.max_volume_error_m3, 1e-15);
 }
 
-TEST(ScmPhysics, DrawbarPullAndSinkageRiseWithSlip) {
-  const ScmModel m = flat_map(0.02, 1.2, 0.6);
+TEST_P(ScmWheelPhysics, DrawbarPullAndSinkageRiseWithSlip) {
+  const ScmModel m = map();
   double last_dp = -1e9, last_z = -1e9;
   for (double slip : {0.05, 0.2, 0.5}) {
     ScmState state(m);
     const WheelResult r = run_wheel(m, state, wheel_at(slip), 0.0);
-    std::printf("slip %.2f dp %.1f N torque %.1f Nm sinkage %.4f m\n", slip, r.mean_drawbar_pull_n,
-                r.mean_torque_nm, r.mean_sinkage_m);
+    std::printf("%s: slip %.2f dp %.1f N torque %.1f Nm sinkage %.4f m\n",
+                flow_method_name(m.method).c_str(), slip, r.mean_drawbar_pull_n, r.mean_torque_nm,
+                r.mean_sinkage_m);
     EXPECT_GT(r.mean_drawbar_pull_n, last_dp) << "slip " << slip;
     EXPECT_GT(r.mean_sinkage_m, last_z) << "slip " << slip;
     last_dp = r.mean_drawbar_pull_n;
@@ -82,18 +93,25 @@ TEST(ScmPhysics, DrawbarPullAndSinkageRiseWithSlip) {
   }
 }
 
-TEST(ScmPhysics, SecondPassInRutHasLessDrawbarPull) {
-  const ScmModel m = flat_map(0.02, 1.2, 0.6);
+TEST_P(ScmWheelPhysics, SecondPassInRutHasLessDrawbarPull) {
+  const ScmModel m = map();
   ScmState state(m);
   const WheelResult first = run_wheel(m, state, wheel_at(0.2), 0.0);
   const WheelResult second = run_wheel(m, state, wheel_at(0.2), 0.0);
-  std::printf("first dp %.1f z %.4f; second dp %.1f z %.4f\n", first.mean_drawbar_pull_n,
-              first.mean_sinkage_m, second.mean_drawbar_pull_n, second.mean_sinkage_m);
+  std::printf("%s: first dp %.1f z %.4f; second dp %.1f z %.4f\n",
+              flow_method_name(m.method).c_str(), first.mean_drawbar_pull_n, first.mean_sinkage_m,
+              second.mean_drawbar_pull_n, second.mean_sinkage_m);
   EXPECT_LT(second.mean_drawbar_pull_n, first.mean_drawbar_pull_n);
   // A fresh run over old soil: nodes left in contact by the first pass were released.
   EXPECT_LT(first.max_volume_error_m3, 1e-15);
   EXPECT_LT(second.max_volume_error_m3, 1e-15);
 }
+
+INSTANTIATE_TEST_SUITE_P(FlowPaths, ScmWheelPhysics,
+                         ::testing::Values(FlowMethod::Border, FlowMethod::Fields),
+                         [](const ::testing::TestParamInfo<FlowMethod>& path) {
+                           return flow_method_name(path.param);
+                         });
 
 }  // namespace
 }  // namespace talus::scm
