@@ -107,6 +107,7 @@ class SoilMap {
 
   const ScmModel& model() const { return model_; }
   const ScmState& state() const { return *state_; }
+  ScmState& mutable_state() { return *state_; }
 
  private:
   ScmModel model_;
@@ -146,7 +147,7 @@ void bind_scm(py::module_& parent) {
 
   py::class_<SoilMap>(m, "SoilMap",
                       "A soil map: node (i, j) at (i * cell, j * cell); fields read as dense "
-                      "copies of a region.")
+                      "copies of a region, or as numpy views of one allocated tile (tile_view).")
       .def(py::init<const Vec2&, double, const SoilParameters&, const std::string&, double,
                     double>(),
            py::arg("size_m"), py::arg("cell_size_m"), py::arg("soil"), py::arg("method") = "border",
@@ -166,6 +167,48 @@ void bind_scm(py::module_& parent) {
       .def_property_readonly("time_s", [](const SoilMap& s) { return s.state().time_s; })
       .def_property_readonly("tile_count", [](const SoilMap& s) { return s.state().tile_count(); })
       .def_property_readonly("tile_bytes", [](const SoilMap& s) { return s.state().tile_bytes(); })
+      .def(
+          "tiles", [](const SoilMap& s) { return s.state().tile_coordinates(); },
+          "Tile coordinates (ti, tj) of the allocated tiles; tile (ti, tj) holds nodes i in "
+          "[32 ti, 32 ti + 32), j in [32 tj, 32 tj + 32).")
+      .def(
+          "tile_view",
+          [](py::object self, const std::string& field, int ti, int tj) -> py::array {
+            SoilMap& s = self.cast<SoilMap&>();
+            ScmTile* t = s.mutable_state().allocated_tile(ti, tj);
+            if (t == nullptr) {
+              throw py::key_error("tile (" + std::to_string(ti) + ", " + std::to_string(tj) +
+                                  ") is not allocated (see tiles())");
+            }
+            const std::vector<std::pair<const char*, std::vector<double>*>> doubles = {
+                {"height_m", &t->height_m},         {"plastic_sinkage_m", &t->plastic_sinkage_m},
+                {"shear_x_m", &t->shear_x_m},       {"shear_y_m", &t->shear_y_m},
+                {"flow_vx", &t->flow_vx},           {"flow_vy", &t->flow_vy},
+                {"flow_vz", &t->flow_vz},           {"flow_depth_m", &t->flow_depth_m},
+                {"deposited_m3", &t->deposited_m3}, {"displaced_m3", &t->displaced_m3},
+                {"peak_shear_m", &t->peak_shear_m}};
+            const py::ssize_t n = kTileNodes;
+            for (const auto& [name, v] : doubles) {
+              if (field == name) {
+                // A view on the tile's array; the map (self) is kept alive by the array.
+                return py::array_t<double>(
+                    {n, n}, {n * py::ssize_t{sizeof(double)}, py::ssize_t{sizeof(double)}},
+                    v->data(), self);
+              }
+            }
+            for (const auto& [name, v] :
+                 {std::pair{"in_contact", &t->in_contact}, std::pair{"loosened", &t->loosened}}) {
+              if (field == name)
+                return py::array_t<std::uint8_t>({n, n}, {n, py::ssize_t{1}}, v->data(), self);
+            }
+            throw py::key_error("tile_view: unknown field '" + field +
+                                "' (expected height_m, plastic_sinkage_m, shear_x_m, shear_y_m, "
+                                "flow_vx, flow_vy, flow_vz, flow_depth_m, deposited_m3, "
+                                "displaced_m3, peak_shear_m, in_contact or loosened)");
+          },
+          py::arg("field"), py::arg("ti"), py::arg("tj"),
+          "A (32, 32) numpy view (no copy) of one field of an allocated tile, row j % 32, column "
+          "i % 32; it shows every later step's values and writes go into the state.")
       .def(
           "heights",
           [](const SoilMap& s, int i0, int j0, int nx, int ny) {

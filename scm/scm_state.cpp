@@ -61,6 +61,20 @@ const ScmTile* ScmState::find_tile(int ti, int tj) const {
   return it == index_.end() ? nullptr : &tiles_[static_cast<std::size_t>(it->second)];
 }
 
+std::vector<std::array<int, 2>> ScmState::tile_coordinates() const {
+  std::vector<std::array<int, 2>> coords(tiles_.size());
+  for (const auto& [k, slot] : index_) {
+    coords[static_cast<std::size_t>(slot)] = {static_cast<int>(static_cast<std::int32_t>(k >> 32)),
+                                              static_cast<int>(static_cast<std::int32_t>(k))};
+  }
+  return coords;
+}
+
+ScmTile* ScmState::allocated_tile(int ti, int tj) {
+  const auto it = index_.find(key(ti, tj));
+  return it == index_.end() ? nullptr : &tiles_[static_cast<std::size_t>(it->second)];
+}
+
 ScmTile& ScmState::tile(int ti, int tj) {
   const auto [it, inserted] = index_.try_emplace(key(ti, tj), static_cast<int>(tiles_.size()));
   if (inserted) {

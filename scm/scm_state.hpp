@@ -9,7 +9,9 @@
 // tiles: it gathers the nodes of a dense window around the bodies, works on the window, and
 // scatters it back, so the cost of a step does not grow with the distance driven.
 
+#include <array>
 #include <cstdint>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -33,6 +35,9 @@ struct ScmTile {
   std::vector<std::uint8_t> in_contact;  ///< 1 if a body loaded the node in the last step
   std::vector<std::uint8_t> loosened;    ///< 1 once the soil was sheared past failure and released
 };
+
+// Moving a tile must move its arrays' buffers (never copy them): allocated_tile's promise.
+static_assert(std::is_nothrow_move_constructible_v<ScmTile>);
 
 /// A node range [i0, i1] x [j0, j1] (inclusive, global indices), e.g. the nodes under a body's
 /// bounding box (its footprint) or the bounding box of a body's contact nodes.
@@ -93,6 +98,16 @@ class ScmState {
   std::size_t tile_bytes() const { return tiles_.size() * kTileSize * bytes_per_node(); }
   /// Nodes in allocated tiles.
   std::size_t allocated_nodes() const { return tiles_.size() * kTileSize; }
+
+  /// Tile coordinates (ti, tj) of every allocated tile, in allocation order. Tile (ti, tj) holds
+  /// the nodes i in [32 ti, 32 ti + 32), j in [32 tj, 32 tj + 32) (those past the map's edge in
+  /// an edge tile are unused).
+  std::vector<std::array<int, 2>> tile_coordinates() const;
+  /// The allocated tile (ti, tj), or nullptr when no step has touched it. Its field arrays keep
+  /// their addresses for the state's life (tiles are never freed, and the tile list grows by
+  /// moving tiles, which keeps each array's buffer), so a caller may hold views of them across
+  /// steps (the Python module's tile views); the step scatters its results into them.
+  ScmTile* allocated_tile(int ti, int tj);
 
   /// Height of node (i, j) [m]: the tile's value, or the base terrain if untouched.
   double height(int i, int j) const;

@@ -73,3 +73,31 @@ def test_bad_input_messages():
     sm = scm.SoilMap((0.2, 0.2), 0.01, scm.named_soil("dry_sand"))
     with pytest.raises(ValueError, match="not inside the map"):
         sm.heights(0, 0, 100, 1)
+
+
+def test_tile_views_share_memory_with_the_state():
+    sm, _ = pressed_box_map()
+    assert sm.tiles() == []
+    with pytest.raises(KeyError, match="not allocated"):
+        sm.tile_view("height_m", 0, 0)
+    sm.step()
+    tiles = sm.tiles()
+    assert len(tiles) == sm.tile_count and [0, 0] in [list(t) for t in tiles]
+    h = sm.tile_view("height_m", 0, 0)
+    assert h.shape == (32, 32) and not h.flags.owndata
+    # the same values as the dense copy of the tile's nodes (the map is 41 x 41 nodes)
+    np.testing.assert_array_equal(h, sm.heights(0, 0, 32, 32))
+    contact = sm.tile_view("in_contact", 0, 0)
+    assert contact.dtype == np.uint8 and contact[20, 20] == 1
+    assert sm.tile_view("plastic_sinkage_m", 0, 0)[20, 20] == pytest.approx(0.003)
+    # a view shows later steps (the step writes into the tile) ...
+    before = h[20, 20]
+    for _ in range(3):
+        sm.step()
+    np.testing.assert_array_equal(h, sm.heights(0, 0, 32, 32))
+    # ... and writes through it reach the state
+    h[5, 7] = 0.25
+    assert sm.heights(7, 5, 1, 1)[0, 0] == 0.25
+    assert before == pytest.approx(-0.003)
+    with pytest.raises(KeyError, match="unknown field"):
+        sm.tile_view("pressure", 0, 0)
