@@ -11,7 +11,12 @@
 //   l_t   = (lambda_c - (lambda_c.n) n) - omega m_c (u - (u.n) n)   tangential
 //   l_t  *= min(1, mu l_n / |l_t|)                                    onto the Coulomb cone (3)
 //   lambda_c = l_n n + l_t
-// then w_i = v*_i + (1/m_i) sum_c lambda_c.
+// then w_i = v*_i + (1/m_i) sum_c lambda_c. As implemented, a sweep is two passes with a barrier
+// between: each particle pair's impulse is computed once, in the row of its lower index, and
+// written negated into the partner's copy (ContactList::mirror); then every particle sums its
+// row. Row j would have computed exactly that negated value, so the results are those of the
+// per-row update at half the arithmetic. Threads take chunks of equal contact work
+// (ContactList::chunk_bounds); the bits do not depend on the split (docs/particles.md §3).
 //
 // Penetration is removed by a split impulse (Catto's "split impulses", Box2D): paper 001 adds the
 // Baumgarte speed alpha psi / dt to the normal target of the velocity solve (Alg. 1, l.5), which
