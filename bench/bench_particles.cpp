@@ -9,8 +9,9 @@
 // settled column costs about twice one of the lattice's first steps. So the column first settles
 // for kSettleSteps steps (same model, 4 sweeps), and that state is cached in
 // <binary folder>/../bench_cache/ (particle state files; delete the folder after a solver change
-// to settle again). Settling takes ~5 s, ~30 s and ~2 min for 10k, 50k and 200k on 2 cores, once.
-// 20 steps before timing fill the warm-start impulses. 4 Jacobi sweeps.
+// to settle again). Settling takes ~5 s, ~30 s and ~2.5 min (1,200 steps at the settled per-step
+// cost) for 10k, 50k and 200k on 2 cores, once. 20 steps before timing fill the warm-start
+// impulses. 4 Jacobi sweeps.
 //
 // Reported: particle_steps_per_s (rate), contacts per particle, and per-step milliseconds of each
 // stage (broadphase, contacts, solve, integrate = predict + wrenches + integrate + checks).
@@ -87,7 +88,6 @@ void settle(Column& c, std::size_t n) {
                kSettleSteps, file.string().c_str());
   ParticleWorkspace w;
   for (int k = 0; k < kSettleSteps; ++k) step(c.model, c.state, {}, w);
-  c.state.body_wrenches.clear();
   std::filesystem::create_directories(file.parent_path());
   const std::filesystem::path part = file.string() + ".part" + std::to_string(::getpid());
   save_particle_state(c.state, part);

@@ -20,7 +20,7 @@ struct Candidate {
   std::int32_t partner;
   float nx, ny, nz;
   float gap_m;
-  float ux, uy, uz;
+  float ux, uy, uz;  // surface velocity: set for walls and bodies only
   float mu;
 };
 
@@ -219,8 +219,7 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
             c.nz = i < j ? 1.0f : -1.0f;
           }
           c.gap_m = dist - (ri + r[j]);
-          c.ux = c.uy = c.uz = 0.0f;
-          c.mu = mu_particle;
+          c.mu = mu_particle;  // the surface velocity (ux, uy, uz) is for walls and bodies only
         });
         // Canonical order: the hash lists' order depends on thread timing (kLinkedHash). Sorted
         // as 64-bit keys (partner, candidate index), by insertion sort: a bed's sorted cells

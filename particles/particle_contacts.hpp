@@ -7,12 +7,12 @@
 // streams the arrays instead of striding over fixed, mostly empty slots per particle (~7 of 16
 // used in a bed). Each detection thread fills its own region of the arrays, so a region's unused
 // tail is a gap between rows (hence end[] rather than start[i + 1]). A particle-particle contact
-// (i, j) is stored in both particles' rows with opposite normals, and both copies are computed
-// with the same arithmetic so that their impulses are exact negatives: each particle's solver
-// update then gathers only its own slots (no atomic scatter), and momentum between particles is
-// conserved to the last bit. A row is in canonical order: particle partners by increasing index,
-// then walls, then bodies, so its order (and every sum over it) does not depend on the
-// broadphase, the thread count or thread timing.
+// (i, j) is stored in both particles' rows with opposite normals. The solver computes its impulse
+// once, in the lower index's row, and writes the exact negative into the other copy (`mirror`),
+// so each particle's update sums only its own row (no atomic scatter) and momentum between
+// particles is conserved to the last bit. A row is in canonical order: particle partners by
+// increasing index, then walls, then bodies, so its order (and every sum over it) does not depend
+// on the broadphase, the thread count or thread timing.
 
 #include <cstddef>
 #include <cstdint>

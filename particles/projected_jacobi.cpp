@@ -59,8 +59,8 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
     // copy's value is exactly what row j would have computed itself (the two copies evaluate the
     // same expressions with negated vectors, see below), so the results are those of the
     // per-row solve at half the arithmetic. Each mirror entry is written by one row only.
-    // This thread's particles: chunks of about equal work (balanced_chunks), or an even split
-    // when OpenMP gave a different team size.
+    // Each thread takes its chunk of about equal work (balanced_chunks) in every pass, or an even
+    // split when OpenMP gave a different team size.
     const int team = omp_get_num_threads();
     const std::int64_t lo = team == max_team ? chunk[t] : count * t / team;
     const std::int64_t hi = team == max_team ? chunk[t + 1] : count * (t + 1) / team;

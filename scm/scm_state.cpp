@@ -71,8 +71,8 @@ std::vector<std::array<int, 2>> ScmState::tile_coordinates() const {
 }
 
 ScmTile* ScmState::allocated_tile(int ti, int tj) {
-  const auto it = index_.find(key(ti, tj));
-  return it == index_.end() ? nullptr : &tiles_[static_cast<std::size_t>(it->second)];
+  // The non-const face of find_tile: this state is not const, so its tiles may be written.
+  return const_cast<ScmTile*>(find_tile(ti, tj));
 }
 
 ScmTile& ScmState::tile(int ti, int tj) {

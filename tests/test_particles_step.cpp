@@ -432,7 +432,7 @@ TEST(ParticlesStep, ChunksSplitTheContactWorkEvenly) {
           << parts << " parts, chunk " << t;
     }
   }
-  // An even particle split would give the first of two threads 3,600 + 400 of the 6,000 slots.
+  // An even particle split would give the first of two threads 3,600 + 400 of the 5,000 slots.
   std::vector<std::int64_t> two;
   balanced_chunks(rows, 2, two);
   EXPECT_LT(two[1], 300);
@@ -444,7 +444,7 @@ TEST(ParticlesStep, UnevenBedsAreSplitByWorkAndDetectedOnce) {
   // (sized from the largest chunk) fit and the pass is not redone; results stay identical to
   // one thread's.
   ParticleModel model = box_model(0.05, 0.6);
-  ParticleState bed = stacked_bed(12);  // 300 touching particles
+  ParticleState bed = stacked_bed(12);  // 192 touching particles (4 x 4 columns, 12 high)
   const std::size_t dense = bed.size();
   for (int i = 0; i < 200; ++i) {  // 12.5 mm apart across, 20 mm up: no contacts among them
     const auto k = static_cast<double>(i);
@@ -463,10 +463,11 @@ TEST(ParticlesStep, UnevenBedsAreSplitByWorkAndDetectedOnce) {
   expect_identical(one, two);
   const ContactList& c = w2.contacts;
   ASSERT_EQ(c.chunk_bounds.size(), 3u);
-  // An even split (250 particles each) would give the first thread the whole dense stack but
-  // 50 particles (almost every slot); the work split ends the first chunk inside the stack, and
-  // the detection pass's largest region needed fewer slots than that first half holds.
+  // An even split (196 particles each) would give the first thread the whole dense stack (every
+  // slot); the work split ends the first chunk inside the stack, and the detection pass's
+  // largest region needed fewer slots than that first half holds.
   const std::int64_t half = static_cast<std::int64_t>(bed.size()) / 2;
+  ASSERT_GE(half, static_cast<std::int64_t>(dense));
   std::int64_t even_first = 0;
   for (std::int64_t i = 0; i < half; ++i) even_first += c.end[i] - c.start[i];
   EXPECT_LT(c.chunk_bounds[1], static_cast<std::int64_t>(dense));
