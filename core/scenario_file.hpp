@@ -62,6 +62,18 @@ class ScenarioTable {
   std::string choice(const std::string& key, const std::vector<std::string>& choices) const;
   std::string choice_or(const std::string& key, const std::string& fallback,
                         const std::vector<std::string>& choices) const;
+  /// The entry of `entries` (a range of records with a `name` member, e.g. a dispatch table)
+  /// that the string at `key` names; an unknown name is refused as choice() refuses it.
+  template <class Entries>
+  const auto& choice_entry(const std::string& key, const Entries& entries) const {
+    std::vector<std::string> names;
+    for (const auto& e : entries) names.emplace_back(e.name);
+    const std::string picked = choice(key, names);
+    for (const auto& e : entries) {
+      if (picked == e.name) return e;
+    }
+    throw std::logic_error("choice() returned a name that is not in the table");
+  }
   /// An array of exactly `n` numbers (n = 0: any length >= 1), each passing `check`.
   std::vector<double> numbers(const std::string& key, std::size_t n,
                               const NumberCheck& check) const;

@@ -67,13 +67,7 @@ const std::array kTiers = {
 };
 
 const TierEntry& read_tier(const ScenarioTable& root) {
-  std::vector<std::string> names;
-  for (const TierEntry& t : kTiers) names.emplace_back(t.name);
-  const std::string tier = root.table("scenario").choice("tier", names);
-  for (const TierEntry& t : kTiers) {
-    if (tier == t.name) return t;
-  }
-  throw std::logic_error("choice() returned a tier that is not in the table");
+  return root.table("scenario").choice_entry("tier", kTiers);
 }
 
 }  // namespace

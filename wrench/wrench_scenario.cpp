@@ -21,13 +21,7 @@ const KindEntry kKinds[] = {
 };
 
 const KindEntry& read_kind(const ScenarioTable& root) {
-  std::vector<std::string> names;
-  for (const KindEntry& k : kKinds) names.emplace_back(k.name);
-  const std::string kind = root.table("scenario").choice("kind", names);
-  for (const KindEntry& k : kKinds) {
-    if (kind == k.name) return k;
-  }
-  throw std::logic_error("choice() returned a kind that is not in the table");
+  return root.table("scenario").choice_entry("kind", kKinds);
 }
 
 }  // namespace
