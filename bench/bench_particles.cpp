@@ -1,17 +1,18 @@
 // Particle tier throughput (paper 001 Fig. 3 and Fig. 6's case): particles at rest in a tall
 // cylindrical column, the case with the most contacts per particle.
 //
-// The column: 5 mm particles start on a simple cubic lattice of touching spheres cut to a
-// vertical cylinder whose height is ~4.5 diameters; the cylinder is the container's curved wall
-// (Container::kCylinder: analytic walls, no SDF body). The lattice is not a resting state: it
-// collapses into a denser packing over the first ~1,000 steps (the top falls from 1.07 to
-// 0.78 m at 50k, the distinct contacts per particle rise from 2.9 to 4.5), and a step of the
-// settled column costs about twice one of the lattice's first steps. So the column first settles
-// for kSettleSteps steps (same model, 4 sweeps), and that state is cached in
-// <binary folder>/../bench_cache/ (particle state files; delete the folder after a solver change
-// to settle again). Settling takes ~5 s, ~30 s and ~2.5 min (1,200 steps at the settled per-step
-// cost) for 10k, 50k and 200k on 2 cores, once. 20 steps before timing fill the warm-start
-// impulses. 4 Jacobi sweeps.
+// The column: 5 mm particles start on a lattice (spacing 1.05 diameters, horizontal jitter 0.8 of
+// the gap) cut to a vertical cylinder whose height is ~4.5 diameters; the cylinder is the
+// container's curved wall (Container::kCylinder: analytic walls, no SDF body). The lattice is not
+// a resting state: it collapses into a denser packing (a step of the settled column costs about
+// twice one of the lattice's first steps). So the column first settles for kSettleSteps steps
+// (same model, 4 sweeps) and that state, with its contact impulses (the warm start: a column
+// restarted cold is not at rest), is cached in <binary folder>/../bench_cache/; delete the
+// folder after a solver change to settle again. Settling takes ~30 s, ~1.5 min and ~6 min for
+// 10k, 50k and 200k on 2 cores, once. The jitter matters: an unjittered lattice left vertical
+// chains of touching spheres along the wall that stood for thousands of steps and then fell at
+// 0.3-0.5 m/s, so the old 1,200-step "settled" column was still collapsing while it was timed.
+// 20 steps before timing. 4 Jacobi sweeps.
 //
 // Reported: particle_steps_per_s (rate), contacts per particle, and per-step milliseconds of each
 // stage (broadphase, contacts, solve, integrate = predict + wrenches + integrate + checks).
@@ -20,10 +21,13 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 
 #include "core/units.hpp"
@@ -35,13 +39,13 @@ namespace talus::particles {
 namespace {
 
 constexpr double kRadius = 0.005;
-// Steps from the lattice to the settled column (50k: kinetic energy 1e-3 J, fastest particle
-// 0.4 m/s, top 0.78 m; the per-step cost is flat from ~450 steps on).
-constexpr int kSettleSteps = 1200;
+// Steps from the lattice to the settled column (50k: fastest particle 0.019 m/s, top 0.79 m).
+constexpr int kSettleSteps = 3000;
 
 struct Column {
   ParticleModel model;
   ParticleState state;
+  ContactList warm;  ///< the settled column's last contacts: the timed run's warm start
 };
 
 // A column of n particles: cylinder radius from n = pi R^2 H / (2r)^3 with H = 9 R.
@@ -57,8 +61,8 @@ Column make_column(std::size_t n) {
   c.model.container.box = Aabb{Vec3(-r_cyl, -r_cyl, 0.0), Vec3(r_cyl, r_cyl, 40.0 * r_cyl)};
   LatticeBed bed;
   bed.radius_m = kRadius;
-  bed.spacing_factor = 1.0;
-  bed.jitter = 0.0;
+  bed.spacing_factor = 1.05;
+  bed.jitter = 0.8;
   bed.cylinder_radius_m = r_cyl - 1.01 * kRadius;
   bed.region = Aabb{Vec3(-r_cyl, -r_cyl, kRadius), Vec3(r_cyl, r_cyl, 39.0 * r_cyl)};
   bed.max_particles = n;
@@ -74,24 +78,87 @@ std::filesystem::path cache_dir() {
             : exe.parent_path().parent_path() / "bench_cache";
 }
 
-// The lattice column settled for kSettleSteps, loaded from the cache or settled and saved
-// (written to a temporary name and renamed, so an interrupted run leaves no partial file).
+// The settled column's contact impulses, cached next to its state: a state file holds positions
+// and velocities only, and a column restarted without its impulses is not at rest (4 cold sweeps
+// cannot carry its weight: the 50k column fell from 0.78 to 0.64 m top within 600 steps after a
+// reload). Per particle: slot count, then (partner, impulse x, y, z) per slot.
+void save_impulses(const ContactList& c, const std::filesystem::path& file) {
+  std::FILE* f = std::fopen(file.c_str(), "wb");
+  if (f == nullptr) throw std::runtime_error(file.string() + ": cannot write");
+  const std::uint64_t n = c.particles();
+  std::fwrite(&n, sizeof n, 1, f);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int32_t slots = c.slots(i);
+    std::fwrite(&slots, sizeof slots, 1, f);
+    for (std::int32_t k = c.start[i]; k < c.end[i]; ++k) {
+      std::fwrite(&c.partner[static_cast<std::size_t>(k)], sizeof(std::int32_t), 1, f);
+      std::fwrite(&c.impulse[static_cast<std::size_t>(k) * kSlotStride], sizeof(float), 3, f);
+    }
+  }
+  if (std::fclose(f) != 0) throw std::runtime_error(file.string() + ": write failed");
+}
+
+ContactList load_impulses(const std::filesystem::path& file, std::size_t particles) {
+  std::FILE* f = std::fopen(file.c_str(), "rb");
+  if (f == nullptr) throw std::runtime_error(file.string() + ": cannot read");
+  auto read = [&](void* to, std::size_t size, std::size_t count) {
+    if (std::fread(to, size, count, f) != count) {
+      std::fclose(f);
+      throw std::runtime_error(file.string() + ": truncated; delete it to settle again");
+    }
+  };
+  std::uint64_t n = 0;
+  read(&n, sizeof n, 1);
+  if (n != particles) {
+    std::fclose(f);
+    throw std::runtime_error(file.string() + ": particle count differs from the state file");
+  }
+  ContactList c;
+  c.start.resize(n);
+  c.end.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::int32_t slots = 0;
+    read(&slots, sizeof slots, 1);
+    c.start[i] = static_cast<std::int32_t>(c.partner.size());
+    for (std::int32_t k = 0; k < slots; ++k) {
+      std::int32_t partner = 0;
+      float l[kSlotStride] = {0.0f, 0.0f, 0.0f, 0.0f};
+      read(&partner, sizeof partner, 1);
+      read(l, sizeof(float), 3);
+      c.partner.push_back(partner);
+      c.impulse.insert(c.impulse.end(), l, l + kSlotStride);
+    }
+    c.end[i] = static_cast<std::int32_t>(c.partner.size());
+  }
+  std::fclose(f);
+  c.used_slots = static_cast<std::int64_t>(c.partner.size());
+  return c;
+}
+
+// The lattice column settled for kSettleSteps, loaded from the cache (state and impulses) or
+// settled and saved (each file written to a temporary name and renamed, so an interrupted run
+// leaves no partial file).
 void settle(Column& c, std::size_t n) {
-  const std::filesystem::path file =
-      cache_dir() / ("column_n" + std::to_string(n) + "_settle" + std::to_string(kSettleSteps) +
-                     "_r5mm_margin0.1r_v1.tps");
-  if (std::filesystem::exists(file)) {
+  const std::string stem = "column_n" + std::to_string(n) + "_settle" +
+                           std::to_string(kSettleSteps) + "_r5mm_margin0.1r_jitter_v3";
+  const std::filesystem::path file = cache_dir() / (stem + ".tps");
+  const std::filesystem::path impulses = cache_dir() / (stem + ".impulses");
+  if (std::filesystem::exists(file) && std::filesystem::exists(impulses)) {
     c.state = load_particle_state(file);
+    c.warm = load_impulses(impulses, c.state.size());
     return;
   }
   std::fprintf(stderr, "bench: settling the %zu-particle column for %d steps (cached in %s)\n", n,
                kSettleSteps, file.string().c_str());
   ParticleWorkspace w;
   for (int k = 0; k < kSettleSteps; ++k) step(c.model, c.state, {}, w);
+  c.warm = w.contacts;
   std::filesystem::create_directories(file.parent_path());
-  const std::filesystem::path part = file.string() + ".part" + std::to_string(::getpid());
-  save_particle_state(c.state, part);
-  std::filesystem::rename(part, file);
+  const std::string part = ".part" + std::to_string(::getpid());
+  save_particle_state(c.state, file.string() + part);
+  save_impulses(c.warm, impulses.string() + part);
+  std::filesystem::rename(file.string() + part, file);
+  std::filesystem::rename(impulses.string() + part, impulses);
 }
 
 const Column& column(std::size_t n) {
@@ -106,16 +173,23 @@ const Column& column(std::size_t n) {
 }
 
 void run_column(benchmark::State& bench, std::size_t n, int threads, Broadphase kind,
-                double table_factor) {
+                double table_factor, double skin_radii) {
   Column c = column(n);
   c.model.threads = threads;
   c.model.broadphase = kind;
   c.model.hash_table_factor = table_factor;
+  c.model.neighbour_skin_radii = skin_radii;
   ParticleWorkspace w;
+  w.contacts = c.warm;  // becomes the first step's previous contacts: warm started at rest
   for (int k = 0; k < 20; ++k) step(c.model, c.state, {}, w);
   w.times = StageTimes{};
+  const std::int64_t builds_before = w.neighbours.builds;
   for (auto _ : bench) step(c.model, c.state, {}, w);
   const double steps = static_cast<double>(bench.iterations());
+  // Neighbour-list builds per 1,000 timed steps (1,000 when the hash is searched at every step).
+  bench.counters["list_builds_per_1000_steps"] =
+      skin_radii > 0.0 ? 1e3 * static_cast<double>(w.neighbours.builds - builds_before) / steps
+                       : 1e3;
   bench.counters["particle_steps_per_s"] =
       benchmark::Counter(static_cast<double>(n) * steps, benchmark::Counter::kIsRate);
   bench.counters["contacts_per_particle"] =
@@ -135,24 +209,37 @@ void run_column(benchmark::State& bench, std::size_t n, int threads, Broadphase 
   }();
 }
 
-// Args: particles, threads, broadphase (0 sorted cells, 1 linked hash).
+// Args: particles, threads, broadphase (0 sorted cells, 1 linked hash), neighbour skin in
+// hundredths of the radius (0: the hash is searched at every step, paper 001). The default model
+// (sorted cells, skin 0.3) and both broadphases searched at every step.
 void BM_ParticleColumnAtRest(benchmark::State& bench) {
   run_column(bench, static_cast<std::size_t>(bench.range(0)), static_cast<int>(bench.range(1)),
-             bench.range(2) == 0 ? Broadphase::kSortedCells : Broadphase::kLinkedHash, 2.0);
+             bench.range(2) == 0 ? Broadphase::kSortedCells : Broadphase::kLinkedHash, 2.0,
+             static_cast<double>(bench.range(3)) / 100.0);
 }
 BENCHMARK(BM_ParticleColumnAtRest)
-    ->ArgsProduct({{10000, 50000, 200000}, {1, 2}, {0, 1}})
-    ->ArgNames({"particles", "threads", "linked"})
+    ->Apply([](benchmark::internal::Benchmark* b) {
+      const std::int64_t default_skin = std::llround(100.0 * ParticleModel{}.neighbour_skin_radii);
+      for (const std::int64_t n : {10000, 50000, 200000}) {
+        for (const std::int64_t threads : {1, 2}) {
+          b->Args({n, threads, 0, default_skin});
+          b->Args({n, threads, 0, 0});
+          b->Args({n, threads, 1, 0});
+        }
+      }
+    })
+    ->ArgNames({"particles", "threads", "linked", "skin_x100"})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->MinTime(0.5);
 
 // Paper 001 Fig. 3: hash table size from 0.5x to 8x the particle count (50k particles, 2
-// threads). Args: table factor x 10, broadphase.
+// threads), the hash searched at every step (no neighbour list, which would hide it). Args: table
+// factor x 10, broadphase.
 void BM_ParticleHashTableSize(benchmark::State& bench) {
   run_column(bench, 50000, 2,
              bench.range(1) == 0 ? Broadphase::kSortedCells : Broadphase::kLinkedHash,
-             static_cast<double>(bench.range(0)) / 10.0);
+             static_cast<double>(bench.range(0)) / 10.0, 0.0);
 }
 BENCHMARK(BM_ParticleHashTableSize)
     ->ArgsProduct({{5, 10, 20, 40, 80}, {0, 1}})

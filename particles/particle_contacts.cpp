@@ -88,8 +88,9 @@ std::size_t distinct_contact_count(const ContactList& contacts) {
 
 void detect_contacts(const ParticleModel& model, const ParticleState& state,
                      std::span<const BodyMotion> motions, const SpatialHash& hash,
-                     const ContactList* previous, const float* vpx, const float* vpy,
-                     const float* vpz, float* iterate, ContactList& contacts, int threads) {
+                     const NeighbourList* neighbours, const ContactList* previous, const float* vpx,
+                     const float* vpy, const float* vpz, float* iterate, ContactList& contacts,
+                     int threads) {
   const std::size_t n = state.size();
   const auto count = static_cast<std::int64_t>(n);
   const float* x = state.x_m.data();
@@ -194,7 +195,7 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
         Candidate cand[kMaxCandidates];
         int found = 0;
         const float xi = x[i], yi = y[i], zi = z[i], ri = r[i];
-        hash.for_each_in_neighbourhood(hash.cx[i], hash.cy[i], hash.cz[i], [&](std::int32_t j) {
+        auto test_candidate = [&](std::int32_t j) {
           if (j == i) return;
           float d[3] = {xi - x[j], yi - y[j], zi - z[j]};
           if (pa >= 0) d[pa] -= period * std::rint(d[pa] * inv_period);
@@ -220,7 +221,15 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
           }
           c.gap_m = dist - (ri + r[j]);
           c.mu = mu_particle;  // the surface velocity (ux, uy, uz) is for walls and bodies only
-        });
+        };
+        if (neighbours != nullptr) {
+          const std::int64_t list_end = neighbours->start[i + 1];
+          for (std::int64_t a = neighbours->start[i]; a < list_end; ++a) {
+            test_candidate(neighbours->partner[a]);
+          }
+        } else {
+          hash.for_each_in_neighbourhood(hash.cx[i], hash.cy[i], hash.cz[i], test_candidate);
+        }
         // Canonical order: the hash lists' order depends on thread timing (kLinkedHash). Sorted
         // as 64-bit keys (partner, candidate index), by insertion sort: a bed's sorted cells
         // deliver the candidates nearly in order, where this is linear, and the 36-byte candidates

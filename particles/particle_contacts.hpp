@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/contact_tier.hpp"
+#include "particles/neighbour_list.hpp"
 #include "particles/particle_model.hpp"
 #include "particles/particle_state.hpp"
 #include "particles/spatial_hash.hpp"
@@ -100,7 +101,9 @@ struct ContactList {
 };
 
 /// The detection pass. Fills `contacts` with every pair of particles closer than the sum of radii
-/// plus contact_margin_m (found through `hash`, which must be built on the same positions),
+/// plus contact_margin_m (candidates from `neighbours` when given, a list that covers the current
+/// positions (neighbour_list_stale() false), else from `hash`, which must then be built on the
+/// current positions; both give the same rows),
 /// every particle within that distance of a container wall, and every particle within it of a
 /// body (signed_distance of the body's shape at the particle centre mapped into B, minus the
 /// radius; normal from outward_normal; the body's velocity at the surface point from its twist).
@@ -114,8 +117,9 @@ struct ContactList {
 /// M^-1 sum(lambda) from the predicted velocities vp, the split inverse mass, s = 0.
 void detect_contacts(const ParticleModel& model, const ParticleState& state,
                      std::span<const BodyMotion> motions, const SpatialHash& hash,
-                     const ContactList* previous, const float* vpx, const float* vpy,
-                     const float* vpz, float* iterate, ContactList& contacts, int threads);
+                     const NeighbourList* neighbours, const ContactList* previous, const float* vpx,
+                     const float* vpy, const float* vpz, float* iterate, ContactList& contacts,
+                     int threads);
 
 /// Splits the particles of `rows` into `parts` contiguous chunks of about equal work, counting a
 /// particle's work as its row's slot count plus kChunkBaseWork (the candidate search and the

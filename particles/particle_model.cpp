@@ -41,6 +41,8 @@ void validate(const ParticleModel& model) {
           "contact_margin_m", model.contact_margin_m, "is not finite and >= 0");
   require(std::isfinite(model.hash_table_factor) && model.hash_table_factor > 0.0,
           "hash_table_factor", model.hash_table_factor, "is not finite and > 0");
+  require(std::isfinite(model.neighbour_skin_radii) && model.neighbour_skin_radii >= 0.0,
+          "neighbour_skin_radii", model.neighbour_skin_radii, "is not finite and >= 0");
   require(model.threads >= 0, "threads", model.threads, "is not >= 0");
   require(std::isfinite(model.overlap_tolerance) && model.overlap_tolerance >= 0.0,
           "overlap_tolerance", model.overlap_tolerance, "is not finite and >= 0");

@@ -49,6 +49,8 @@ void read_solver(const ScenarioTable& t, ParticleModel& m) {
           ? Broadphase::kSortedCells
           : Broadphase::kLinkedHash;
   m.hash_table_factor = t.number_or("hash_table_factor", m.hash_table_factor, positive(""));
+  m.neighbour_skin_radii =
+      t.number_or("neighbour_skin_radii", m.neighbour_skin_radii, non_negative("[radii]"));
   m.threads = t.integer_or("threads", 0, 0, 1024);
   m.overlap_tolerance = t.number_or("overlap_tolerance", m.overlap_tolerance, non_negative(""));
   m.expected_speed_m_per_s =

@@ -42,17 +42,29 @@ void predict_velocities(const ParticleModel& model, const ParticleState& s, Part
   }
 }
 
-// Stage: broadphase (§II-B).
-void bin_particles(const ParticleModel& model, const ParticleState& s, ParticleWorkspace& w,
-                   int threads) {
+// Stage: broadphase (§II-B). Bins the particles into the hash when the neighbour list no longer
+// covers them (or at every step without a skin) and rebuilds the list from it. Returns the list
+// the detection pass reads, or nullptr when it searches the hash itself.
+const NeighbourList* bin_particles(const ParticleModel& model, const ParticleState& s,
+                                   ParticleWorkspace& w, int threads) {
   const std::size_t n = s.size();
   const auto count = static_cast<std::int64_t>(n);
   float max_r = 0.0f;
   const float* r = s.radius_m.data();
 #pragma omp parallel for schedule(static) num_threads(threads) reduction(max : max_r)
   for (std::int64_t i = 0; i < count; ++i) max_r = std::max(max_r, r[i]);
-  build_spatial_hash(w.hash, model.broadphase, make_cell_grid(model, max_r),
+  const float skin = neighbour_skin_m(model, max_r);
+  if (skin > 0.0f && !neighbour_list_stale(w.neighbours, model, s, skin, threads)) {
+    return &w.neighbours;
+  }
+  build_spatial_hash(w.hash, model.broadphase, make_cell_grid(model, max_r, skin),
                      model.hash_table_factor, s.x_m.data(), s.y_m.data(), s.z_m.data(), n, threads);
+  if (skin <= 0.0f) {
+    w.neighbours.built = false;
+    return nullptr;
+  }
+  build_neighbour_list(w.neighbours, w.hash, model, s, skin, threads);
+  return &w.neighbours;
 }
 
 // Stage: wrenches. The force on body b is minus the impulses its contacts gave particles, over
@@ -209,13 +221,13 @@ void step(const ParticleModel& model, ParticleState& state, std::span<const Body
   w.times.integrate_s += seconds_since(t0);
 
   t0 = Clock::now();
-  bin_particles(model, state, w, threads);
+  const NeighbourList* neighbours = bin_particles(model, state, w, threads);
   w.times.broadphase_s += seconds_since(t0);
 
   t0 = Clock::now();
   std::swap(w.contacts, w.previous_contacts);
-  detect_contacts(model, state, motions, w.hash, &w.previous_contacts, w.vpx.data(), w.vpy.data(),
-                  w.vpz.data(), w.iterate[0].data(), w.contacts, threads);
+  detect_contacts(model, state, motions, w.hash, neighbours, &w.previous_contacts, w.vpx.data(),
+                  w.vpy.data(), w.vpz.data(), w.iterate[0].data(), w.contacts, threads);
   w.times.contacts_s += seconds_since(t0);
 
   t0 = Clock::now();

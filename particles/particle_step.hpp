@@ -2,7 +2,9 @@
 // One step of the particle tier (paper 001 §II). The step reads top to bottom:
 //
 //   predict      v* = v + dt g                                  (external impulse, §II-A eq. (1))
-//   broadphase   bucket the particles in the spatial hash        (§II-B, Algorithm 2)
+//   broadphase   bucket the particles in the spatial hash and list each one's partners within
+//                the contact reach plus a skin, when the last list no longer covers them
+//                                                                (§II-B, Algorithm 2; Verlet list)
 //   contacts     store every particle-particle, particle-wall and particle-body contact with its
 //                normal, gap and target normal speed             (§II-C, §II-D: the detection pass)
 //   solve        Projected Jacobi sweeps over the stored contacts (§II-A, Algorithm 1; no search)
@@ -23,6 +25,7 @@
 
 #include "core/contact_tier.hpp"
 #include "core/driver.hpp"
+#include "particles/neighbour_list.hpp"
 #include "particles/particle_contacts.hpp"
 #include "particles/particle_model.hpp"
 #include "particles/particle_state.hpp"
@@ -43,6 +46,7 @@ struct StageTimes {
 /// simulation.
 struct ParticleWorkspace {
   SpatialHash hash;
+  NeighbourList neighbours;  ///< Verlet list of hash partners within the skin (its `builds` count)
   ContactList contacts;
   ContactList previous_contacts;     ///< last step's contacts (warm starting)
   std::vector<float> vpx, vpy, vpz;  ///< predicted velocities v* [m/s]

@@ -23,9 +23,9 @@ std::int32_t CellGrid::cell_of(float v_m, int axis) const {
   return static_cast<std::int32_t>(c);
 }
 
-CellGrid make_cell_grid(const ParticleModel& model, float max_radius_m) {
+CellGrid make_cell_grid(const ParticleModel& model, float max_radius_m, float skin_m) {
   CellGrid grid;
-  const double edge = 2.0 * double(max_radius_m) + model.contact_margin_m;
+  const double edge = 2.0 * double(max_radius_m) + model.contact_margin_m + double(skin_m);
   for (int a = 0; a < 3; ++a) {
     grid.origin_m[a] = model.container.kind == Container::Kind::kNone
                            ? 0.0f
@@ -39,7 +39,7 @@ CellGrid make_cell_grid(const ParticleModel& model, float max_radius_m) {
     if (cells < 3.0) {
       throw std::invalid_argument(fmt::format(
           "particle model: the periodic period {} m holds fewer than 3 cells of {} m (2 x largest "
-          "radius + contact margin)",
+          "radius + contact margin + neighbour skin)",
           period, edge));
     }
     grid.periodic_axis = a;

@@ -69,11 +69,13 @@ struct CellGrid {
 };
 
 /// The cell grid for a model whose largest particle radius is max_radius_m [m]: edge
-/// 2 max_radius + contact_margin, origin at the container's lower corner (world origin without a
-/// container). Throws std::invalid_argument when the periodic period holds fewer than 3 cells.
-CellGrid make_cell_grid(const ParticleModel& model, float max_radius_m);
+/// 2 max_radius + contact_margin + skin_m (the neighbour list's skin, neighbour_list.hpp), origin
+/// at the container's lower corner (world origin without a container). Throws
+/// std::invalid_argument when the periodic period holds fewer than 3 cells.
+CellGrid make_cell_grid(const ParticleModel& model, float max_radius_m, float skin_m = 0.0f);
 
-/// Buckets of particles by cell. Rebuilt every step by build_spatial_hash; memory is reused.
+/// Buckets of particles by cell. Rebuilt by build_spatial_hash at every step, or with the
+/// neighbour list when that is stale; memory is reused.
 struct SpatialHash {
   Broadphase kind = Broadphase::kSortedCells;
   CellGrid grid;

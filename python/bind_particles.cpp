@@ -143,6 +143,9 @@ void bind_particles(py::module_& m) {
       .def_readwrite("expected_speed_m_per_s", &ParticleModel::expected_speed_m_per_s)
       .def_readwrite("max_kinetic_energy_J", &ParticleModel::max_kinetic_energy_J)
       .def_readwrite("periodic_axis", &ParticleModel::periodic_axis)
+      .def_readwrite("neighbour_skin_radii", &ParticleModel::neighbour_skin_radii,
+                     "Verlet-list skin in largest radii (0: search the hash every step); results "
+                     "do not depend on it, only the time does.")
       .def(
           "set_box_container",
           [](ParticleModel& mo, const Vec3& lo, const Vec3& hi) {

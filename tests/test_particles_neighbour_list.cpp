@@ -1,0 +1,210 @@
+// The particle tier's Verlet neighbour list: it lists exactly the pairs within reach plus skin,
+// goes stale when a particle moved half the skin (periodic minimum image), a radius changed or a
+// position was edited, is reused in a bed at rest, and never changes a result bit.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <set>
+#include <utility>
+
+#include "core/driver.hpp"
+#include "particles/neighbour_list.hpp"
+#include "particles_fixtures.hpp"
+
+namespace talus::particles {
+namespace {
+
+using testing::box_model;
+using testing::kRadius;
+
+void expect_identical(const ParticleState& a, const ParticleState& b) {
+  ASSERT_EQ(a.size(), b.size());
+  const std::size_t bytes = a.size() * sizeof(float);
+  EXPECT_EQ(std::memcmp(a.x_m.data(), b.x_m.data(), bytes), 0);
+  EXPECT_EQ(std::memcmp(a.y_m.data(), b.y_m.data(), bytes), 0);
+  EXPECT_EQ(std::memcmp(a.z_m.data(), b.z_m.data(), bytes), 0);
+  EXPECT_EQ(std::memcmp(a.vx_m_per_s.data(), b.vx_m_per_s.data(), bytes), 0);
+  EXPECT_EQ(std::memcmp(a.vy_m_per_s.data(), b.vy_m_per_s.data(), bytes), 0);
+  EXPECT_EQ(std::memcmp(a.vz_m_per_s.data(), b.vz_m_per_s.data(), bytes), 0);
+  ASSERT_EQ(a.body_wrenches.size(), b.body_wrenches.size());
+  for (std::size_t k = 0; k < a.body_wrenches.size(); ++k) {
+    EXPECT_EQ(a.body_wrenches[k].f_W, b.body_wrenches[k].f_W);
+    EXPECT_EQ(a.body_wrenches[k].tau_W, b.body_wrenches[k].tau_W);
+  }
+}
+
+// The list built for `state` (hash with cells of reach + skin), with 2 threads.
+NeighbourList list_for(const ParticleModel& model, const ParticleState& state, float skin) {
+  SpatialHash hash;
+  const float max_r = *std::max_element(state.radius_m.begin(), state.radius_m.end());
+  build_spatial_hash(hash, model.broadphase, make_cell_grid(model, max_r, skin), 2.0,
+                     state.x_m.data(), state.y_m.data(), state.z_m.data(), state.size(), 2);
+  NeighbourList list;
+  build_neighbour_list(list, hash, model, state, skin, 2);
+  return list;
+}
+
+TEST(NeighbourList, ListsExactlyThePairsWithinReachPlusSkinInIncreasingOrder) {
+  for (Broadphase kind : {Broadphase::kSortedCells, Broadphase::kLinkedHash}) {
+    ParticleModel model = box_model(0.06, 0.1);
+    model.broadphase = kind;
+    const ParticleState state = testing::box_bed(0.06, 0.04);
+    const float skin = 0.4f * static_cast<float>(kRadius);
+    const NeighbourList list = list_for(model, state, skin);
+    ASSERT_EQ(list.particles(), state.size());
+    const float reach_margin = static_cast<float>(model.contact_margin_m) + skin;
+    std::size_t pairs = 0;
+    for (std::size_t i = 0; i < state.size(); ++i) {
+      std::set<std::int32_t> expected;
+      for (std::size_t j = 0; j < state.size(); ++j) {
+        if (j == i) continue;
+        const float dx = state.x_m[i] - state.x_m[j], dy = state.y_m[i] - state.y_m[j],
+                    dz = state.z_m[i] - state.z_m[j];
+        const float reach = state.radius_m[i] + state.radius_m[j] + reach_margin;
+        if (dx * dx + dy * dy + dz * dz < reach * reach) expected.insert(std::int32_t(j));
+      }
+      const std::vector<std::int32_t> got(list.partner.begin() + list.start[i],
+                                          list.partner.begin() + list.start[i + 1]);
+      EXPECT_TRUE(std::is_sorted(got.begin(), got.end())) << "particle " << i;
+      EXPECT_EQ(std::set<std::int32_t>(got.begin(), got.end()), expected) << "particle " << i;
+      EXPECT_EQ(got.size(), expected.size()) << "particle " << i;
+      pairs += got.size();
+    }
+    EXPECT_GT(pairs, 3 * state.size());  // a lattice bed: its face neighbours, fewer at the sides
+  }
+}
+
+TEST(NeighbourList, GoesStaleAtHalfTheSkinOnARadiusChangeAndAcrossThePeriodicSeamOnlyByDistance) {
+  ParticleModel model = box_model(0.1, 0.1);
+  model.periodic_axis = 0;
+  model.gravity_m_per_s2 = Vec3::Zero();
+  ParticleState state;
+  const double m = sphere_mass_kg(kRadius, 1631.0);
+  state.add(Vec3(0.03, 0.05, 0.05), Vec3::Zero(), kRadius, m);
+  state.add(Vec3(0.0999, 0.05, 0.05), Vec3::Zero(), kRadius, m);  // at the x seam
+  const float skin = 0.3f * static_cast<float>(kRadius);
+  const NeighbourList list = list_for(model, state, skin);
+  EXPECT_FALSE(neighbour_list_stale(list, model, state, skin, 1));
+  EXPECT_TRUE(neighbour_list_stale(list, model, state, 0.5f * skin, 1));  // another skin
+
+  ParticleState moved = state;
+  moved.y_m[0] += 0.49f * skin;
+  EXPECT_FALSE(neighbour_list_stale(list, model, moved, skin, 2));
+  moved.y_m[0] = state.y_m[0] + 0.51f * skin;
+  EXPECT_TRUE(neighbour_list_stale(list, model, moved, skin, 2));
+
+  // Across the seam: 0.0999 -> 0.0001 is a move of 0.2 mm (< skin / 2 = 0.75 mm), not 0.0998 m.
+  ParticleState wrapped = state;
+  wrapped.x_m[1] = 0.0001f;
+  EXPECT_FALSE(neighbour_list_stale(list, model, wrapped, skin, 1));
+  wrapped.x_m[1] = 0.0009f;  // 1 mm
+  EXPECT_TRUE(neighbour_list_stale(list, model, wrapped, skin, 1));
+
+  ParticleState grown = state;
+  grown.radius_m[1] *= 1.01f;
+  EXPECT_TRUE(neighbour_list_stale(list, model, grown, skin, 1));
+
+  ParticleState more = state;
+  more.add(Vec3(0.06, 0.05, 0.05), Vec3::Zero(), kRadius, m);
+  EXPECT_TRUE(neighbour_list_stale(list, model, more, skin, 1));
+}
+
+// A bed with a sphere pushed through it (particles stream around it, so the list is rebuilt
+// often) for `steps` steps.
+ParticleState pushed_bed(double skin_radii, int threads, int steps, std::int64_t* builds) {
+  ParticleModel model = box_model(0.06, 0.2);
+  model.threads = threads;
+  model.warm_start = 0.8;
+  model.neighbour_skin_radii = skin_radii;
+  model.bodies.push_back(CoupledBody{"ball", SphereShape{0.012}, Vec3::Zero()});
+  ParticleState state = testing::box_bed(0.06, 0.05);
+  const Driver driver = ConstantTwistDriver{make_pose(Vec3(0.0, 0.03, 0.04)),
+                                            Twist{Vec3(0.0, 0.0, 2.0), Vec3(0.3, 0.0, 0.0)}};
+  ParticleWorkspace w;
+  for (int k = 0; k < steps; ++k) step(model, state, motions_at({&driver, 1}, state.time_s), w);
+  *builds = w.neighbours.builds;
+  return state;
+}
+
+TEST(NeighbourList, ResultsAreBitIdenticalForAnySkin) {
+  std::int64_t builds_none = 0, builds_small = 0, builds_large = 0;
+  const ParticleState none = pushed_bed(0.0, 2, 150, &builds_none);
+  const ParticleState small = pushed_bed(0.3, 2, 150, &builds_small);
+  const ParticleState large = pushed_bed(1.0, 1, 150, &builds_large);
+  expect_identical(none, small);
+  expect_identical(none, large);
+  EXPECT_EQ(builds_none, 0);  // no list: the hash is searched at every step
+  // Both lists were rebuilt while particles moved (so the rebuilds were exercised) and reused
+  // in between; the larger skin lasts longer.
+  EXPECT_GT(builds_small, 1);
+  EXPECT_LT(builds_small, 150);
+  EXPECT_LT(builds_large, builds_small);
+}
+
+TEST(NeighbourList, ABedAtRestReusesItsList) {
+  ParticleModel model = box_model(0.05, 0.1);
+  ParticleState state = testing::box_bed(0.05, 0.03);
+  ParticleWorkspace w;
+  testing::run(model, state, w, 600);  // settle
+  const std::int64_t before = w.neighbours.builds;
+  testing::run(model, state, w, 400);
+  // At rest particles move micrometres per step: a handful of rebuilds in 400 steps, not 400.
+  EXPECT_LE(w.neighbours.builds - before, 20) << "max speed " << testing::max_speed(state);
+}
+
+TEST(NeighbourList, PositionsEditedBetweenStepsAreSeen) {
+  ParticleModel model = box_model(0.1, 0.1);
+  model.gravity_m_per_s2 = Vec3::Zero();
+  ParticleState state;
+  const double m = sphere_mass_kg(kRadius, 1631.0);
+  state.add(Vec3(0.03, 0.05, 0.05), Vec3::Zero(), kRadius, m);
+  state.add(Vec3(0.07, 0.05, 0.05), Vec3::Zero(), kRadius, m);  // 3 cm apart: not listed
+  ParticleWorkspace w;
+  step(model, state, {}, w);
+  ASSERT_TRUE(w.neighbours.built);
+  EXPECT_EQ(w.neighbours.start[1], w.neighbours.start[0]);  // particle 0 lists no partner
+  // A user (Python view, a loaded file) moves particle 1 into particle 0 by 2 mm.
+  state.x_m[1] = 0.038f;
+  ParticleState unlisted = state;
+  step(model, state, {}, w);
+  EXPECT_GT(distinct_contact_count(w.contacts), 0u);
+  EXPECT_LT(state.x_m[0], 0.03f);  // pushed apart
+  EXPECT_GT(state.x_m[1], 0.038f);
+  // The same as a step that searched the hash.
+  ParticleModel no_list = model;
+  no_list.neighbour_skin_radii = 0.0;
+  ParticleWorkspace w2;
+  ParticleState reference = unlisted;
+  step(no_list, reference, {}, w2);
+  EXPECT_EQ(reference.x_m, state.x_m);
+}
+
+TEST(NeighbourList, NegativeSkinIsRefusedByName) {
+  ParticleModel model = box_model(0.1, 0.1);
+  model.neighbour_skin_radii = -0.1;
+  try {
+    validate(model);
+    FAIL() << "a negative skin was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("neighbour_skin_radii"), std::string::npos) << e.what();
+  }
+}
+
+TEST(NeighbourList, SkinShrinksToFitThreeCellsInAPeriod) {
+  ParticleModel model = box_model(0.1, 0.1);
+  model.periodic_axis = 0;
+  model.container.box.hi.x() = 0.032;  // 3 cells of 2 r = 1 cm leave 0.7 mm per cell
+  model.neighbour_skin_radii = 1.0;
+  const float skin = neighbour_skin_m(model, static_cast<float>(kRadius));
+  EXPECT_GT(skin, 0.0f);
+  EXPECT_LT(skin, 0.0007f);
+  EXPECT_NO_THROW(make_cell_grid(model, static_cast<float>(kRadius), skin));
+  model.container.box.hi.x() = 0.5;
+  EXPECT_FLOAT_EQ(neighbour_skin_m(model, static_cast<float>(kRadius)), 0.005f);
+}
+
+}  // namespace
+}  // namespace talus::particles
