@@ -24,35 +24,27 @@ bool neighbour_list_stale(const NeighbourList& list, const ParticleModel& model,
   const std::size_t n = state.size();
   if (!list.built || list.particles() != n || list.skin_m != skin_m || skin_m <= 0.0f) return true;
   const auto count = static_cast<std::int64_t>(n);
-  const int pa = model.periodic_axis;
-  const float period =
-      pa >= 0 ? static_cast<float>(model.container.box.hi[pa] - model.container.box.lo[pa]) : 0.0f;
-  const float inv_period = pa >= 0 ? 1.0f / period : 0.0f;
+  const MinimumImage image(model);
   const float* x = state.x_m.data();
   const float* y = state.y_m.data();
   const float* z = state.z_m.data();
   const float* r = state.radius_m.data();
-  float max_r = 0.0f;
   float max_move2 = 0.0f;
   bool radius_changed = false;
-#pragma omp parallel for schedule(static) num_threads(threads) reduction(max                 \
-                                                                         : max_move2, max_r) \
-    reduction(||                                                                             \
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(max          \
+                                                                         : max_move2) \
+    reduction(||                                                                      \
               : radius_changed)
   for (std::int64_t i = 0; i < count; ++i) {
     float d[3] = {x[i] - list.x0_m[i], y[i] - list.y0_m[i], z[i] - list.z0_m[i]};
-    if (pa >= 0) d[pa] -= period * std::rint(d[pa] * inv_period);
+    image.apply(d);
     max_move2 = std::max(max_move2, d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
     radius_changed = radius_changed || r[i] != list.radius0_m[i];
-    max_r = std::max(max_r, r[i]);
   }
   // Two particles that each moved less than (skin - allowance) / 2 closed a listed-out pair's
-  // distance by less than the skin. The allowance covers float rounding of the distances the build
-  // and the detection pass compute (relative ~1e-7 of the reach); 1e-4 of the reach is ample.
-  const float reach = 2.0f * max_r + static_cast<float>(model.contact_margin_m) + skin_m;
-  const float allowance = 1e-4f * reach;
+  // distance by less than the skin (the radii are those of the build, or the list is stale).
   const float max_move = std::sqrt(max_move2);
-  return radius_changed || !std::isfinite(max_move) || 2.0f * max_move >= skin_m - allowance;
+  return radius_changed || !std::isfinite(max_move) || 2.0f * max_move >= skin_m - list.allowance_m;
 }
 
 void build_neighbour_list(NeighbourList& list, const SpatialHash& hash, const ParticleModel& model,
@@ -64,10 +56,7 @@ void build_neighbour_list(NeighbourList& list, const SpatialHash& hash, const Pa
   const float* z = state.z_m.data();
   const float* r = state.radius_m.data();
   const float margin = static_cast<float>(model.contact_margin_m) + skin_m;
-  const int pa = model.periodic_axis;
-  const float period =
-      pa >= 0 ? static_cast<float>(model.container.box.hi[pa] - model.container.box.lo[pa]) : 0.0f;
-  const float inv_period = pa >= 0 ? 1.0f / period : 0.0f;
+  const MinimumImage image(model);
 
   list.start.resize(n + 1);
   std::int64_t* start = list.start.data();
@@ -92,7 +81,7 @@ void build_neighbour_list(NeighbourList& list, const SpatialHash& hash, const Pa
       hash.for_each_in_neighbourhood(hash.cx[i], hash.cy[i], hash.cz[i], [&](std::int32_t j) {
         if (j == i) return;
         float d[3] = {xi - x[j], yi - y[j], zi - z[j]};
-        if (pa >= 0) d[pa] -= period * std::rint(d[pa] * inv_period);
+        image.apply(d);
         const float reach = ri + r[j] + margin;
         if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < reach * reach) mine.push_back(j);
       });
@@ -119,6 +108,11 @@ void build_neighbour_list(NeighbourList& list, const SpatialHash& hash, const Pa
   list.z0_m = state.z_m;
   list.radius0_m = state.radius_m;
   list.skin_m = skin_m;
+  // The rounding allowance of the staleness test: float distances the build and the detection
+  // pass compute are off by ~1e-7 of the reach; 1e-4 of the largest reach is ample.
+  const float max_r =
+      n > 0 ? *std::max_element(state.radius_m.begin(), state.radius_m.end()) : 0.0f;
+  list.allowance_m = 1e-4f * (2.0f * max_r + margin);
   list.built = true;
   ++list.builds;
 }

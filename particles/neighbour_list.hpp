@@ -27,7 +27,8 @@
 namespace talus::particles {
 
 struct NeighbourList {
-  float skin_m = 0.0f;                ///< skin of the current list [m]
+  float skin_m = 0.0f;       ///< skin of the current list [m]
+  float allowance_m = 0.0f;  ///< float rounding allowance of the staleness test [m] (1e-4 reach)
   std::vector<std::int64_t> start;    ///< per particle + 1: offsets into `partner`
   std::vector<std::int32_t> partner;  ///< listed partners of each particle, increasing
   /// Positions [m] and radii [m] at the build (the rebuild test compares against them).

@@ -103,9 +103,7 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
   const float mu_wall = static_cast<float>(model.wall_friction);
   const float mu_body = static_cast<float>(model.body_friction);
   const int pa = model.periodic_axis;
-  const float period =
-      pa >= 0 ? static_cast<float>(model.container.box.hi[pa] - model.container.box.lo[pa]) : 0.0f;
-  const float inv_period = pa >= 0 ? 1.0f / period : 0.0f;
+  const MinimumImage image(model);
   const float max_r =
       n > 0 ? *std::max_element(state.radius_m.begin(), state.radius_m.end()) : 0.0f;
 
@@ -198,7 +196,7 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
         auto test_candidate = [&](std::int32_t j) {
           if (j == i) return;
           float d[3] = {xi - x[j], yi - y[j], zi - z[j]};
-          if (pa >= 0) d[pa] -= period * std::rint(d[pa] * inv_period);
+          image.apply(d);
           const float reach = ri + r[j] + margin;
           const float dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
           if (dist2 >= reach * reach) return;

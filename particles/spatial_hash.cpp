@@ -23,6 +23,13 @@ std::int32_t CellGrid::cell_of(float v_m, int axis) const {
   return static_cast<std::int32_t>(c);
 }
 
+MinimumImage::MinimumImage(const ParticleModel& model) : axis(model.periodic_axis) {
+  if (axis >= 0) {
+    period_m = static_cast<float>(model.container.box.hi[axis] - model.container.box.lo[axis]);
+    inv_period_per_m = 1.0f / period_m;
+  }
+}
+
 CellGrid make_cell_grid(const ParticleModel& model, float max_radius_m, float skin_m) {
   CellGrid grid;
   const double edge = 2.0 * double(max_radius_m) + model.contact_margin_m + double(skin_m);

@@ -24,6 +24,7 @@
 //   dense index made the detection pass ~Nx faster (docs/particles.md §5).
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -65,6 +66,21 @@ struct CellGrid {
     if (c < 0) return c + periodic_cells;
     if (c >= periodic_cells) return c - periodic_cells;
     return c;
+  }
+};
+
+/// The separation of two particles along the model's periodic axis (if any) reduced to its
+/// minimum image, in float: the one expression the detection pass, the neighbour list and its
+/// staleness test share, so that they agree to the bit on which pairs are within reach.
+struct MinimumImage {
+  int axis = -1;
+  float period_m = 0.0f;
+  float inv_period_per_m = 0.0f;
+
+  explicit MinimumImage(const ParticleModel& model);
+  /// Shifts d[axis] [m] by whole periods into [-period / 2, period / 2].
+  void apply(float (&d)[3]) const {
+    if (axis >= 0) d[axis] -= period_m * std::rint(d[axis] * inv_period_per_m);
   }
 };
 

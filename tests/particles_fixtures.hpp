@@ -1,6 +1,11 @@
 #pragma once
 // Small particle beds shared by the particle tier's tests.
 
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
 #include "particles/particle_bed.hpp"
 #include "particles/particle_model.hpp"
 #include "particles/particle_state.hpp"
@@ -38,6 +43,23 @@ inline ParticleState box_bed(double side_m, double fill_height_m, std::uint64_t 
 /// Steps `steps` times with no bodies.
 inline void run(const ParticleModel& model, ParticleState& state, ParticleWorkspace& w, int steps) {
   for (int k = 0; k < steps; ++k) step(model, state, {}, w);
+}
+
+/// Every state array and body wrench of a and b equal to the bit.
+inline void expect_identical(const ParticleState& a, const ParticleState& b) {
+  ASSERT_EQ(a.size(), b.size());
+  const std::size_t bytes = a.size() * sizeof(float);
+  EXPECT_EQ(std::memcmp(a.x_m.data(), b.x_m.data(), bytes), 0);
+  EXPECT_EQ(std::memcmp(a.y_m.data(), b.y_m.data(), bytes), 0);
+  EXPECT_EQ(std::memcmp(a.z_m.data(), b.z_m.data(), bytes), 0);
+  EXPECT_EQ(std::memcmp(a.vx_m_per_s.data(), b.vx_m_per_s.data(), bytes), 0);
+  EXPECT_EQ(std::memcmp(a.vy_m_per_s.data(), b.vy_m_per_s.data(), bytes), 0);
+  EXPECT_EQ(std::memcmp(a.vz_m_per_s.data(), b.vz_m_per_s.data(), bytes), 0);
+  ASSERT_EQ(a.body_wrenches.size(), b.body_wrenches.size());
+  for (std::size_t k = 0; k < a.body_wrenches.size(); ++k) {
+    EXPECT_EQ(a.body_wrenches[k].f_W, b.body_wrenches[k].f_W);
+    EXPECT_EQ(a.body_wrenches[k].tau_W, b.body_wrenches[k].tau_W);
+  }
 }
 
 inline double max_speed(const ParticleState& s) {

@@ -18,23 +18,8 @@ namespace talus::particles {
 namespace {
 
 using testing::box_model;
+using testing::expect_identical;
 using testing::kRadius;
-
-void expect_identical(const ParticleState& a, const ParticleState& b) {
-  ASSERT_EQ(a.size(), b.size());
-  const std::size_t bytes = a.size() * sizeof(float);
-  EXPECT_EQ(std::memcmp(a.x_m.data(), b.x_m.data(), bytes), 0);
-  EXPECT_EQ(std::memcmp(a.y_m.data(), b.y_m.data(), bytes), 0);
-  EXPECT_EQ(std::memcmp(a.z_m.data(), b.z_m.data(), bytes), 0);
-  EXPECT_EQ(std::memcmp(a.vx_m_per_s.data(), b.vx_m_per_s.data(), bytes), 0);
-  EXPECT_EQ(std::memcmp(a.vy_m_per_s.data(), b.vy_m_per_s.data(), bytes), 0);
-  EXPECT_EQ(std::memcmp(a.vz_m_per_s.data(), b.vz_m_per_s.data(), bytes), 0);
-  ASSERT_EQ(a.body_wrenches.size(), b.body_wrenches.size());
-  for (std::size_t k = 0; k < a.body_wrenches.size(); ++k) {
-    EXPECT_EQ(a.body_wrenches[k].f_W, b.body_wrenches[k].f_W);
-    EXPECT_EQ(a.body_wrenches[k].tau_W, b.body_wrenches[k].tau_W);
-  }
-}
 
 // The list built for `state` (hash with cells of reach + skin), with 2 threads.
 NeighbourList list_for(const ParticleModel& model, const ParticleState& state, float skin) {
@@ -196,11 +181,11 @@ TEST(NeighbourList, NegativeSkinIsRefusedByName) {
 TEST(NeighbourList, SkinShrinksToFitThreeCellsInAPeriod) {
   ParticleModel model = box_model(0.1, 0.1);
   model.periodic_axis = 0;
-  model.container.box.hi.x() = 0.032;  // 3 cells of 2 r = 1 cm leave 0.7 mm per cell
+  // 3 cells of 2 r + margin = 10.5 mm in a 32 mm period leave 0.167 mm of skin per cell.
+  model.container.box.hi.x() = 0.032;
   model.neighbour_skin_radii = 1.0;
   const float skin = neighbour_skin_m(model, static_cast<float>(kRadius));
-  EXPECT_GT(skin, 0.0f);
-  EXPECT_LT(skin, 0.0007f);
+  EXPECT_NEAR(skin, 0.999 * (0.032 / 3.0 - 0.0105), 1e-7);
   EXPECT_NO_THROW(make_cell_grid(model, static_cast<float>(kRadius), skin));
   model.container.box.hi.x() = 0.5;
   EXPECT_FLOAT_EQ(neighbour_skin_m(model, static_cast<float>(kRadius)), 0.005f);

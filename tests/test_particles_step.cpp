@@ -13,6 +13,7 @@ namespace talus::particles {
 namespace {
 
 using testing::box_model;
+using testing::expect_identical;
 using testing::kRadius;
 using testing::max_speed;
 
@@ -154,22 +155,6 @@ TEST(ParticlesStep, JacobiResidualFallsWithSweeps) {
   EXPECT_LT(r[49], 0.5 * r[9]);
   EXPECT_LT(r[199], 0.5 * r[49]);
   EXPECT_LT(r[199], 0.05 * r[0]);
-}
-
-void expect_identical(const ParticleState& a, const ParticleState& b) {
-  ASSERT_EQ(a.size(), b.size());
-  const std::size_t bytes = a.size() * sizeof(float);
-  EXPECT_EQ(std::memcmp(a.x_m.data(), b.x_m.data(), bytes), 0);
-  EXPECT_EQ(std::memcmp(a.y_m.data(), b.y_m.data(), bytes), 0);
-  EXPECT_EQ(std::memcmp(a.z_m.data(), b.z_m.data(), bytes), 0);
-  EXPECT_EQ(std::memcmp(a.vx_m_per_s.data(), b.vx_m_per_s.data(), bytes), 0);
-  EXPECT_EQ(std::memcmp(a.vy_m_per_s.data(), b.vy_m_per_s.data(), bytes), 0);
-  EXPECT_EQ(std::memcmp(a.vz_m_per_s.data(), b.vz_m_per_s.data(), bytes), 0);
-  ASSERT_EQ(a.body_wrenches.size(), b.body_wrenches.size());
-  for (std::size_t k = 0; k < a.body_wrenches.size(); ++k) {
-    EXPECT_EQ(a.body_wrenches[k].f_W, b.body_wrenches[k].f_W);
-    EXPECT_EQ(a.body_wrenches[k].tau_W, b.body_wrenches[k].tau_W);
-  }
 }
 
 // A bed with a sphere pushed through it, run for `steps` steps.
