@@ -74,16 +74,17 @@ struct ContactList {
   /// push-out pseudo-impulse p >= 0 [N s]. One record, so that the solver's write of a pair's
   /// mirror copy touches one cache line.
   std::vector<float> impulse;
-  /// Per slot: effective mass omega / (k_i / m_i + k_j / m_j) [kg] (mass splitting), written by
-  /// the solver once per step for the slots it computes (from own_start[i] on).
-  std::vector<float> m_eff;
-  /// Per slot, written by the solver once per step: for a particle pair, the slot of the same
-  /// contact in the partner's row (the pair's other copy); -1 for walls and bodies.
-  std::vector<std::int32_t> mirror;
-  /// Per particle, written by the solver once per step: the first slot of row i whose partner is
-  /// not a particle j < i. The solver computes each pair once, in the row of its lower index, and
-  /// writes the negated impulse into the mirror slot.
-  std::vector<std::int32_t> own_start;
+  /// The slots the solver computes, written by it once per step (the other copy of each pair takes
+  /// the negated impulse): slot index, its row i, its partner code and, for a particle pair, the
+  /// slot of the same contact in the partner's row (the pair's other copy; -1 for walls and
+  /// bodies). The solver computes each pair once, in the row of its lower index. Each solver
+  /// thread's entries start at its first row's first slot; the arrays have one entry per slot.
+  std::vector<std::int32_t> own_slot;
+  std::vector<std::int32_t> own_row;
+  std::vector<std::int32_t> own_partner;
+  std::vector<std::int32_t> own_mirror;
+  /// Per particle, solver scratch: the next lower-partner slot of the row to match with a pair.
+  std::vector<std::int32_t> pair_cursor;
   /// Slots holding contacts (the arrays are longer: each thread's region ends in a gap).
   std::int64_t used_slots = 0;
   /// The most slots one thread's region needed in the detection pass that wrote this list.

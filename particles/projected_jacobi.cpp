@@ -5,9 +5,18 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
+#include "particles/projected_jacobi_slots.hpp"
+
 namespace talus::particles {
+namespace {
+
+using Float4 = float __attribute__((vector_size(16)));
+using Float8 = float __attribute__((vector_size(32)));
+
+}  // namespace
 
 int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, const float* vpx,
                            const float* vpy, const float* vpz, std::vector<float> (&iterate)[2],
@@ -30,12 +39,18 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
   const float* surface = contacts.surface.data();
   float* impulse = contacts.impulse.data();
   const std::size_t slots = contacts.partner.size();
-  contacts.m_eff.resize(slots);
-  contacts.mirror.resize(slots);
-  contacts.own_start.resize(n);
-  float* meff = contacts.m_eff.data();
-  std::int32_t* mirror = contacts.mirror.data();
-  std::int32_t* own_start = contacts.own_start.data();
+  // The computed slots' list: at most one entry per slot (each thread's entries start at its
+  // first row's first slot, so the threads' parts never overlap).
+  contacts.own_slot.resize(slots);
+  contacts.own_row.resize(slots);
+  contacts.own_partner.resize(slots);
+  contacts.own_mirror.resize(slots);
+  std::int32_t* own_slot = contacts.own_slot.data();
+  std::int32_t* own_row = contacts.own_row.data();
+  std::int32_t* own_partner = contacts.own_partner.data();
+  std::int32_t* own_mirror = contacts.own_mirror.data();
+  contacts.pair_cursor.resize(n);
+  std::int32_t* cursor = contacts.pair_cursor.data();
   float* buffers[2] = {iterate[0].data(), iterate[1].data()};
   constexpr std::size_t S = kIterateStride;
 
@@ -53,42 +68,54 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
     const float l_omega = omega, l_inv_dt = inv_dt, l_alpha = alpha, l_max_pushout = max_pushout;
     const float l_mu_particle = mu_particle;
     const int t = omp_get_thread_num();
-    // Once per step: which slots each row computes, the pairs' mirror slots and the effective
-    // masses. A pair (i, j), i < j, is computed in row i only; its copy in row j (canonical
-    // order: found among the first slots of that row) receives the negated impulse. The other
-    // copy's value is exactly what row j would have computed itself (the two copies evaluate the
-    // same expressions with negated vectors, see below), so the results are those of the
-    // per-row solve at half the arithmetic. Each mirror entry is written by one row only.
     // Each thread takes its chunk of about equal work (balanced_chunks) in every pass, or an even
     // split when OpenMP gave a different team size.
     const int team = omp_get_num_threads();
     const std::int64_t lo = team == max_team ? chunk[t] : count * t / team;
     const std::int64_t hi = team == max_team ? chunk[t + 1] : count * (t + 1) / team;
-    {
-      const float* a = buffers[0];
-      for (std::int64_t i = lo; i < hi; ++i) {
-        const float ki = a[static_cast<std::size_t>(i) * S + kIterSplit];
-        std::int32_t k = start[i];
-        const std::int32_t end = row_end[i];
-        while (k < end && partner[k] >= 0 && partner[k] < i) ++k;
-        own_start[i] = k;
-        for (; k < end; ++k) {
-          const std::int32_t j = partner[k];
-          if (j < 0) {
-            mirror[k] = -1;
-            meff[k] = l_omega / ki;
-            continue;
+    // Once per step: the list of slots this thread computes, with their rows, partners and the
+    // pairs' mirror slots. A pair (i, j), i < j, is computed in row i only; its copy in row j
+    // (canonical order: found among the first slots of that row) receives the negated impulse.
+    // The other copy's value is exactly what row j would have computed itself (the two copies
+    // evaluate the same expressions with negated vectors, see below), so the results are those of
+    // the per-row solve at half the arithmetic. Each mirror slot is written by one row only.
+    //
+    // The mirror slot is found by a cursor per row: row j's lower partners i < j come first, by
+    // increasing i, and this thread meets its pairs (i, j) by increasing i, so for j in its own
+    // chunk the next unmatched lower-partner slot of row j (starting after partners of earlier
+    // chunks) is the mirror. Only a partner in a later chunk (near the chunk boundary) is found
+    // by scanning its row. A search of row j for every pair was ~1/4 of the solve.
+    for (std::int64_t j = lo; j < hi; ++j) {
+      std::int32_t m = start[j];
+      while (m < row_end[j] && partner[m] >= 0 && partner[m] < lo) ++m;
+      cursor[j] = m;
+    }
+    const std::int64_t list_begin = lo < hi ? start[lo] : 0;
+    std::int64_t list_end = list_begin;
+    for (std::int64_t i = lo; i < hi; ++i) {
+      std::int32_t k = start[i];
+      const std::int32_t end = row_end[i];
+      while (k < end && partner[k] >= 0 && partner[k] < i) ++k;
+      for (; k < end; ++k) {
+        const std::int32_t j = partner[k];
+        std::int32_t m = -1;
+        if (j >= 0) {
+          if (j < hi) {
+            m = cursor[j]++;
+          } else {
+            m = start[j];
+            while (m < row_end[j] && partner[m] != i) ++m;
           }
-          std::int32_t m = start[j];
-          while (m < row_end[j] && partner[m] != i) ++m;
-          if (m == row_end[j]) {
+          if (m >= row_end[j] || partner[m] != i) {
             unpaired.store(true, std::memory_order_relaxed);
             continue;
           }
-          mirror[k] = m;
-          mirror[m] = k;
-          meff[k] = l_omega / (ki + a[static_cast<std::size_t>(j) * S + kIterSplit]);
         }
+        own_slot[list_end] = k;
+        own_row[list_end] = static_cast<std::int32_t>(i);
+        own_partner[list_end] = j;
+        own_mirror[list_end] = m;
+        ++list_end;
       }
     }
 #pragma omp barrier
@@ -99,106 +126,47 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
     for (int it = 0; it < iterations && !skip; ++it) {
       const float* a = buffers[cur];
       float* b = buffers[1 - cur];
-      float sweep_change = 0.0f;
-      // Pass 1: the new impulse of every contact, once (each pair in its lower particle's row).
-      for (std::int64_t i = lo; i < hi; ++i) {
-        const float* ai = a + static_cast<std::size_t>(i) * S;
-        const float wix = ai[kIterW], wiy = ai[kIterW + 1], wiz = ai[kIterW + 2];
-        const float qix = ai[kIterS], qiy = ai[kIterS + 1], qiz = ai[kIterS + 2];
-        const std::int32_t end = row_end[i];
-        for (std::int32_t k = own_start[i]; k < end; ++k) {
-          const std::int32_t j = partner[k];
-          float ux, uy, uz, mu;
-          float vx = qix, vy = qiy, vz = qiz;  // relative pseudo-velocity
-          // Relative velocity of i with respect to its partner. Row j would evaluate the same
-          // expressions with negated vectors (w_j - w_i, -n), so its impulse would be the exact
-          // negative of this one (IEEE rounding is symmetric in sign; un and on, products of two
-          // negated factors, are equal): the mirror slot takes -lambda and the same push-out p.
-          if (j >= 0) {
-            const float* aj = a + static_cast<std::size_t>(j) * S;
-            ux = wix - aj[kIterW];
-            uy = wiy - aj[kIterW + 1];
-            uz = wiz - aj[kIterW + 2];
-            vx -= aj[kIterS];
-            vy -= aj[kIterS + 1];
-            vz -= aj[kIterS + 2];
-            mu = l_mu_particle;
-          } else {
-            const float* sk = surface + static_cast<std::size_t>(k) * R;
-            ux = wix - sk[0];
-            uy = wiy - sk[1];
-            uz = wiz - sk[2];
-            mu = sk[3];
-          }
-          const float* ngk = normal_gap + static_cast<std::size_t>(k) * R;
-          float* lk = impulse + static_cast<std::size_t>(k) * R;
-          // Both candidates computed, then selected: the sign of a resting contact's gap is
-          // random, and as branches these mispredicted.
-          const float g = ngk[3];
-          const float open_target = -g * l_inv_dt;
-          const float overlap_pushout = std::min(-l_alpha * g * l_inv_dt, l_max_pushout);
-          const float target = g > 0.0f ? open_target : 0.0f;
-          const float pushout = g < 0.0f ? overlap_pushout : 0.0f;
-          const float nx = ngk[0], ny = ngk[1], nz = ngk[2];
-          const float m_eff = meff[k];
-          const float un = ux * nx + uy * ny + uz * nz;
-          const float ox = lk[0], oy = lk[1], oz = lk[2];
-          const float on = ox * nx + oy * ny + oz * nz;
-          // Normal: clamp at zero after adding the correction toward the target speed (Alg. 1,
-          // l.5).
-          const float ln = std::max(0.0f, on + m_eff * (target - un));
-          // Tangential: remove the sliding velocity, then project onto the Coulomb cone (Alg. 1,
-          // l.6-7).
-          float tx = (ox - on * nx) - m_eff * (ux - un * nx);
-          float ty = (oy - on * ny) - m_eff * (uy - un * ny);
-          float tz = (oz - on * nz) - m_eff * (uz - un * nz);
-          const float lt2 = tx * tx + ty * ty + tz * tz;
-          const float cap = mu * ln;
-          // Scale computed unconditionally and selected (x 1 is exact), for the same reason:
-          // whether a resting contact sits on its friction cone flickers from slot to slot.
-          const float cone_scale = cap / std::sqrt(lt2);
-          const float scale = lt2 > cap * cap ? cone_scale : 1.0f;
-          tx *= scale;
-          ty *= scale;
-          tz *= scale;
-          const float nlx = ln * nx + tx, nly = ln * ny + ty, nlz = ln * nz + tz;
-          sweep_change = std::max(
-              sweep_change,
-              std::max(std::abs(nlx - ox), std::max(std::abs(nly - oy), std::abs(nlz - oz))));
-          // Split impulse: push-out on the pseudo-velocities, normal only.
-          const float pn =
-              std::max(0.0f, lk[3] + m_eff * (pushout - (vx * nx + vy * ny + vz * nz)));
-          lk[0] = nlx;
-          lk[1] = nly;
-          lk[2] = nlz;
-          lk[3] = pn;
-          if (j >= 0) {
-            float* lm = impulse + static_cast<std::size_t>(mirror[k]) * R;
-            lm[0] = -nlx;
-            lm[1] = -nly;
-            lm[2] = -nlz;
-            lm[3] = pn;
-          }
-        }
-      }
+      // Pass 1: the new impulse of every contact, once (each pair in its lower particle's row),
+      // in SIMD lanes where the target has them (projected_jacobi_slots.hpp).
+      const SlotPass pass{a,       normal_gap,    surface,      impulse, own_slot,
+                          own_row, own_partner,   own_mirror,   l_omega, l_inv_dt,
+                          l_alpha, l_max_pushout, l_mu_particle};
+      const float sweep_change = solve_slots(pass, list_begin, list_end);
       // Pass 2, after a barrier (every slot of the sweep is written): each particle's sums over
-      // its whole row, in row order, into its next iterate record.
+      // its whole row into its next iterate record.
 #pragma omp barrier
       for (std::int64_t i = lo; i < hi; ++i) {
-        float sx = 0.0f, sy = 0.0f, sz = 0.0f;
-        float px = 0.0f, py = 0.0f, pz = 0.0f;
+        // Slot records as GCC/Clang vector types (AVX on x86, two NEON registers on ARM, scalar
+        // code elsewhere; no library offers less), two records per 8-lane vector: lanes 0-2 of
+        // each half of `impulse_pairs` sum lambda and of `pushout_pairs` p n (lane 3 unused).
+        // The row is summed as (sum of its even slots + sum of its odd slots) + a last odd
+        // one: a fixed order (the row's contents decide it, never the threads) with two
+        // independent chains, where one sequential sum waited on the adder's latency at every
+        // slot.
+        Float8 impulse_pairs = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+        Float8 pushout_pairs = impulse_pairs;
         const std::int32_t end = row_end[i];
-        for (std::int32_t k = start[i]; k < end; ++k) {
-          const float* lk = impulse + static_cast<std::size_t>(k) * R;
-          const float* ngk = normal_gap + static_cast<std::size_t>(k) * R;
-          sx += lk[0];
-          sy += lk[1];
-          sz += lk[2];
-          const float pn = lk[3];
-          px += pn * ngk[0];
-          py += pn * ngk[1];
-          pz += pn * ngk[2];
+        std::int32_t k = start[i];
+        for (; k + 2 <= end; k += 2) {
+          Float8 lk, ngk;
+          std::memcpy(&lk, impulse + static_cast<std::size_t>(k) * R, sizeof lk);
+          std::memcpy(&ngk, normal_gap + static_cast<std::size_t>(k) * R, sizeof ngk);
+          impulse_pairs += lk;
+          pushout_pairs += __builtin_shufflevector(lk, lk, 3, 3, 3, 3, 7, 7, 7, 7) * ngk;
         }
+        Float4 impulse_sum = __builtin_shufflevector(impulse_pairs, impulse_pairs, 0, 1, 2, 3) +
+                             __builtin_shufflevector(impulse_pairs, impulse_pairs, 4, 5, 6, 7);
+        Float4 pushout_sum = __builtin_shufflevector(pushout_pairs, pushout_pairs, 0, 1, 2, 3) +
+                             __builtin_shufflevector(pushout_pairs, pushout_pairs, 4, 5, 6, 7);
+        if (k < end) {
+          Float4 lk, ngk;
+          std::memcpy(&lk, impulse + static_cast<std::size_t>(k) * R, sizeof lk);
+          std::memcpy(&ngk, normal_gap + static_cast<std::size_t>(k) * R, sizeof ngk);
+          impulse_sum += lk;
+          pushout_sum += lk[3] * ngk;
+        }
+        const float sx = impulse_sum[0], sy = impulse_sum[1], sz = impulse_sum[2];
+        const float px = pushout_sum[0], py = pushout_sum[1], pz = pushout_sum[2];
         const float* ai = a + static_cast<std::size_t>(i) * S;
         float* bi = b + static_cast<std::size_t>(i) * S;
         // The average of the particle's split sub-velocities (mass splitting).
