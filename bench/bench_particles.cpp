@@ -8,11 +8,11 @@
 // twice one of the lattice's first steps). So the column first settles for kSettleSteps steps
 // (same model, 4 sweeps) and that state, with its contact impulses (the warm start: a column
 // restarted cold is not at rest), is cached in <binary folder>/../bench_cache/; delete the
-// folder after a solver change to settle again. Settling takes ~30 s, ~1.5 min and ~6 min for
-// 10k, 50k and 200k on 2 cores, once. The jitter matters: an unjittered lattice left vertical
-// chains of touching spheres along the wall that stood for thousands of steps and then fell at
-// 0.3-0.5 m/s, so the old 1,200-step "settled" column was still collapsing while it was timed.
-// 20 steps before timing. 4 Jacobi sweeps.
+// folder after a solver change to settle again. Settling takes ~5 s, ~30 s and ~3 min for 10k,
+// 50k and 200k on 2 cores, once (3,000 steps at the measured per-step costs). The jitter matters:
+// an unjittered lattice left vertical chains of touching spheres along the wall that stood for
+// thousands of steps and then fell at 0.3-0.5 m/s, so the old 1,200-step "settled" column was still
+// collapsing while it was timed. 20 steps before timing. 4 Jacobi sweeps.
 //
 // Reported: particle_steps_per_s (rate), contacts per particle, and per-step milliseconds of each
 // stage (broadphase, contacts, solve, integrate = predict + wrenches + integrate + checks).

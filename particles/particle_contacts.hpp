@@ -8,7 +8,7 @@
 // used in a bed). Each detection thread fills its own region of the arrays, so a region's unused
 // tail is a gap between rows (hence end[] rather than start[i + 1]). A particle-particle contact
 // (i, j) is stored in both particles' rows with opposite normals. The solver computes its impulse
-// once, in the lower index's row, and writes the exact negative into the other copy (`mirror`),
+// once, in the lower index's row, and writes the exact negative into the other copy (`own_mirror`),
 // so each particle's update sums only its own row (no atomic scatter) and momentum between
 // particles is conserved to the last bit. A row is in canonical order: particle partners by
 // increasing index, then walls, then bodies, so its order (and every sum over it) does not depend

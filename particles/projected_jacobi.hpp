@@ -13,9 +13,10 @@
 //   lambda_c = l_n n + l_t
 // then w_i = v*_i + (1/m_i) sum_c lambda_c. As implemented, a sweep is two passes with a barrier
 // between: each particle pair's impulse is computed once, in the row of its lower index, and
-// written negated into the partner's copy (ContactList::mirror); then every particle sums its
-// row. Row j would have computed exactly that negated value, so the results are those of the
-// per-row update at half the arithmetic. Threads take chunks of equal contact work
+// written negated into the partner's copy (ContactList::own_mirror), 8 slots at a time in SIMD
+// lanes where the build has AVX2 (projected_jacobi_slots.hpp); then every particle sums its row.
+// Row j would have computed exactly that negated value, so the results are those of the per-row
+// update at half the arithmetic. Threads take chunks of equal contact work
 // (ContactList::chunk_bounds); the bits do not depend on the split (docs/particles.md §3).
 //
 // Penetration is removed by a split impulse (Catto's "split impulses", Box2D): paper 001 adds the
