@@ -190,7 +190,7 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
       const std::int64_t region_end = region_begin + region;
       std::int64_t k = region_begin;  // next slot; past region_end only counts
       for (std::int64_t i = begin; i < end; ++i) {
-        Candidate cand[kMaxCandidates];
+        Candidate cand[kMaxCandidates + 1];  // + 1: the listed loop writes before it tests
         int found = 0;
         const float xi = x[i], yi = y[i], zi = z[i], ri = r[i];
         // Candidate j's contact geometry into cand[found]; returns whether it is a contact (closer
@@ -223,11 +223,12 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
           // branch this mispredicted; a geometry computed for a non-contact costs less.
           const std::int64_t list_end = neighbours->start[i + 1];
           for (std::int64_t a = neighbours->start[i]; a < list_end; ++a) {
-            if (found == kMaxCandidates) {
+            found += write_candidate(neighbours->partner[a]) ? 1 : 0;
+            if (found > kMaxCandidates) {  // refused on the 257th contact, as the search does
               too_many = true;
+              found = kMaxCandidates;
               break;
             }
-            found += write_candidate(neighbours->partner[a]) ? 1 : 0;
           }
         } else {
           // Searching the hash's 27 cells: most candidates are far (no geometry for them).

@@ -61,6 +61,7 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
   std::vector<std::int64_t> uniform;
   const std::span<const std::int64_t> chunk = chunks_for(&contacts, n, max_team, uniform);
   std::atomic<bool> unpaired{false};
+  std::atomic<std::int64_t> cross_chunk_balance{0};
 #pragma omp parallel num_threads(threads)
   {
     // Thread-local copies: the outlined region otherwise reloads the shared constants through a
@@ -85,9 +86,17 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
     // chunk the next unmatched lower-partner slot of row j (starting after partners of earlier
     // chunks) is the mirror. Only a partner in a later chunk (near the chunk boundary) is found
     // by scanning its row. A search of row j for every pair was ~1/4 of the solve.
+    //
+    // A pair listed in one row only (a detection bug) is refused, whichever row lacks it: a
+    // cursor or scan that does not land on i; a cursor left on a lower partner that never came;
+    // and, across chunks, a count: every pair whose rows lie in different chunks is skipped once
+    // by the higher row's cursor and found once by the lower row's scan.
+    std::int64_t skipped_from_earlier_chunks = 0;
+    std::int64_t found_in_later_chunks = 0;
     for (std::int64_t j = lo; j < hi; ++j) {
       std::int32_t m = start[j];
       while (m < row_end[j] && partner[m] >= 0 && partner[m] < lo) ++m;
+      skipped_from_earlier_chunks += m - start[j];
       cursor[j] = m;
     }
     const std::int64_t list_begin = lo < hi ? start[lo] : 0;
@@ -105,6 +114,7 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
           } else {
             m = start[j];
             while (m < row_end[j] && partner[m] != i) ++m;
+            ++found_in_later_chunks;
           }
           if (m >= row_end[j] || partner[m] != i) {
             unpaired.store(true, std::memory_order_relaxed);
@@ -118,10 +128,19 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
         ++list_end;
       }
     }
+    for (std::int64_t j = lo; j < hi; ++j) {
+      const std::int32_t m = cursor[j];
+      if (m < row_end[j] && partner[m] >= 0 && partner[m] < j) {
+        unpaired.store(true, std::memory_order_relaxed);
+      }
+    }
+    cross_chunk_balance.fetch_add(found_in_later_chunks - skipped_from_earlier_chunks,
+                                  std::memory_order_relaxed);
 #pragma omp barrier
-    // Read after the pair pass's barrier: every thread sees the same value and skips the sweeps
+    // Read after the pair pass's barrier: every thread sees the same values and skips the sweeps
     // together.
-    const bool skip = unpaired.load(std::memory_order_relaxed);
+    const bool skip = unpaired.load(std::memory_order_relaxed) ||
+                      cross_chunk_balance.load(std::memory_order_relaxed) != 0;
     int cur = 0;
     for (int it = 0; it < iterations && !skip; ++it) {
       const float* a = buffers[cur];
@@ -139,10 +158,10 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
         // Slot records as GCC/Clang vector types (AVX on x86, two NEON registers on ARM, scalar
         // code elsewhere; no library offers less), two records per 8-lane vector: lanes 0-2 of
         // each half of `impulse_pairs` sum lambda and of `pushout_pairs` p n (lane 3 unused).
-        // The row is summed as (sum of its even slots + sum of its odd slots) + a last odd
-        // one: a fixed order (the row's contents decide it, never the threads) with two
-        // independent chains, where one sequential sum waited on the adder's latency at every
-        // slot.
+        // The row is summed as (sum of its even slots + sum of its odd slots), plus the last
+        // slot when the count is odd: a fixed order (the row's contents decide it, never the
+        // threads) with two independent chains, where one sequential sum waited on the adder's
+        // latency at every slot.
         Float8 impulse_pairs = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
         Float8 pushout_pairs = impulse_pairs;
         const std::int32_t end = row_end[i];
@@ -185,7 +204,7 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
 #pragma omp barrier
     }
   }
-  if (unpaired.load()) {
+  if (unpaired.load() || cross_chunk_balance.load() != 0) {
     throw std::logic_error(
         "particle solver: a particle pair is in one particle's contact row but not in the "
         "other's (the detection pass must store both copies)");

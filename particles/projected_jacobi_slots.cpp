@@ -219,12 +219,22 @@ __m256 solve_slots8(const SlotPass& p, std::int64_t q) {
 }  // namespace
 #endif
 
+int slot_lanes() {
+#if defined(__AVX2__)
+  return 8;
+#else
+  return 1;
+#endif
+}
+
 float solve_slots(const SlotPass& p, std::int64_t begin, std::int64_t end) {
   float change = 0.0f;
   std::int64_t q = begin;
 #if defined(__AVX2__)
   __m256 lane_change = _mm256_setzero_ps();
-  for (; q + 8 <= end; q += 8) lane_change = _mm256_max_ps(lane_change, solve_slots8(p, q));
+  // max_ps(x, y) is x > y ? x : y: a NaN change leaves the lane's maximum as it is, as
+  // std::max(change, x) does in the scalar form, so the residual does not depend on the split.
+  for (; q + 8 <= end; q += 8) lane_change = _mm256_max_ps(solve_slots8(p, q), lane_change);
   alignas(32) float lane[8];
   _mm256_store_ps(lane, lane_change);
   for (const float c : lane) change = std::max(change, c);

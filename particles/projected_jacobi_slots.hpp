@@ -41,6 +41,9 @@ struct SlotPass {
 /// change of an impulse component [N s].
 float solve_slot(const SlotPass& p, std::int64_t q);
 
+/// Entries solve_slots computes at once: 8 where the library was built for AVX2, else 1.
+int slot_lanes();
+
 /// Pass 1 over list entries [begin, end): every slot's new impulse, 8 entries at a time where the
 /// build targets AVX2 and the rest in the scalar form; returns the largest change [N s].
 float solve_slots(const SlotPass& p, std::int64_t begin, std::int64_t end);

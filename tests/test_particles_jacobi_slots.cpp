@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -13,6 +14,7 @@
 
 #include "particles/projected_jacobi.hpp"
 #include "particles/projected_jacobi_slots.hpp"
+#include "particles_fixtures.hpp"
 
 namespace talus::particles {
 namespace {
@@ -59,6 +61,10 @@ struct SlotFixture {
       const float scale = q % 3 == 0 ? 1e-3f : 1e-5f;  // large: far off the cone
       for (int c = 0; c < 3; ++c) l[c] = scale * unit(rng);
       l[3] = q % 4 == 0 ? 0.0f : 1e-5f * std::abs(unit(rng));
+      if (q % 13 == 5) {  // signed zeros: a touching contact with no impulse yet
+        ng[3] = -0.0f;
+        for (int c = 0; c < 4; ++c) l[c] = -0.0f;
+      }
       if (wall) {
         float* sk = surface.data() + q * kSlotStride;
         sk[3] = 0.5f + 0.3f * unit(rng);
@@ -78,6 +84,9 @@ struct SlotFixture {
 };
 
 TEST(ParticlesJacobiSlots, LanesAndScalarGiveTheSameBitsForAnyStart) {
+#if defined(__AVX2__)
+  EXPECT_EQ(slot_lanes(), 8);  // the lanes really run here: this is not scalar against scalar
+#endif
   for (int begin = 0; begin < 9; ++begin) {
     SlotFixture lanes, scalar;
     const float lane_change = solve_slots(lanes.pass(), begin, SlotFixture::kEntries);
@@ -123,27 +132,95 @@ TEST(ParticlesJacobiSlots, MirrorsTakeTheNegatedImpulseAndTheSamePushOut) {
   EXPECT_GT(separating, 10);
 }
 
-// A row holding a particle whose own row does not hold it back is a detection bug; the solver's
-// pair matching must refuse it instead of writing a mirror into a wrong slot.
-TEST(ParticlesJacobiSlots, AOneSidedPairIsRefused) {
-  ParticleModel model;
+// Rows as the detection pass writes them (canonical order), for particles with no other data: a
+// unit normal and zero impulses in every slot.
+ContactList rows_of(const std::vector<std::vector<std::int32_t>>& partners,
+                    const std::vector<std::int64_t>& chunk_bounds) {
   ContactList c;
-  // Rows: 0 -> {1}, 1 -> {2}, 2 -> {1}: particle 1's row lacks 0.
-  c.start = {0, 1, 2};
-  c.end = {1, 2, 3};
-  c.partner = {1, 2, 1};
-  c.normal_gap.assign(3 * kSlotStride, 0.0f);
-  c.surface.assign(3 * kSlotStride, 0.0f);
-  c.impulse.assign(3 * kSlotStride, 0.0f);
-  for (int k = 0; k < 3; ++k) c.normal_gap[k * kSlotStride + 2] = 1.0f;
-  c.used_slots = 3;
-  std::vector<float> iterate[2] = {std::vector<float>(3 * kIterateStride, 1.0f),
-                                   std::vector<float>(3 * kIterateStride, 1.0f)};
-  const std::vector<float> inv_mass(3, 1.0f), zero(3, 0.0f);
+  for (const auto& row : partners) {
+    c.start.push_back(static_cast<std::int32_t>(c.partner.size()));
+    c.partner.insert(c.partner.end(), row.begin(), row.end());
+    c.end.push_back(static_cast<std::int32_t>(c.partner.size()));
+  }
+  const std::size_t slots = c.partner.size();
+  c.normal_gap.assign(slots * kSlotStride, 0.0f);
+  c.surface.assign(slots * kSlotStride, 0.0f);
+  c.impulse.assign(slots * kSlotStride, 0.0f);
+  for (std::size_t k = 0; k < slots; ++k) c.normal_gap[k * kSlotStride + 2] = 1.0f;
+  c.used_slots = static_cast<std::int64_t>(slots);
+  c.chunk_bounds = chunk_bounds;
+  return c;
+}
+
+// Solves `rows` with `threads` threads; returns whether the solver refused them.
+bool refused(ContactList rows, int threads) {
+  const std::size_t n = rows.particles();
+  ParticleModel model;
+  std::vector<float> iterate[2] = {std::vector<float>(n * kIterateStride, 1.0f),
+                                   std::vector<float>(n * kIterateStride, 1.0f)};
+  const std::vector<float> inv_mass(n, 1.0f), zero(n, 0.0f);
   std::vector<double> residual;
-  EXPECT_THROW(solve_projected_jacobi(model, inv_mass.data(), zero.data(), zero.data(), zero.data(),
-                                      iterate, c, 3, 4, 0.9, residual, 1),
-               std::logic_error);
+  try {
+    solve_projected_jacobi(model, inv_mass.data(), zero.data(), zero.data(), zero.data(), iterate,
+                           rows, n, 4, 0.9, residual, threads);
+  } catch (const std::logic_error&) {
+    return true;
+  }
+  return false;
+}
+
+// A pair listed in one row only is a detection bug; the solver's pair matching must refuse it
+// instead of writing a mirror into a wrong slot or summing a slot nobody writes. Every
+// orientation: the lower row lacks the pair or the higher one does, in one chunk (cursor) or
+// across two threads' chunks (scan and count).
+TEST(ParticlesJacobiSlots, AOneSidedPairIsRefused) {
+  // The symmetric rows are accepted, with 1 thread and split 2 | 2 between 2 threads.
+  const std::vector<std::vector<std::int32_t>> good = {{1, 3}, {0, 2}, {1, 3}, {0, 2}};
+  ASSERT_FALSE(refused(rows_of(good, {}), 1));
+  ASSERT_FALSE(refused(rows_of(good, {0, 2, 4}), 2));
+  // Row 1 lacks 0 (it lists 2 instead: the cursor lands on the wrong partner).
+  EXPECT_TRUE(refused(rows_of({{1}, {2}, {1}}, {}), 1));
+  // Row 0 lacks 1 while row 1 lists 0 (a cursor left on a lower partner that never came).
+  EXPECT_TRUE(refused(rows_of({{}, {0}}, {}), 1));
+  EXPECT_TRUE(refused(rows_of({{2}, {0, 2}, {0, 1}}, {}), 1));
+  // Across chunks 0-1 | 2-3: row 3 lacks 0 (the scan from row 0 fails) ...
+  EXPECT_TRUE(refused(rows_of({{1, 3}, {0, 2}, {1, 3}, {2}}, {0, 2, 4}), 2));
+  // ... and row 0 lacks 3 while row 3 lists 0 (only the count sees it).
+  EXPECT_TRUE(refused(rows_of({{1}, {0, 2}, {1, 3}, {0, 2}}, {0, 2, 4}), 2));
+}
+
+// The mirrors the pair pass finds in a real bed: after a step every pair's two copies hold
+// exactly negated impulses and the same push-out, for 1, 2 and 3 threads (chunk boundaries, and so
+// the cursor and scan cases, move with the thread count).
+TEST(ParticlesJacobiSlots, MirrorsOfADetectedBedAreExactNegatives) {
+  for (int threads : {1, 2, 3}) {
+    ParticleModel model = testing::box_model(0.05, 0.2);
+    model.threads = threads;
+    ParticleState state = testing::box_bed(0.05, 0.06);  // a small bed, settling
+    ParticleWorkspace w;
+    testing::run(model, state, w, 150);
+    const ContactList& c = w.contacts;
+    std::size_t pairs = 0;
+    for (std::size_t i = 0; i < c.particles(); ++i) {
+      for (std::int32_t k = c.start[i]; k < c.end[i]; ++k) {
+        const std::int32_t j = c.partner[static_cast<std::size_t>(k)];
+        if (j <= static_cast<std::int32_t>(i)) continue;
+        const auto* first = c.partner.data() + c.start[static_cast<std::size_t>(j)];
+        const auto* last = c.partner.data() + c.end[static_cast<std::size_t>(j)];
+        const auto* at = std::find(first, last, static_cast<std::int32_t>(i));
+        ASSERT_NE(at, last) << "pair " << i << ", " << j;
+        const float* own = c.impulse.data() + static_cast<std::size_t>(k) * kSlotStride;
+        const float* other =
+            c.impulse.data() + static_cast<std::size_t>(at - c.partner.data()) * kSlotStride;
+        for (int a = 0; a < 3; ++a) {
+          ASSERT_EQ(other[a], -own[a]) << threads << " threads, pair " << i << ", " << j;
+        }
+        ASSERT_EQ(other[3], own[3]) << threads << " threads, pair " << i << ", " << j;
+        ++pairs;
+      }
+    }
+    EXPECT_GT(pairs, 100u) << threads << " threads";  // 159 measured
+  }
 }
 
 }  // namespace

@@ -348,6 +348,51 @@ TEST(ParticlesStep, ContactSlotsGrowForAParticleWithManyNeighbours) {
   }
 }
 
+// A 6 cm particle with `small` 5 mm ones pressed 0.1 mm into its surface (Fibonacci sphere
+// directions, 14 mm apart: no contacts among them) and, last in index order, one more outside
+// the contact reach but inside the neighbour skin (listed, not a contact).
+ParticleState crowded_particle(int small) {
+  ParticleState state;
+  const Vec3 centre(0.2, 0.2, 0.2);
+  const double big = 0.06;
+  state.add(centre, Vec3::Zero(), big, 1.0);
+  for (int k = 0; k < small; ++k) {
+    const double z = 1.0 - 2.0 * (k + 0.5) / small;
+    const double phi = k * 2.399963229728653;
+    const Vec3 dir(std::sqrt(1.0 - z * z) * std::cos(phi), std::sqrt(1.0 - z * z) * std::sin(phi),
+                   z);
+    state.add(centre + (big + kRadius - 1e-4) * dir, Vec3::Zero(), kRadius, 1e-3);
+  }
+  // Gap 15 mm: beyond the reach (0.5 mm margin), inside the skin (0.3 x 6 cm = 18 mm), and 15 mm
+  // above the small ones' shell (no contact with them either).
+  state.add(centre + Vec3(big + kRadius + 0.015, 0.0, 0.0), Vec3::Zero(), kRadius, 1e-3);
+  return state;
+}
+
+TEST(ParticlesStep, AParticleMayHave256ContactsButNot257) {
+  for (double skin : {0.3, 0.0}) {  // the neighbour list, and the hash searched every step
+    ParticleModel model = testing::box_model(0.4, 0.4);
+    model.gravity_m_per_s2 = Vec3::Zero();
+    model.neighbour_skin_radii = skin;
+    ParticleState at_limit = crowded_particle(256);
+    ParticleWorkspace w;
+    ASSERT_NO_THROW(step(model, at_limit, {}, w)) << "skin " << skin;
+    EXPECT_EQ(w.contacts.slots(0), 256) << "skin " << skin;
+    if (skin > 0.0) {  // the extra particle is listed: the list holds more than 256 candidates
+      EXPECT_GT(w.neighbours.start[1] - w.neighbours.start[0], 256) << "skin " << skin;
+    }
+    ParticleState over = crowded_particle(257);
+    ParticleWorkspace w2;
+    try {
+      step(model, over, {}, w2);
+      ADD_FAILURE() << "257 contacts accepted, skin " << skin;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("more than 256 contacts"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(ParticlesStep, ContactRegionsThatOverflowAreRedoneWithTheSameResult) {
   // Each detection thread writes its rows into a region sized from the previous step's contact
   // count. A sparse cloud (one touching pair) followed by a stacked bed in the same workspace
