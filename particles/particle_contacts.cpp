@@ -193,13 +193,20 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
         Candidate cand[kMaxCandidates + 1];  // + 1: the listed loop writes before it tests
         int found = 0;
         const float xi = x[i], yi = y[i], zi = z[i], ri = r[i];
-        // Candidate j's contact geometry into cand[found]; returns whether it is a contact (closer
-        // than the reach).
-        auto write_candidate = [&](std::int32_t j) {
-          float d[3] = {xi - x[j], yi - y[j], zi - z[j]};
+        // The offset d = x_i - x_j (periodic minimum image); returns |d|^2.
+        auto offset = [&](std::int32_t j, float(&d)[3]) {
+          d[0] = xi - x[j];
+          d[1] = yi - y[j];
+          d[2] = zi - z[j];
           image.apply(d);
+          return d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        };
+        auto reach2 = [&](std::int32_t j) {
           const float reach = ri + r[j] + margin;
-          const float dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+          return reach * reach;
+        };
+        // Candidate j's contact geometry, from its offset, into cand[found].
+        auto write_candidate = [&](std::int32_t j, const float(&d)[3], float dist2) {
           const float dist = std::sqrt(dist2);
           Candidate& c = cand[found];
           c.partner = j;
@@ -215,7 +222,6 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
           }
           c.gap_m = dist - (ri + r[j]);
           c.mu = mu_particle;  // the surface velocity (ux, uy, uz) is for walls and bodies only
-          return dist2 < reach * reach;
         };
         if (neighbours != nullptr) {
           // The listed candidates (never i itself) are written unconditionally and kept by
@@ -223,7 +229,11 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
           // branch this mispredicted; a geometry computed for a non-contact costs less.
           const std::int64_t list_end = neighbours->start[i + 1];
           for (std::int64_t a = neighbours->start[i]; a < list_end; ++a) {
-            found += write_candidate(neighbours->partner[a]) ? 1 : 0;
+            const std::int32_t j = neighbours->partner[a];
+            float d[3];
+            const float dist2 = offset(j, d);
+            write_candidate(j, d, dist2);
+            found += dist2 < reach2(j) ? 1 : 0;
             if (found > kMaxCandidates) {  // refused on the 257th contact, as the search does
               too_many = true;
               found = kMaxCandidates;
@@ -234,15 +244,15 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
           // Searching the hash's 27 cells: most candidates are far (no geometry for them).
           hash.for_each_in_neighbourhood(hash.cx[i], hash.cy[i], hash.cz[i], [&](std::int32_t j) {
             if (j == i) return;
-            float d[3] = {xi - x[j], yi - y[j], zi - z[j]};
-            image.apply(d);
-            const float reach = ri + r[j] + margin;
-            if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] >= reach * reach) return;
+            float d[3];
+            const float dist2 = offset(j, d);
+            if (dist2 >= reach2(j)) return;
             if (found == kMaxCandidates) {
               too_many = true;
               return;
             }
-            found += write_candidate(j) ? 1 : 0;
+            write_candidate(j, d, dist2);
+            ++found;
           });
         }
         // Canonical order: the hash lists' order depends on thread timing (kLinkedHash). Sorted

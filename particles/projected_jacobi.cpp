@@ -64,10 +64,6 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
   std::atomic<std::int64_t> cross_chunk_balance{0};
 #pragma omp parallel num_threads(threads)
   {
-    // Thread-local copies: the outlined region otherwise reloads the shared constants through a
-    // pointer after every store to the impulse arrays (possible aliasing).
-    const float l_omega = omega, l_inv_dt = inv_dt, l_alpha = alpha, l_max_pushout = max_pushout;
-    const float l_mu_particle = mu_particle;
     const int t = omp_get_thread_num();
     // Each thread takes its chunk of about equal work (balanced_chunks) in every pass, or an even
     // split when OpenMP gave a different team size.
@@ -147,9 +143,9 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
       float* b = buffers[1 - cur];
       // Pass 1: the new impulse of every contact, once (each pair in its lower particle's row),
       // in SIMD lanes where the target has them (projected_jacobi_slots.hpp).
-      const SlotPass pass{a,       normal_gap,    surface,      impulse, own_slot,
-                          own_row, own_partner,   own_mirror,   l_omega, l_inv_dt,
-                          l_alpha, l_max_pushout, l_mu_particle};
+      const SlotPass pass{a,       normal_gap,  surface,    impulse, own_slot,
+                          own_row, own_partner, own_mirror, omega,   inv_dt,
+                          alpha,   max_pushout, mu_particle};
       const float sweep_change = solve_slots(pass, list_begin, list_end);
       // Pass 2, after a barrier (every slot of the sweep is written): each particle's sums over
       // its whole row into its next iterate record.

@@ -132,15 +132,11 @@ __m256 solve_slots8(const SlotPass& p, std::int64_t q) {
   const std::int32_t* k = p.slot + q;
   const std::int32_t* i = p.row + q;
   std::int32_t j_safe[8];  // a wall's or body's lane reads its own row's record (a safe address)
-  int particle_bits = 0;
-  for (int l = 0; l < 8; ++l) {
-    const bool particle = p.partner[q + l] >= 0;
-    j_safe[l] = particle ? p.partner[q + l] : i[l];
-    particle_bits |= particle ? 1 << l : 0;
-  }
+  for (int l = 0; l < 8; ++l) j_safe[l] = p.partner[q + l] >= 0 ? p.partner[q + l] : i[l];
   const __m256 zero = _mm256_setzero_ps();
   const __m256 particle = _mm256_castsi256_ps(_mm256_cmpgt_epi32(
       _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.partner + q)), _mm256_set1_epi32(-1)));
+  const int particle_bits = _mm256_movemask_ps(particle);  // bit l: lane l has a particle partner
   __m256 wi[4], si[4], wj[4], sj[4], sk[4], ng[4], lk[4];
   load_records(p.a, S, kIterW, i, wi);  // w x, y, z, split
   load_records(p.a, S, kIterS, i, si);  // s x, y, z, 0
