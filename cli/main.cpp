@@ -1,56 +1,98 @@
 // The talus command line: `talus run SCENARIO.toml --out DIR`, `talus check SCENARIO.toml`.
 //
 // Exit codes: 0 success; 1 the run failed (a NaN, an exploding state, an I/O error); 2 the input
-// is wrong (bad command line, malformed or inconsistent scenario) and nothing was run.
+// is wrong (bad command line, malformed or inconsistent scenario, an --out folder talus may not
+// write) and nothing was run. Ctrl-C, SIGTERM and SIGHUP remove the partial output and end the
+// process as the signal would (core/interrupt.hpp).
 
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
 
+#include "core/interrupt.hpp"
+#include "core/output_target.hpp"
 #include "core/scenario_file.hpp"
 #include "core/version.hpp"
 #include "runner/run_scenario.hpp"
 
 namespace {
 
-// A one-line progress bar on stderr, redrawn at most 10 times a second; silent when stderr is not
-// a terminal (logs and CI stay clean).
+// Progress on stderr. On a terminal: a one-line bar redrawn at most 10 times a second. Elsewhere
+// (a log file, CI, a job scheduler): one plain line every TALUS_PROGRESS_EVERY_S seconds (10 by
+// default), so that a long run never looks hung, and nothing for runs shorter than that.
 class ProgressBar {
  public:
-  explicit ProgressBar(bool enabled) : enabled_(enabled), start_(Clock::now()) {}
+  enum class Style { none, bar, lines };
+  ProgressBar(Style style, double line_every_s)
+      : style_(style),
+        line_every_(std::chrono::duration_cast<Clock::duration>(
+            std::chrono::duration<double>(line_every_s))),
+        start_(Clock::now()),
+        last_draw_(start_) {}
 
   void update(long done, long total, double sim_time_s) {
-    if (!enabled_) return;
+    if (style_ == Style::none) return;
     const auto now = Clock::now();
-    if (done < total && now - last_draw_ < std::chrono::milliseconds(100)) return;
+    const Clock::duration interval =
+        style_ == Style::bar ? std::chrono::milliseconds(100) : line_every_;
+    const bool last = done >= total;
+    if (now - last_draw_ < interval && !(last && style_ == Style::bar && drawn_)) return;
+    if (last && style_ == Style::lines) return;  // the "wrote ..." line follows at once
     last_draw_ = now;
+    drawn_ = true;
     const double elapsed = std::chrono::duration<double>(now - start_).count();
     const double fraction = total > 0 ? static_cast<double>(done) / static_cast<double>(total) : 1;
-    const int width = 30;
-    const int filled = static_cast<int>(fraction * width);
     const double eta = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0;
-    std::fprintf(stderr, "\r[%-*s] %3.0f%%  step %ld/%ld  t = %.2f s  elapsed %.1f s  eta %.1f s ",
-                 width, std::string(static_cast<std::size_t>(filled), '#').c_str(), 100 * fraction,
-                 done, total, sim_time_s, elapsed, eta);
-    if (done >= total) std::fprintf(stderr, "\n");
+    if (style_ == Style::lines) {
+      std::fprintf(stderr,
+                   "progress: %3.0f%%  step %ld/%ld  t = %.2f s  elapsed %.0f s  eta %.0f s\n",
+                   100 * fraction, done, total, sim_time_s, elapsed, eta);
+    } else {
+      const int width = 30;
+      const int filled = static_cast<int>(fraction * width);
+      std::fprintf(stderr,
+                   "\r[%-*s] %3.0f%%  step %ld/%ld  t = %.2f s  elapsed %.1f s  eta %.1f s ", width,
+                   std::string(static_cast<std::size_t>(filled), '#').c_str(), 100 * fraction, done,
+                   total, sim_time_s, elapsed, eta);
+      if (last) std::fprintf(stderr, "\n");
+    }
     std::fflush(stderr);
   }
 
  private:
   using Clock = std::chrono::steady_clock;
-  bool enabled_;
+  Style style_;
+  Clock::duration line_every_;
   Clock::time_point start_;
-  Clock::time_point last_draw_{};
+  Clock::time_point last_draw_;
+  bool drawn_ = false;
 };
+
+// TALUS_PROGRESS_EVERY_S: seconds between progress lines when stderr is not a terminal.
+double progress_line_interval_s() {
+  const char* text = std::getenv("TALUS_PROGRESS_EVERY_S");
+  if (text == nullptr || *text == 0) return 10.0;
+  char* end = nullptr;
+  const double value = std::strtod(text, &end);
+  if (*end != 0 || !(value > 0) || !std::isfinite(value)) {
+    throw talus::ScenarioError(std::string("environment variable TALUS_PROGRESS_EVERY_S: expected "
+                                           "a number of seconds > 0, got '") +
+                               text + "'");
+  }
+  return value;
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  talus::install_interrupt_handling();  // before any thread starts (OpenMP's included)
   CLI::App app{
       "talus: robots in sand, soil and gravel, at four levels of fidelity.\n"
       "Scenario files are TOML (see scenarios/ and docs/scenarios.md)."};
@@ -60,14 +102,20 @@ int main(int argc, char** argv) {
   std::filesystem::path scenario;
   std::filesystem::path out_dir;
   bool quiet = false;
+  bool replace = false;
   CLI::App* run = app.add_subcommand(
       "run", "Run a scenario and write its outputs (summary.json, CSV logs, PNG images) to --out");
   run->add_option("scenario", scenario, "Scenario file (.toml)")->required();
   run->add_option("-o,--out", out_dir,
-                  "Output folder; written as a temporary folder and renamed into place when the "
-                  "run completes, so an existing folder is replaced only by a complete run")
+                  "Output folder: a new or empty folder (or, with --replace, an earlier talus "
+                  "output). Written as a temporary folder and renamed into place when the run "
+                  "completes; talus never writes over files it did not write")
       ->required();
-  run->add_flag("-q,--quiet", quiet, "No progress bar (it is only shown on a terminal anyway)");
+  run->add_flag("--replace", replace,
+                "Replace --out when it holds an earlier talus run (and nothing else); without "
+                "it an existing non-empty folder is refused");
+  run->add_flag("-q,--quiet", quiet,
+                "No progress (a bar on a terminal, otherwise a line every 10 s)");
 
   CLI::App* check = app.add_subcommand(
       "check", "Read and validate a scenario without running it (exit code 2 if it is wrong)");
@@ -88,10 +136,19 @@ int main(int argc, char** argv) {
                 << " steps)\n";
       return 0;
     }
-    ProgressBar bar(!quiet && isatty(fileno(stderr)));
+    using Style = ProgressBar::Style;
+    ProgressBar bar(quiet                    ? Style::none
+                    : isatty(fileno(stderr)) ? Style::bar
+                                             : Style::lines,
+                    progress_line_interval_s());
     const auto start = std::chrono::steady_clock::now();
-    const auto summary = talus::run_scenario_file(
-        scenario, out_dir, [&](long done, long total, double t) { bar.update(done, total, t); });
+    const talus::OutputTarget target(
+        out_dir, replace ? talus::ExistingOutput::replace : talus::ExistingOutput::refuse);
+    const auto summary =
+        talus::run_scenario_file(scenario, target, [&](long done, long total, double t) {
+          talus::throw_if_interrupted();
+          bar.update(done, total, t);
+        });
     const double wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     // Tiers name their step count differently (some run several experiments); the wall time is
@@ -105,6 +162,12 @@ int main(int argc, char** argv) {
   } catch (const talus::ScenarioError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
+  } catch (const talus::OutputTargetError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const talus::InterruptedError& e) {
+    std::cerr << "\ntalus: " << e.what() << "; the partial output was removed\n";
+    talus::die_of_signal(e.signal_number());
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;

@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace talus {
@@ -301,6 +304,31 @@ ScenarioTable ScenarioTable::table(const std::string& key) const {
 std::optional<ScenarioTable> ScenarioTable::optional_table(const std::string& key) const {
   if (!find(key)) return std::nullopt;
   return table(key);
+}
+
+std::vector<ScenarioTable> ScenarioTable::named_tables(const std::string& key) const {
+  std::vector<ScenarioTable> items = tables(key);
+  std::map<std::string, std::size_t> first_index;
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    const std::string name = items[k].string("name");
+    const bool plain = !name.empty() && name.front() != '.' && name.size() <= 100 &&
+                       std::all_of(name.begin(), name.end(), [](char c) {
+                         return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' ||
+                                c == '-' || c == '.';
+                       });
+    if (!plain) {
+      items[k].fail("name", fmt::format("expected a plain file name (letters, digits, '_', '-', "
+                                        "'.'; not starting with '.'), got '{}'",
+                                        name));
+    }
+    const auto [it, inserted] = first_index.emplace(name, k);
+    if (!inserted) {
+      items[k].fail("name", fmt::format("'{}' is already the name of {}[{}]; each [[{}]] writes "
+                                        "files named after it, so names must be unique",
+                                        name, full_key(key), it->second, key));
+    }
+  }
+  return items;
 }
 
 std::vector<ScenarioTable> ScenarioTable::tables(const std::string& key) const {

@@ -87,6 +87,10 @@ class ScenarioTable {
   std::optional<ScenarioTable> optional_table(const std::string& key) const;
   /// [[key]] arrays of tables.
   std::vector<ScenarioTable> tables(const std::string& key) const;
+  /// [[key]] arrays of tables that each have a `name` naming their output files: every name must
+  /// be unique among them and a plain file name (letters, digits, '_', '-', '.', not starting
+  /// with '.'), so that no two items write the same file and none writes outside its folder.
+  std::vector<ScenarioTable> named_tables(const std::string& key) const;
 
   /// Refuses any key of this table that no getter asked for (call after reading the table).
   void refuse_unknown_keys() const;

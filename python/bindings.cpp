@@ -50,6 +50,7 @@ PYBIND11_MODULE(_talus, m) {
   m.attr("__version__") = version();
 
   py::register_exception<ScenarioError>(m, "ScenarioError", PyExc_ValueError);
+  py::register_exception<OutputTargetError>(m, "OutputTargetError", PyExc_ValueError);
 
   // ---------------------------------------------------------------- poses, shapes, drivers
   m.def(
@@ -337,11 +338,15 @@ PYBIND11_MODULE(_talus, m) {
   // ---------------------------------------------------------------- scenarios
   m.def(
       "run_scenario",
-      [](const std::filesystem::path& file, const std::filesystem::path& out) {
-        return run_scenario_file(file, out).dump();
+      [](const std::filesystem::path& file, const std::filesystem::path& out, bool replace) {
+        return run_scenario_file(file, OutputTarget(out, replace ? ExistingOutput::replace
+                                                                 : ExistingOutput::refuse))
+            .dump();
       },
-      py::arg("scenario"), py::arg("out"),
-      "Runs a scenario file into `out`; returns summary.json's text.");
+      py::arg("scenario"), py::arg("out"), py::arg("replace") = false,
+      "Runs a scenario file into `out` (a new or empty folder, or with replace=True an earlier "
+      "talus output); returns summary.json's text. Raises ValueError for bad input or a folder "
+      "talus may not write.");
   m.def(
       "check_scenario",
       [](const std::filesystem::path& file) { return check_scenario_file(file).dump(); },

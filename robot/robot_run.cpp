@@ -189,7 +189,7 @@ nlohmann::json check_robots(const ScenarioTable& root) {
           {"steps", sc.steps + sc.terrain->preparation_steps()}};
 }
 
-nlohmann::json run_robots(const ScenarioTable& root, const std::filesystem::path& out_dir,
+nlohmann::json run_robots(const ScenarioTable& root, const OutputTarget& out_dir,
                           const RunProgress& progress) {
   RobotsScenario sc = load(root);
   std::vector<std::size_t> wheel_index;

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "core/output_dir.hpp"
 #include "core/progress.hpp"
 #include "core/scenario_file.hpp"
 
@@ -18,7 +19,7 @@ namespace talus::robot {
 /// "robots". check reads and validates the whole file (the MuJoCo model is loaded) and returns
 /// {tier, name, steps}; run simulates it into out_dir and returns the summary.
 nlohmann::json check_robots(const ScenarioTable& root);
-nlohmann::json run_robots(const ScenarioTable& root, const std::filesystem::path& out_dir,
+nlohmann::json run_robots(const ScenarioTable& root, const OutputTarget& out_dir,
                           const RunProgress& progress);
 
 }  // namespace talus::robot

@@ -20,7 +20,7 @@ namespace {
 struct TierEntry {
   const char* name;
   nlohmann::json (*check)(const ScenarioTable& root);
-  nlohmann::json (*run)(const ScenarioTable& root, const std::filesystem::path& out_dir,
+  nlohmann::json (*run)(const ScenarioTable& root, const OutputTarget& out_dir,
                         const RunProgress& progress);
 };
 
@@ -29,7 +29,7 @@ nlohmann::json check_shaping(const ScenarioTable& root) {
   return {{"tier", "shaping"}, {"name", sc.name}, {"steps", sc.steps}};
 }
 
-nlohmann::json run_shaping(const ScenarioTable& root, const std::filesystem::path& out_dir,
+nlohmann::json run_shaping(const ScenarioTable& root, const OutputTarget& out_dir,
                            const RunProgress& progress) {
   const shaping::ShapingScenario sc = shaping::load_shaping_scenario(root);
   OutputDir out(out_dir);
@@ -44,7 +44,7 @@ nlohmann::json check_particles(const ScenarioTable& root) {
 }
 
 // A diverged run still commits its folder: it holds the last good state and the logs so far.
-nlohmann::json run_particles(const ScenarioTable& root, const std::filesystem::path& out_dir,
+nlohmann::json run_particles(const ScenarioTable& root, const OutputTarget& out_dir,
                              const RunProgress& progress) {
   const particles::ParticleScenario sc = particles::load_particle_scenario(root);
   OutputDir out(out_dir);
@@ -79,11 +79,13 @@ nlohmann::json check_scenario_file(const std::filesystem::path& scenario_file) {
 }
 
 nlohmann::json run_scenario_file(const std::filesystem::path& scenario_file,
-                                 const std::filesystem::path& out_dir,
-                                 const RunProgress& progress) {
+                                 const OutputTarget& out_dir, const RunProgress& progress) {
   const auto doc = ScenarioDocument::load(scenario_file);
   const ScenarioTable root = doc->root();
-  return read_tier(root).run(root, out_dir, progress);
+  const TierEntry& tier = read_tier(root);
+  // Before any work: a folder talus may not write is refused now, not after a long run.
+  check_output_target(out_dir.dir, out_dir.existing);
+  return tier.run(root, out_dir, progress);
 }
 
 }  // namespace talus

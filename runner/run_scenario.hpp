@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/output_dir.hpp"
 #include "core/progress.hpp"
 
 namespace talus {
@@ -14,11 +15,13 @@ namespace talus {
 /// ScenarioError (file, line, key, expectation) when the file cannot run as written.
 nlohmann::json check_scenario_file(const std::filesystem::path& scenario_file);
 
-/// Runs `scenario_file` and writes its outputs to `out_dir` (replacing an existing folder only once
-/// the run completed; on any error an existing folder is left untouched). Returns summary.json's
-/// content. Throws ScenarioError for bad input, std::runtime_error when the run fails.
+/// Runs `scenario_file` and writes its outputs to `out_dir.dir`: a new or empty folder, or an
+/// earlier talus output when `out_dir.existing` allows replacing it (core/output_target.hpp),
+/// which is replaced only once the run completed; on any error an existing folder is left
+/// untouched. The target is checked before anything runs. Returns summary.json's content.
+/// Throws ScenarioError for bad input, OutputTargetError for a folder talus may not write,
+/// std::runtime_error when the run fails.
 nlohmann::json run_scenario_file(const std::filesystem::path& scenario_file,
-                                 const std::filesystem::path& out_dir,
-                                 const RunProgress& progress = {});
+                                 const OutputTarget& out_dir, const RunProgress& progress = {});
 
 }  // namespace talus

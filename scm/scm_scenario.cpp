@@ -248,7 +248,7 @@ nlohmann::json check_scm(const ScenarioTable& root) {
   return {{"tier", "scm"}, {"name", sc.name}, {"steps", sc.steps}};
 }
 
-nlohmann::json run_scm(const ScenarioTable& root, const std::filesystem::path& out_dir,
+nlohmann::json run_scm(const ScenarioTable& root, const OutputTarget& out_dir,
                        const RunProgress& progress) {
   const ScmScenario sc = load_scm_scenario(root);
   OutputDir out(out_dir);

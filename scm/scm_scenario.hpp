@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/driver.hpp"
+#include "core/output_dir.hpp"
 #include "core/progress.hpp"
 #include "core/scenario_file.hpp"
 #include "scm/scm_rigs.hpp"
@@ -58,7 +59,7 @@ nlohmann::json run_scm_scenario(const ScmScenario& scenario, OutputDir& out,
 
 /// The runner's entry points (runner/run_scenario.cpp's tier table).
 nlohmann::json check_scm(const ScenarioTable& root);
-nlohmann::json run_scm(const ScenarioTable& root, const std::filesystem::path& out_dir,
+nlohmann::json run_scm(const ScenarioTable& root, const OutputTarget& out_dir,
                        const RunProgress& progress);
 
 }  // namespace talus::scm

@@ -12,7 +12,7 @@ for scenario in $(find scenarios -name '*.toml' | sort); do
   dest="$out/$tier/$name"
   echo "== $scenario -> $dest"
   start=$(date +%s%N)
-  if "$talus" run "$scenario" --out "$dest"; then
+  if "$talus" run "$scenario" --out "$dest" --replace; then
     elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
     printf '   done in %d.%03d s: %s\n' $((elapsed_ms / 1000)) $((elapsed_ms % 1000)) "$(ls "$dest" | tr '\n' ' ')"
   else

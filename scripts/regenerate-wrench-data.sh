@@ -13,7 +13,7 @@ if [ ${#media[@]} -eq 0 ]; then
 fi
 for medium in "${media[@]}"; do
   echo "== data/wrench/$medium.toml"
-  build/bin/talus run "data/wrench/$medium.toml" --out "out/wrench-data/$medium"
+  build/bin/talus run "data/wrench/$medium.toml" --out "out/wrench-data/$medium" --replace
   # Replace the shipped file only with a complete one: copy beside it, then rename.
   cp "out/wrench-data/$medium/database.h5" "data/wrench/.$medium.h5.tmp"
   mv "data/wrench/.$medium.h5.tmp" "data/wrench/$medium.h5"

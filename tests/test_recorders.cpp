@@ -1,5 +1,5 @@
 // Tests of the recorders: images (drawing, font, PNG), colormap and heightmap pictures, line
-// plots, CSV logs and all-or-nothing output folders.
+// plots and CSV logs.
 
 #include <gtest/gtest.h>
 #include <png.h>
@@ -19,65 +19,15 @@
 #include "core/colormap.hpp"
 #include "core/csv_writer.hpp"
 #include "core/image.hpp"
-#include "core/output_dir.hpp"
 #include "core/plot.hpp"
+#include "scratch_files.hpp"
 
 namespace talus {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh scratch folder per test, removed afterwards.
-class ScratchDir {
- public:
-  ScratchDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = fs::temp_directory_path() / ("talus_test_" + std::to_string(::getpid()) + "_" +
-                                         info->test_suite_name() + "_" + info->name());
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void write_text(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
-
-// Every entry (recursively) under `dir`, relative, sorted: a folder's complete listing.
-std::vector<std::string> listing(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-    names.push_back(fs::relative(entry.path(), dir).string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-template <typename Fn>
-std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "(no exception)";
-}
+using namespace testing_files;  // NOLINT: the scratch-file helpers
 
 // ------------------------------------------------------------------------------------ images
 
@@ -708,123 +658,6 @@ TEST(CsvWriter, ErrorsNameThePath) {
   EXPECT_NE(message.find(bad.string()), std::string::npos) << message;
   EXPECT_NE(message.find(std::strerror(ENOENT)), std::string::npos) << message;
   EXPECT_THROW(CsvWriter(scratch.path() / "x.csv", {}), std::runtime_error);
-}
-
-// -------------------------------------------------------------------------------- OutputDir
-
-TEST(OutputDir, CommitCreatesTheFolderWithItsFiles) {
-  ScratchDir scratch;
-  const fs::path final_dir = scratch.path() / "run";
-  {
-    OutputDir out(final_dir);
-    EXPECT_EQ(out.temp_path().parent_path(), scratch.path());
-    EXPECT_EQ(out.temp_path().filename().string().rfind(".run.tmp-", 0), 0u);
-    EXPECT_TRUE(fs::is_directory(out.temp_path()));
-    write_text(out.path("summary.json"), "{}");
-    write_text(out.path("logs/deep/force.csv"), "t,f\n");
-    EXPECT_FALSE(fs::exists(final_dir));  // nothing visible before commit
-    out.commit();
-    EXPECT_TRUE(out.committed());
-    EXPECT_FALSE(fs::exists(out.temp_path()));
-  }
-  EXPECT_EQ(read_text(final_dir / "summary.json"), "{}");
-  EXPECT_EQ(read_text(final_dir / "logs/deep/force.csv"), "t,f\n");
-  EXPECT_EQ(listing(scratch.path()),
-            (std::vector<std::string>{"run", "run/logs", "run/logs/deep", "run/logs/deep/force.csv",
-                                      "run/summary.json"}));
-}
-
-TEST(OutputDir, DestructionWithoutCommitRemovesTheTempAndKeepsTheExistingFolder) {
-  ScratchDir scratch;
-  const fs::path final_dir = scratch.path() / "run";
-  fs::create_directories(final_dir / "sub");
-  write_text(final_dir / "old.txt", "previous run");
-  write_text(final_dir / "sub/data.csv", "1,2\n");
-  const auto before = listing(scratch.path());
-  fs::path temp;
-  {
-    OutputDir out(final_dir);
-    temp = out.temp_path();
-    write_text(out.path("old.txt"), "half-written new run");
-    write_text(out.path("new.txt"), "x");
-  }  // e.g. an exception unwound the run before commit()
-  EXPECT_FALSE(fs::exists(temp));
-  EXPECT_EQ(listing(scratch.path()), before);
-  EXPECT_EQ(read_text(final_dir / "old.txt"), "previous run");
-  EXPECT_EQ(read_text(final_dir / "sub/data.csv"), "1,2\n");
-}
-
-TEST(OutputDir, CommitReplacesAnExistingFolder) {
-  ScratchDir scratch;
-  const fs::path final_dir = scratch.path() / "run";
-  fs::create_directories(final_dir);
-  write_text(final_dir / "old.txt", "previous run");
-  {
-    OutputDir out(final_dir);
-    write_text(out.path("new.txt"), "this run");
-    EXPECT_EQ(read_text(final_dir / "old.txt"), "previous run");  // untouched until commit
-    out.commit();
-  }
-  EXPECT_EQ(listing(scratch.path()), (std::vector<std::string>{"run", "run/new.txt"}));
-  EXPECT_EQ(read_text(final_dir / "new.txt"), "this run");
-}
-
-TEST(OutputDir, FailedCommitPutsTheExistingFolderBack) {
-  ScratchDir scratch;
-  const fs::path final_dir = scratch.path() / "run";
-  fs::create_directories(final_dir);
-  write_text(final_dir / "old.txt", "previous run");
-  OutputDir out(final_dir);
-  fs::remove_all(out.temp_path());  // make the second rename fail
-  const std::string message = error_of([&] { out.commit(); });
-  EXPECT_NE(message.find(final_dir.string()), std::string::npos) << message;
-  EXPECT_NE(message.find(out.temp_path().string()), std::string::npos) << message;
-  EXPECT_FALSE(out.committed());
-  EXPECT_EQ(listing(scratch.path()), (std::vector<std::string>{"run", "run/old.txt"}));
-  EXPECT_EQ(read_text(final_dir / "old.txt"), "previous run");
-}
-
-TEST(OutputDir, RefusesToReplaceAFileAndMisuse) {
-  ScratchDir scratch;
-  const fs::path final_path = scratch.path() / "results";
-  write_text(final_path, "a file, not a folder");
-  {
-    OutputDir out(final_path);
-    const std::string message = error_of([&] { out.commit(); });
-    EXPECT_NE(message.find("not a folder"), std::string::npos) << message;
-    EXPECT_NE(message.find(final_path.string()), std::string::npos) << message;
-  }
-  EXPECT_EQ(read_text(final_path), "a file, not a folder");
-  EXPECT_EQ(listing(scratch.path()), (std::vector<std::string>{"results"}));
-
-  OutputDir out(scratch.path() / "run");
-  EXPECT_THROW(out.path(""), std::runtime_error);
-  EXPECT_THROW(out.path("/etc/passwd"), std::runtime_error);
-  EXPECT_THROW(out.path("../escape.txt"), std::runtime_error);
-  EXPECT_THROW(out.path("a/../../escape.txt"), std::runtime_error);
-  EXPECT_EQ(out.path("a/../b.txt"), out.temp_path() / "b.txt");
-  out.commit();
-  EXPECT_THROW(out.commit(), std::runtime_error);
-  EXPECT_THROW(out.path("late.txt"), std::runtime_error);
-  EXPECT_THROW(OutputDir(fs::path("/")), std::runtime_error);
-  EXPECT_THROW(OutputDir(fs::path("")), std::runtime_error);
-}
-
-TEST(OutputDir, TemporaryNamesAreUniqueAndTheParentIsCreated) {
-  ScratchDir scratch;
-  const fs::path final_dir = scratch.path() / "a" / "b" / "run/";
-  OutputDir first(final_dir);
-  OutputDir second(final_dir);
-  EXPECT_NE(first.temp_path(), second.temp_path());
-  EXPECT_TRUE(fs::is_directory(first.temp_path()));
-  EXPECT_TRUE(fs::is_directory(second.temp_path()));
-  EXPECT_EQ(first.final_path(), scratch.path() / "a" / "b" / "run");
-  write_text(first.path("x.txt"), "first");
-  write_text(second.path("x.txt"), "second");
-  first.commit();
-  second.commit();  // the later commit wins, whole
-  EXPECT_EQ(read_text(scratch.path() / "a/b/run/x.txt"), "second");
-  EXPECT_EQ(listing(scratch.path() / "a/b"), (std::vector<std::string>{"run", "run/x.txt"}));
 }
 
 }  // namespace

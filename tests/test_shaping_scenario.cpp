@@ -16,6 +16,7 @@
 
 #include "core/scenario_file.hpp"
 #include "runner/run_scenario.hpp"
+#include "scratch_files.hpp"
 #include "shaping/shaping_scenario.hpp"
 
 namespace talus {
@@ -204,18 +205,18 @@ int run_cli(const std::string& args, std::string* output = nullptr) {
 
 TEST(ShapingScenario, CliRefusesBadInputWithExitCode2AndLeavesTheOutputFolderAlone) {
   const fs::path dir = temp_dir();
-  fs::create_directories(dir / "out");
-  write_file(dir / "out", "keep.txt", "earlier results");
+  const fs::path good = write_file(dir, "push.toml", kSmallPush);
+  std::string out;
+  ASSERT_EQ(run_cli("run " + good.string() + " --out " + (dir / "out").string(), &out), 0) << out;
+  const std::string earlier = testing_files::read_text(dir / "out" / "summary.json");
   const fs::path bad =
       write_file(dir, "bad.toml", with(kSmallPush, "cell_size_m = 0.005", "cell_size_m = -1"));
-  std::string out;
-  EXPECT_EQ(run_cli("run " + bad.string() + " --out " + (dir / "out").string(), &out), 2);
+  EXPECT_EQ(run_cli("run " + bad.string() + " --replace --out " + (dir / "out").string(), &out), 2);
   EXPECT_NE(out.find("heightmap.cell_size_m"), std::string::npos) << out;
-  EXPECT_TRUE(fs::exists(dir / "out" / "keep.txt"));
-  EXPECT_FALSE(fs::exists(dir / "out" / "summary.json"));
+  EXPECT_EQ(testing_files::read_text(dir / "out" / "summary.json"), earlier);
   int entries = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++entries;
-  EXPECT_EQ(entries, 2);  // bad.toml and out/: no temporary folder left
+  EXPECT_EQ(entries, 3);  // push.toml, bad.toml and out/: no temporary folder left
   EXPECT_EQ(
       run_cli("run " + (dir / "missing.toml").string() + " --out " + (dir / "o2").string(), &out),
       2);
@@ -223,16 +224,37 @@ TEST(ShapingScenario, CliRefusesBadInputWithExitCode2AndLeavesTheOutputFolderAlo
   EXPECT_EQ(run_cli("run", &out), 2);
 }
 
-TEST(ShapingScenario, CliRunReplacesTheOutputFolderWhenComplete) {
+// An earlier talus output is replaced only with --replace, and only when it holds nothing else;
+// a folder of the user's is never written over (issue 16: `--out keep` deleted keep/notes.txt).
+TEST(ShapingScenario, CliReplacesOnlyAnEarlierTalusOutputAndOnlyWhenAsked) {
   const fs::path dir = temp_dir();
-  fs::create_directories(dir / "out");
-  write_file(dir / "out", "stale.txt", "old");
   const fs::path file = write_file(dir, "push.toml", kSmallPush);
+  const std::string run = "run " + file.string() + " --out " + (dir / "out").string();
   std::string out;
-  EXPECT_EQ(run_cli("run " + file.string() + " --out " + (dir / "out").string(), &out), 0) << out;
-  EXPECT_FALSE(fs::exists(dir / "out" / "stale.txt"));
-  EXPECT_TRUE(fs::exists(dir / "out" / "summary.json"));
+  ASSERT_EQ(run_cli(run, &out), 0) << out;
   EXPECT_EQ(out.find('\r'), std::string::npos);  // no progress bar when not on a terminal
+  EXPECT_EQ(run_cli(run, &out), 2);
+  EXPECT_NE(out.find("--replace"), std::string::npos) << out;
+  fs::remove(dir / "out" / "steps.csv");
+  write_file(dir / "out", "stale.txt", "a file talus did not write");
+  EXPECT_EQ(run_cli(run + " --replace", &out), 2);
+  EXPECT_NE(out.find("'stale.txt'"), std::string::npos) << out;
+  EXPECT_EQ(testing_files::read_text(dir / "out" / "stale.txt"), "a file talus did not write");
+  fs::remove(dir / "out" / "stale.txt");
+  EXPECT_EQ(run_cli(run + " --replace", &out), 0) << out;
+  EXPECT_TRUE(fs::exists(dir / "out" / "steps.csv"));
+
+  fs::create_directories(dir / "keep");
+  write_file(dir / "keep", "notes.txt", "x");
+  for (const char* flags : {"", " --replace"}) {
+    EXPECT_EQ(run_cli("run " + file.string() + " --out " + (dir / "keep").string() + flags, &out),
+              2);
+    EXPECT_NE(out.find("not a talus output"), std::string::npos) << out;
+    EXPECT_EQ(testing_files::read_text(dir / "keep" / "notes.txt"), "x");
+  }
+  // --out naming the scenario's own folder.
+  EXPECT_EQ(run_cli("run " + file.string() + " --replace --out " + dir.string(), &out), 2);
+  EXPECT_TRUE(fs::exists(file));
 }
 
 TEST(ShapingScenario, CliHelpDescribesTheCommands) {

@@ -119,7 +119,7 @@ AccuracyScenario load_accuracy(const ScenarioTable& root) {
     sc.filter_window_s = c->number_or("filter_window_s", sc.filter_window_s, positive("[s]"));
     c->refuse_unknown_keys();
   }
-  for (const ScenarioTable& p : root.tables("path")) {
+  for (const ScenarioTable& p : root.named_tables("path")) {
     ConfigurationPath path;
     path.name = p.string("name");
     path.t_s = p.numbers("t_s", 0, non_negative("[s]"));

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <omp.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <exception>
@@ -203,12 +204,14 @@ nlohmann::json run_acquire(const ScenarioTable& root, OutputDir& out, const RunP
       {"turned +omega_y", closest_direction(dirs, Eigen::Vector3d(0, 0, 1))}};
   std::vector<std::pair<std::string, AcquisitionTrace>> traces(traced.size());
   std::exception_ptr failure;
+  std::atomic<bool> failed{false};  // the other runs are skipped once one failed or was stopped
   std::mutex lock;
   long done = 0;
   const int threads = sc.threads > 0 ? sc.threads : omp_get_max_threads();
   const auto runs_start = Clock::now();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
   for (std::size_t k = 0; k < plan.size(); ++k) {
+    if (failed.load()) continue;
     try {
       const AcquisitionRun& run = plan[k];
       AcquisitionTrace trace;
@@ -230,6 +233,7 @@ nlohmann::json run_acquire(const ScenarioTable& root, OutputDir& out, const RunP
     } catch (...) {
       const std::lock_guard<std::mutex> guard(lock);
       if (!failure) failure = std::current_exception();
+      failed.store(true);
     }
   }
   if (failure) std::rethrow_exception(failure);

@@ -127,7 +127,7 @@ RobotKindScenario load_robot_kind(const ScenarioTable& root) {
   sc.snapshots = sim.integer_or("snapshots", 6, 1, 50);
   sim.refuse_unknown_keys();
 
-  for (const ScenarioTable& c : root.tables("case")) {
+  for (const ScenarioTable& c : root.named_tables("case")) {
     RobotCase rc;
     rc.name = c.string("name");
     rc.database = (base / c.string("database")).lexically_normal();

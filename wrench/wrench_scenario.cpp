@@ -39,7 +39,7 @@ ScenarioHead read_scenario_head(const ScenarioTable& root, const std::vector<std
 
 nlohmann::json check_wrench(const ScenarioTable& root) { return read_kind(root).check(root); }
 
-nlohmann::json run_wrench(const ScenarioTable& root, const std::filesystem::path& out_dir,
+nlohmann::json run_wrench(const ScenarioTable& root, const OutputTarget& out_dir,
                           const RunProgress& progress) {
   const KindEntry& kind = read_kind(root);
   kind.check(root);  // nothing is written before the whole file was read and checked

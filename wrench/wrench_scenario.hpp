@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "core/output_dir.hpp"
 #include "core/progress.hpp"
 #include "core/scenario_file.hpp"
 
@@ -19,7 +20,7 @@ namespace talus::wrench {
 /// and validates the whole file (databases and MJCF loaded) and returns {tier, name, steps}; run
 /// simulates it into out_dir (committed when complete) and returns the summary.
 nlohmann::json check_wrench(const ScenarioTable& root);
-nlohmann::json run_wrench(const ScenarioTable& root, const std::filesystem::path& out_dir,
+nlohmann::json run_wrench(const ScenarioTable& root, const OutputTarget& out_dir,
                           const RunProgress& progress);
 
 }  // namespace talus::wrench
