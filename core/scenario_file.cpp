@@ -67,9 +67,30 @@ ScenarioDocument::ScenarioDocument() = default;
 ScenarioDocument::~ScenarioDocument() = default;
 
 std::shared_ptr<const ScenarioDocument> ScenarioDocument::load(const std::filesystem::path& path) {
+  // A folder, a device (/dev/zero never ends) or a pipe is refused before it is read; a regular
+  // file larger than any scenario is refused by its size.
+  constexpr std::uintmax_t kMaxBytes = 16u << 20;
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(status)) {
+    throw ScenarioError(
+        fmt::format("{}: is a folder; expected a scenario file (.toml)", path.string()));
+  }
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    throw ScenarioError(fmt::format(
+        "{}: is not a regular file (a device, pipe or socket); expected a scenario file (.toml)",
+        path.string()));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw ScenarioError(fmt::format("{}: cannot open scenario file", path.string()));
+  }
+  const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
+  if (!ec && bytes > kMaxBytes) {
+    throw ScenarioError(fmt::format(
+        "{}: {} bytes; a scenario file is a TOML text of at most {} MiB (large data such as "
+        "meshes, particle states and databases go in files the scenario names)",
+        path.string(), bytes, kMaxBytes >> 20));
   }
   std::stringstream text;
   text << in.rdbuf();

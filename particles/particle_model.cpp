@@ -9,7 +9,7 @@
 namespace talus::particles {
 namespace {
 
-void require(bool ok, const char* field, double value, const char* expected) {
+void require(bool ok, const char* field, double value, const std::string& expected) {
   if (!ok) {
     throw std::invalid_argument(fmt::format("particle model: {} = {} {}", field, value, expected));
   }
@@ -43,7 +43,8 @@ void validate(const ParticleModel& model) {
           "hash_table_factor", model.hash_table_factor, "is not finite and > 0");
   require(std::isfinite(model.neighbour_skin_radii) && model.neighbour_skin_radii >= 0.0,
           "neighbour_skin_radii", model.neighbour_skin_radii, "is not finite and >= 0");
-  require(model.threads >= 0, "threads", model.threads, "is not >= 0");
+  require(model.threads >= 0 && model.threads <= ParticleModel::kMaxThreads, "threads",
+          model.threads, fmt::format("is not in [0, {}]", ParticleModel::kMaxThreads));
   require(std::isfinite(model.overlap_tolerance) && model.overlap_tolerance >= 0.0,
           "overlap_tolerance", model.overlap_tolerance, "is not finite and >= 0");
   require(std::isfinite(model.expected_speed_m_per_s) && model.expected_speed_m_per_s > 0.0,

@@ -92,9 +92,10 @@ struct ParticleModel {
   /// per particle but rebuild less often (docs/particles.md §5).
   double neighbour_skin_radii = 0.3;
 
-  /// OpenMP threads for the step; 0 uses the OpenMP default (OMP_NUM_THREADS). Results do not
-  /// depend on it.
+  /// OpenMP threads for the step, 0 to kMaxThreads; 0 uses the OpenMP default (OMP_NUM_THREADS).
+  /// Results do not depend on it.
   int threads = 0;
+  static constexpr int kMaxThreads = 1024;
 
   // --- bad input and divergence guards ---
   /// Initial overlaps deeper than this fraction of the smaller radius are refused (>= 0).

@@ -14,6 +14,7 @@
 #include "core/json_file.hpp"
 #include "core/output_dir.hpp"
 #include "core/plot.hpp"
+#include "core/steps.hpp"
 #include "core/units.hpp"
 #include "core/vtp_writer.hpp"
 #include "particles/depth_camera.hpp"
@@ -318,8 +319,8 @@ nlohmann::json measure_drag(Run& run, const ParticleState& settled, nlohmann::js
   nlohmann::json rows = nlohmann::json::array();
   std::vector<double> depth_mm, drag_N;
   const double travel_s = (d.x_end_m - d.x_start_m) / d.speed_m_per_s;
-  const long lower_steps = static_cast<long>(std::ceil(d.lower_time_s / model.dt_s - 1e-9));
-  const long travel_steps = static_cast<long>(std::ceil(travel_s / model.dt_s - 1e-9));
+  const long lower_steps = steps_for(d.lower_time_s, model.dt_s);
+  const long travel_steps = steps_for(travel_s, model.dt_s);
   const long average_from =
       lower_steps +
       static_cast<long>(std::floor((1.0 - d.average_fraction) * static_cast<double>(travel_steps)));

@@ -11,6 +11,7 @@
 
 #include "core/gear.hpp"
 #include "core/scenario_bodies.hpp"
+#include "core/steps.hpp"
 #include "particles/particle_scenario_tables.hpp"
 
 namespace talus::particles {
@@ -99,8 +100,7 @@ long ParticleScenario::total_steps() const {
   if (drag) {
     const double pass_s =
         drag->lower_time_s + (drag->x_end_m - drag->x_start_m) / drag->speed_m_per_s;
-    total += static_cast<long>(drag->depths_m.size()) *
-             static_cast<long>(std::ceil(pass_s / model.dt_s - 1e-9));
+    total += static_cast<long>(drag->depths_m.size()) * steps_for(pass_s, model.dt_s);
   }
   return total;
 }
@@ -165,7 +165,7 @@ ParticleScenario load_particle_scenario(const ScenarioTable& root) {
   const ScenarioTable sim = root.table("simulation");
   const double duration =
       sim.number_or("duration_s", 0.0, non_negative("[s] (0: no main run, e.g. drag only)"));
-  sc.steps = static_cast<long>(std::llround(duration / sc.model.dt_s));
+  sc.steps = steps_for(sim, "duration_s", duration, sc.model.dt_s);
   if (sc.steps == 0 && sc.measure != Measurement::kDrag) {
     sim.fail("duration_s", "must be at least one time step (only a drag measurement runs without)");
   }

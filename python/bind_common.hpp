@@ -27,6 +27,24 @@ py::array_t<T> grid_view(std::vector<T>& data, int ny, int nx, py::handle owner)
       owner);
 }
 
+// A read-write attribute whose setter checks the whole object with `check` (the rules the
+// scenario reader applies) before it stores the value: a bad value raises ValueError at once and
+// leaves the object as it was, instead of crashing a later step (issue 16: threads = 100000 made
+// libgomp segfault).
+template <class Class, class Field, class Check, class... Extra>
+void def_checked(py::class_<Class>& cls, const char* name, Field Class::*field, Check check,
+                 const Extra&... extra) {
+  cls.def_property(
+      name, [field](const Class& self) { return self.*field; },
+      [field, check](Class& self, const Field& value) {
+        Class candidate = self;
+        candidate.*field = value;
+        check(candidate);  // throws std::invalid_argument (ValueError) naming the field
+        self.*field = value;
+      },
+      extra...);
+}
+
 inline Eigen::Matrix4d pose_to_matrix(const Pose& X) { return X.matrix(); }
 inline Pose matrix_to_pose(const Eigen::Matrix4d& m) {
   Pose X = Pose::Identity();

@@ -130,22 +130,31 @@ void bind_particles(py::module_& m) {
       py::arg("cylinder_radius_m") = 0.0, py::arg("cylinder_axis_xy_m") = Vec2::Zero(),
       "Random sequential insertion of `count` non-overlapping particles at rest.");
 
-  py::class_<ParticleModel>(p, "ParticleModel", "Immutable parameters (validated by Simulation).")
-      .def(py::init<>())
-      .def_readwrite("gravity_m_per_s2", &ParticleModel::gravity_m_per_s2)
-      .def_readwrite("dt_s", &ParticleModel::dt_s)
-      .def_readwrite("iterations", &ParticleModel::iterations)
-      .def_readwrite("baumgarte", &ParticleModel::baumgarte)
-      .def_readwrite("friction", &ParticleModel::friction)
-      .def_readwrite("wall_friction", &ParticleModel::wall_friction)
-      .def_readwrite("body_friction", &ParticleModel::body_friction)
-      .def_readwrite("threads", &ParticleModel::threads)
-      .def_readwrite("expected_speed_m_per_s", &ParticleModel::expected_speed_m_per_s)
-      .def_readwrite("max_kinetic_energy_J", &ParticleModel::max_kinetic_energy_J)
-      .def_readwrite("periodic_axis", &ParticleModel::periodic_axis)
-      .def_readwrite("neighbour_skin_radii", &ParticleModel::neighbour_skin_radii,
-                     "Verlet-list skin in largest radii (0: search the hash every step); results "
-                     "do not depend on it, only the time does.")
+  py::class_<ParticleModel> model_class(
+      p, "ParticleModel",
+      "Parameters of the particle tier; each attribute is checked as it is set, by the rules the "
+      "scenario reader applies (ValueError naming the field).");
+  const auto check = [](const ParticleModel& mo) { validate(mo); };
+  model_class.def(py::init<>());
+  python::def_checked(model_class, "gravity_m_per_s2", &ParticleModel::gravity_m_per_s2, check);
+  python::def_checked(model_class, "dt_s", &ParticleModel::dt_s, check);
+  python::def_checked(model_class, "iterations", &ParticleModel::iterations, check);
+  python::def_checked(model_class, "baumgarte", &ParticleModel::baumgarte, check);
+  python::def_checked(model_class, "friction", &ParticleModel::friction, check);
+  python::def_checked(model_class, "wall_friction", &ParticleModel::wall_friction, check);
+  python::def_checked(model_class, "body_friction", &ParticleModel::body_friction, check);
+  python::def_checked(model_class, "threads", &ParticleModel::threads, check,
+                      "OpenMP threads for the step, 0 (the OpenMP default) to 1024.");
+  python::def_checked(model_class, "expected_speed_m_per_s", &ParticleModel::expected_speed_m_per_s,
+                      check);
+  python::def_checked(model_class, "max_kinetic_energy_J", &ParticleModel::max_kinetic_energy_J,
+                      check);
+  python::def_checked(model_class, "periodic_axis", &ParticleModel::periodic_axis, check);
+  python::def_checked(
+      model_class, "neighbour_skin_radii", &ParticleModel::neighbour_skin_radii, check,
+      "Verlet-list skin in largest radii (0: search the hash every step); results do not "
+      "depend on it, only the time does.");
+  model_class
       .def(
           "set_box_container",
           [](ParticleModel& mo, const Vec3& lo, const Vec3& hi) {

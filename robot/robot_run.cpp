@@ -22,6 +22,7 @@
 
 #include "core/json_file.hpp"
 #include "core/output_dir.hpp"
+#include "core/steps.hpp"
 #include "robot/coupled_sim.hpp"
 #include "robot/drive_report.hpp"
 #include "robot/drive_telemetry.hpp"
@@ -64,7 +65,7 @@ RobotsScenario load(const ScenarioTable& root) {
   sim.refuse_unknown_keys();
 
   const double dt = sc.robot.model.time_step_s() * sc.robot.mujoco_steps_per_tier_step;
-  sc.steps = static_cast<long>(std::ceil(sc.duration_s / dt - 1e-9));
+  sc.steps = steps_for(sim, "duration_s", sc.duration_s, dt);
   sc.terrain = read_robot_terrain(root, sc.terrain_kind, tier_bodies(sc.robot.links), dt);
 
   const ScenarioTable rep = root.table("report");

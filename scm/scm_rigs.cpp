@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/steps.hpp"
 #include "core/units.hpp"
 
 namespace talus::scm {
@@ -30,7 +31,7 @@ PlateResult run_plate(ScmModel model, const PlateTest& t, ScmState* final_state)
       t.damping_n_s_per_m > 0.0 ? t.damping_n_s_per_m : 2.0 * std::sqrt(stiffness * rig.mass_kg);
   rig.z_m = surface + t.half_extents_m.z();  // plate bottom on the surface
   const double dt = model.time_step_s;
-  const long steps = static_cast<long>(std::ceil((t.ramp_s + t.hold_s) / dt));
+  const long steps = steps_for(t.ramp_s + t.hold_s, dt);
   PlateResult r;
   std::vector<BodyMotion> motion(1);
   std::vector<Wrench> wrench(1);
@@ -85,8 +86,8 @@ WheelResult run_wheel(const ScmModel& base, ScmState& state, const WheelTest& t,
   rig.damping_n_s_per_m = t.damping_n_s_per_m;
   rig.z_m = surface_z_m + t.radius_m;
   const double omega = t.speed_m_per_s / ((1.0 - t.slip) * t.radius_m);  // i = 1 - v/(omega r)
-  const long settle = static_cast<long>(std::lround(t.settle_s / dt));
-  const long drive = static_cast<long>(std::lround(t.drive_s / dt));
+  const long settle = steps_for(t.settle_s, dt);
+  const long drive = steps_for(t.drive_s, dt);
   WheelResult r;
   std::vector<BodyMotion> motion(1);
   std::vector<Wrench> wrench(1);

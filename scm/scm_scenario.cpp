@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/memory_budget.hpp"
 #include "core/output_dir.hpp"
 #include "core/scenario_bodies.hpp"
+#include "core/steps.hpp"
 #include "core/units.hpp"
 
 namespace talus::scm {
@@ -77,6 +79,11 @@ void read_grid(const ScenarioTable& t, ScmModel& m) {
     m.origin_y_m = o.y();
   }
   m.base_height_m = t.number_or("base_height_m", 0.0, any_finite("[m]"));
+  if (t.has("base_image") || t.has("slope_deg")) {
+    // The base terrain is one dense image of the whole map (the tiles are sparse).
+    check_memory_estimate(t, "size_m", nx * ny * static_cast<double>(sizeof(double)),
+                          fmt::format("a base terrain of {:g} x {:g} nodes", nx, ny));
+  }
   if (t.has("base_image")) {
     const std::filesystem::path image = t.file().parent_path() / t.string("base_image");
     const double relief = t.number("relief_m", non_negative("[m]"));
@@ -216,11 +223,11 @@ ScmScenario load_scm_scenario(const ScenarioTable& root) {
   if (kind == "plate_sinkage" || kind == "strip_load") {
     sc.experiment = kind == "plate_sinkage" ? Experiment::PlateSinkage : Experiment::StripLoad;
     read_plate(ex, m, sc.plate);
-    sc.steps = static_cast<long>(std::ceil((sc.plate.ramp_s + sc.plate.hold_s) / dt));
+    sc.steps = steps_for(sim, "time_step_s", sc.plate.ramp_s + sc.plate.hold_s, dt);
   } else if (kind == "blade") {
     sc.experiment = Experiment::Blade;
     read_blade(ex, sc.blade);
-    sc.steps = static_cast<long>(std::ceil(sc.blade.duration_s / dt));
+    sc.steps = steps_for(sim, "time_step_s", sc.blade.duration_s, dt);
   } else {
     sc.experiment = kind == "single_wheel" ? Experiment::SingleWheel
                     : kind == "multipass"  ? Experiment::Multipass
@@ -229,7 +236,9 @@ ScmScenario load_scm_scenario(const ScenarioTable& root) {
       sc.slips = ex.numbers("slips", 0, in_closed_range(0.0, 0.95, ""));
     }
     read_wheel(ex, m, sc.wheel, sc.experiment != Experiment::SlipSweep);
-    const long one = static_cast<long>(std::lround((sc.wheel.settle_s + sc.wheel.drive_s) / dt));
+    // The rig counts its settling and driving steps apart (scm_rigs.cpp): so does the total.
+    const long one = steps_for(sim, "time_step_s", sc.wheel.settle_s, dt) +
+                     steps_for(sim, "time_step_s", sc.wheel.drive_s, dt);
     sc.steps = sc.experiment == Experiment::SingleWheel ? one
                : sc.experiment == Experiment::Multipass ? 2 * one
                                                         : one * static_cast<long>(sc.slips.size());

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/scenario_bodies.hpp"
+#include "core/steps.hpp"
 #include "core/units.hpp"
 #include "shaping/erosion.hpp"
 #include "shaping/letter_maps.hpp"
@@ -199,10 +200,8 @@ ShapingScenario load_shaping_scenario(const ScenarioTable& root) {
   } else if (!std::isfinite(end_time)) {
     sim.fail("", "duration_s is needed: a tool moves forever (constant twist or towed wheel)");
   }
-  sc.steps = static_cast<long>(std::ceil(duration / sc.model.time_step_s - 1e-9));
-  if (sc.steps < 1 || sc.steps > 10'000'000) {
-    sim.fail("duration_s", fmt::format("gives {} steps; expected 1 to 10 million", sc.steps));
-  }
+  sc.steps = steps_for(sim, "time_step_s", duration, sc.model.time_step_s);
+  if (sc.steps < 1) sim.fail("duration_s", "gives no step; expected at least one time step");
   sim.refuse_unknown_keys();
 
   if (const auto out = root.optional_table("output")) {

@@ -319,6 +319,14 @@ TEST(ParticleScenario, EngineChecksSurfaceWithTheFileName) {
                     "lo_m = [0.0051, -0.0349, 0.0051]\nhi_m = [0.1949, 0.0349, 0.05]\n", ""));
   EXPECT_NE(msg.find("bed.path"), std::string::npos) << msg;
   EXPECT_NE(msg.find("nope.tps: cannot open"), std::string::npos) << msg;
+  // A bed file of no particles (a valid state file, but nothing to simulate).
+  const fs::path empty = temp_dir() / "empty.tps";
+  save_particle_state(ParticleState{}, empty);
+  msg = error_of(with(
+      with(kSmallDrag, "kind = \"lattice\"", "kind = \"file\"\npath = \"" + empty.string() + "\""),
+      "lo_m = [0.0051, -0.0349, 0.0051]\nhi_m = [0.1949, 0.0349, 0.05]\n", ""));
+  EXPECT_NE(msg.find("bed.path: " + empty.string() + " holds no particles"), std::string::npos)
+      << msg;
 }
 
 TEST(ParticleScenario, DragGrowsWithDepthAndOutputsAreWritten) {

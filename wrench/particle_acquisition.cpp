@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "core/shape.hpp"
+#include "core/steps.hpp"
 
 namespace talus::wrench {
 
@@ -135,8 +136,7 @@ Eigen::VectorXd measure_in_particles(const SettledBed& bed, const FootPath& path
 
   ConstantTwistPath cv{foot_pose_at(path, bed.surface_z_m, run.depth_m, run.tilt_rad), p_BR, v_r,
                        omega, 0.8 * path.duration_s};
-  const long cv_steps =
-      static_cast<long>(std::ceil((cv.target_time_s + 0.5 * path.filter_window_s) / dt - 1e-9));
+  const long cv_steps = steps_for(cv.target_time_s + 0.5 * path.filter_window_s, dt);
   for (long k = 0; k <= cv_steps; ++k) {
     if (!inside_walls(model.container, path, cv.at(static_cast<double>(k) * dt).X_WB)) {
       throw std::invalid_argument(fmt::format(
@@ -150,8 +150,7 @@ Eigen::VectorXd measure_in_particles(const SettledBed& bed, const FootPath& path
   const BodyMotion start = cv.at(0.0);
   const double lift =
       std::max(0.0, bed.surface_z_m + path.clearance_m - lowest_point_z(path, start.X_WB));
-  const long insertion_steps =
-      static_cast<long>(std::ceil(lift / (path.insertion_speed_m_per_s * dt) - 1e-9));
+  const long insertion_steps = steps_for(lift / path.insertion_speed_m_per_s, dt);
 
   particles::ParticleState state = bed.state;
   particles::ParticleWorkspace workspace = bed.workspace;

@@ -28,6 +28,7 @@
 #include "core/image.hpp"
 #include "core/json_file.hpp"
 #include "core/plot.hpp"
+#include "core/steps.hpp"
 #include "robot/mujoco_model.hpp"
 #include "wrench/acquisition_tables.hpp"
 #include "wrench/wrench_contact_step.hpp"
@@ -137,6 +138,7 @@ AccuracyScenario load_accuracy(const ScenarioTable& root) {
     const auto phi = p.numbers("tilt_rad", n, in_closed_range(-1.5, 1.5, "[rad]"));
     for (std::size_t k = 0; k < n; ++k) path.q.emplace_back(x[k], d[k], phi[k]);
     p.refuse_unknown_keys();
+    steps_for(p, "t_s", path.duration_s(), sc.bed.model.dt_s);  // bounded here, before any run
     sc.paths.push_back(std::move(path));
   }
   if (sc.paths.empty()) root.fail("path", "expected at least one [[path]]");
@@ -172,7 +174,7 @@ Series run_wrench_space(const AccuracyScenario& sc, const ConfigurationPath& pat
   model.feet.push_back(FootSpec{"foot", "bottom", sc.granular_inertia.asDiagonal()});
   WrenchContactStep step(robot, predictor, model);
   const double h = step.time_step_s();
-  const long steps = std::lround(path.duration_s() / h);
+  const long steps = steps_for(path.duration_s(), h);
   Eigen::Vector3d integral = Eigen::Vector3d::Zero();
   Series out;
   for (long k = 0; k < steps; ++k) {
@@ -207,7 +209,7 @@ Series run_particles(const AccuracyScenario& sc, const ConfigurationPath& path,
   particles::ParticleState state = bed.state;
   particles::ParticleWorkspace workspace = bed.workspace;
   const double dt = model.dt_s;
-  const long steps = std::lround(path.duration_s() / dt);
+  const long steps = steps_for(path.duration_s(), dt);
   std::vector<BodyMotion> motions(1);
   Series out;
   for (long k = 0; k < steps; ++k) {
@@ -262,7 +264,7 @@ nlohmann::json check_accuracy(const ScenarioTable& root) {
   }
   long steps = sc.bed.settle.max_steps;
   for (const ConfigurationPath& p : sc.paths) {
-    steps += 2 * std::lround(p.duration_s() / sc.bed.model.dt_s);
+    steps += 2 * steps_for(p.duration_s(), sc.bed.model.dt_s);
   }
   return {{"tier", "wrench"}, {"name", sc.name}, {"steps", steps}};
 }

@@ -27,6 +27,7 @@
 #include "core/image.hpp"
 #include "core/json_file.hpp"
 #include "core/plot.hpp"
+#include "core/steps.hpp"
 #include "wrench/acquisition_tables.hpp"
 #include "wrench/velocity_directions.hpp"
 #include "wrench/wrench_scenario_kinds.hpp"
@@ -172,7 +173,7 @@ void plot_traces(OutputDir& out, const AcquireScenario& sc,
 nlohmann::json check_acquire(const ScenarioTable& root) {
   const AcquireScenario sc = load_acquire(root);
   const long runs = static_cast<long>(planned_runs(sc.spec).size());
-  const long per_run = static_cast<long>(std::ceil(sc.path.duration_s / sc.bed.model.dt_s));
+  const long per_run = steps_for(sc.path.duration_s, sc.bed.model.dt_s);
   return {
       {"tier", "wrench"}, {"name", sc.name}, {"steps", sc.bed.settle.max_steps + runs * per_run}};
 }

@@ -31,6 +31,7 @@
 #include "core/image.hpp"
 #include "core/json_file.hpp"
 #include "core/plot.hpp"
+#include "core/steps.hpp"
 #include "robot/mujoco_model.hpp"
 #include "wrench/wrench_contact_step.hpp"
 #include "wrench/wrench_scenario_kinds.hpp"
@@ -137,6 +138,7 @@ RobotKindScenario load_robot_kind(const ScenarioTable& root) {
                                      rc.database.string()));
     }
     rc.duration_s = c.number_or("duration_s", duration, positive("[s]"));
+    steps_for(c, "duration_s", rc.duration_s, sc.time_step_s);  // bounded here, before any run
     if (c.has("terrain_points_m")) {
       std::vector<Eigen::Vector2d> points;
       for (const auto& row : c.number_rows("terrain_points_m", 2, any_finite("[m]"))) {
@@ -249,7 +251,7 @@ CaseResult run_case(const RobotKindScenario& sc, const RobotCase& rc, OutputDir&
     servos.push_back({ids, &p});
   }
   const double h = step.time_step_s();
-  const long steps = std::lround(rc.duration_s / h);
+  const long steps = steps_for(rc.duration_s, h);
   const long sample_every = std::max(1L, std::lround(sc.sample_every_s / h));
   const long snapshot_every = std::max(1L, steps / std::max(1, sc.snapshots - 1));
 
@@ -410,7 +412,7 @@ CaseResult run_case(const RobotKindScenario& sc, const RobotCase& rc, OutputDir&
 
 long total_steps(const RobotKindScenario& sc) {
   long steps = 0;
-  for (const RobotCase& rc : sc.cases) steps += std::lround(rc.duration_s / sc.time_step_s);
+  for (const RobotCase& rc : sc.cases) steps += steps_for(rc.duration_s, sc.time_step_s);
   return steps;
 }
 

@@ -1,0 +1,119 @@
+"""Inputs that used to crash talus (issue 16) are refused with exit code 2 naming the file, line
+and key: step counts that overflowed, beds and grids larger than memory, a device or a folder as
+the scenario file, and Python setters that took values the file reader refuses."""
+
+import math
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import talus
+
+CLI = os.environ.get("TALUS_CLI", "build/bin/talus")
+SOURCE = Path(os.environ.get("TALUS_SOURCE_DIR", Path(__file__).resolve().parents[2]))
+
+
+def check(path):
+    return subprocess.run([CLI, "check", str(path)], capture_output=True, text=True, timeout=60)
+
+
+def variant(tmp_path, shipped, old, new, name="variant.toml"):
+    """A shipped scenario with one line changed, beside copies of what it names."""
+    text = (SOURCE / shipped).read_text()
+    assert old in text, old
+    text = text.replace(old, new).replace('"../../', f'"{SOURCE}/')
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("shipped,old", [
+    ("scenarios/scm/single_wheel.toml", "time_step_s = 0.001"),
+    ("scenarios/scm/plate_sinkage.toml", "time_step_s = 0.001"),
+    ("scenarios/shaping/blade_push.toml", "time_step_s = 0.04"),
+    ("scenarios/particles/pile.toml", "time_step_s = 0.001"),
+])
+def test_a_time_step_of_1e_300_is_refused_at_check_not_overflowed(tmp_path, shipped, old):
+    r = check(variant(tmp_path, shipped, old, "time_step_s = 1e-300"))
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert re.search(r"variant\.toml:\d+:\d+: [a-z_.]+: .* steps, more than the 1e\+09 a run may "
+                     r"take", r.stderr), r.stderr
+    assert "-9223372036854775808" not in r.stdout
+
+
+def test_a_duration_too_long_for_the_robot_step_is_refused(tmp_path):
+    r = check(variant(tmp_path, "scenarios/robots/rover_slope.toml", "duration_s = 8.0",
+                      "duration_s = 1e300"))
+    assert r.returncode == 2 and "simulation.duration_s" in r.stderr, r.stderr
+
+
+def test_beds_and_grids_larger_than_memory_are_refused_by_an_estimate(tmp_path):
+    pile = "scenarios/particles/pile.toml"
+    bed = ("lo_m = [-0.04, -0.04, 0.01]\nhi_m = [0.04, 0.04, 0.55]\ncylinder_radius_m = 0.04\n"
+           "count = 2500")
+    lattice = variant(tmp_path, pile, 'kind = "random"\n' + bed,
+                      'kind = "lattice"\nlo_m = [-5, -5, 0.0]\nhi_m = [5, 5, 10]', "lattice.toml")
+    r = check(lattice)
+    assert r.returncode == 2, r.stderr
+    assert re.search(r"lattice\.toml:\d+:\d+: bed\.hi_m: the lattice bed's 1\.84e\+09 particles "
+                     r"would take about [\d.e+]+ GiB of memory", r.stderr), r.stderr
+    random = variant(tmp_path, pile, bed,
+                     "lo_m = [-50, -50, 0.0]\nhi_m = [50, 50, 100]\ncount = 100000000",
+                     "random.toml")
+    r = check(random)
+    assert r.returncode == 2 and "bed.count: a random bed of 100000000 particles" in r.stderr
+    rover = variant(tmp_path, "scenarios/robots/rover_slope.toml", "size_m = [5.5, 1.2]",
+                    "size_m = [100000.0, 100000.0]")
+    r = check(rover)
+    assert r.returncode == 2, r.stderr
+    assert "grid.size_m: a base terrain of 5e+06 x 5e+06 nodes" in r.stderr
+
+
+def test_a_device_or_a_folder_is_not_a_scenario_file(tmp_path):
+    r = check("/dev/zero")
+    assert r.returncode == 2 and "/dev/zero: is not a regular file" in r.stderr, r.stderr
+    r = check(tmp_path)
+    assert r.returncode == 2 and f"{tmp_path}: is a folder" in r.stderr, r.stderr
+    big = tmp_path / "big.toml"
+    with open(big, "wb") as f:
+        f.truncate(17 << 20)
+    r = check(big)
+    assert r.returncode == 2 and "at most 16 MiB" in r.stderr, r.stderr
+
+
+BAD_PARTICLE_MODEL_VALUES = {
+    "threads": [100000, -1],
+    "dt_s": [0.0, -1e-3, math.nan, math.inf],
+    "iterations": [0],
+    "baumgarte": [-0.1, 1.5],
+    "friction": [-1.0, math.nan],
+    "wall_friction": [-1.0],
+    "body_friction": [math.inf],
+    "expected_speed_m_per_s": [0.0],
+    "max_kinetic_energy_J": [0.0, math.nan],
+    "periodic_axis": [3, -2],
+    "neighbour_skin_radii": [-0.5],
+    "gravity_m_per_s2": [[0.0, 0.0, math.nan]],
+}
+
+
+@pytest.mark.parametrize("field", sorted(BAD_PARTICLE_MODEL_VALUES))
+def test_particle_model_setters_refuse_what_the_file_reader_refuses(field):
+    model = talus.particles.ParticleModel()
+    before = getattr(model, field)
+    for value in BAD_PARTICLE_MODEL_VALUES[field]:
+        with pytest.raises(ValueError, match=field):
+            setattr(model, field, value)
+        after = getattr(model, field)
+        assert (after == before).all() if hasattr(after, "all") else after == before
+    model.threads = 2  # a good value is stored
+    assert model.threads == 2
+
+
+def test_threads_100000_no_longer_reaches_the_step():
+    model = talus.particles.ParticleModel()
+    with pytest.raises(ValueError, match=r"threads = 100000 is not in \[0, 1024\]"):
+        model.threads = 100000
