@@ -131,6 +131,10 @@ int main(int argc, char** argv) {
   try {
     if (*check) {
       const auto info = talus::check_scenario_file(scenario);
+      if (info.contains("warnings")) {
+        for (const auto& w : info["warnings"])
+          std::cerr << "warning: " << w.get<std::string>() << "\n";
+      }
       std::cout << scenario.string() << ": ok (" << info["tier"].get<std::string>() << " scenario '"
                 << info["name"].get<std::string>() << "', " << info["steps"].get<long>()
                 << " steps)\n";

@@ -156,6 +156,20 @@ Twist twist_at(const Driver& driver, double t_s) {
                     driver);
 }
 
+double max_speed_m_per_s(const Driver& driver) {
+  return std::visit(
+      Overloaded{[](const ConstantTwistDriver& d) { return d.V_WB.v_WBo.norm(); },
+                 [](const WaypointDriver& wp) {
+                   double fastest = 0.0;
+                   for (std::size_t k = 1; k < wp.times_s.size(); ++k) {
+                     const Vec3 step = wp.poses[k].translation() - wp.poses[k - 1].translation();
+                     fastest = std::max(fastest, step.norm() / (wp.times_s[k] - wp.times_s[k - 1]));
+                   }
+                   return fastest;
+                 }},
+      driver);
+}
+
 double end_time_s(const Driver& driver) {
   return std::visit(
       Overloaded{[](const ConstantTwistDriver&) { return std::numeric_limits<double>::infinity(); },

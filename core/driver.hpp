@@ -45,6 +45,10 @@ Pose pose_at(const Driver& driver, double t_s);
 /// zero before the first waypoint and from the last one on. Assumes validate() passed.
 Twist twist_at(const Driver& driver, double t_s);
 
+/// The largest speed of B's origin at any time [m/s]: |v_WBo| of a constant twist, the fastest
+/// segment of waypoints (each moves at a constant velocity). Assumes validate() passed.
+double max_speed_m_per_s(const Driver& driver);
+
 /// Time [s] after which the driver's pose no longer changes: the last waypoint time, or +infinity
 /// for a constant twist.
 double end_time_s(const Driver& driver);

@@ -140,8 +140,12 @@ std::string ScenarioTable::location(const toml::node* node) const {
 }
 
 void ScenarioTable::fail(const std::string& key, const std::string& message) const {
+  throw ScenarioError(fmt::format("{}: {}", where(key), message));
+}
+
+std::string ScenarioTable::where(const std::string& key) const {
   const toml::node* node = key.empty() ? nullptr : table_->get(key);
-  throw ScenarioError(fmt::format("{}: {}: {}", location(node), full_key(key), message));
+  return fmt::format("{}: {}", location(node), full_key(key));
 }
 
 const toml::node* ScenarioTable::find(const std::string& key) const {

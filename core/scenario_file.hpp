@@ -97,6 +97,8 @@ class ScenarioTable {
 
   /// "file:line:col: key.path: message", pointing at `key` when present, else at this table.
   [[noreturn]] void fail(const std::string& key, const std::string& message) const;
+  /// "file:line:col: key.path", as fail() points at `key` (for warnings).
+  std::string where(const std::string& key) const;
   const std::string& key_path() const { return key_path_; }
   const std::filesystem::path& file() const;
 

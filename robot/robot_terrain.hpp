@@ -38,6 +38,10 @@ class RobotTerrain {
   /// settled bed's free surface for particles (before prepare(): the bed as filled).
   virtual double surface_z(double x_W, double y_W) const = 0;
 
+  /// Whether world (x, y) [m] lies over the terrain (the SCM map, the particle container's box; no
+  /// container: everywhere). A robot link outside it stops the run (robot_run.cpp).
+  virtual bool covers_xy(double x_W, double y_W) const = 0;
+
   /// Steps that prepare() may take at most (for progress reports).
   virtual long preparation_steps() const = 0;
 

@@ -115,6 +115,12 @@ class ParticleTerrain final : public RobotTerrain {
 
   ContactTier& tier() override { return tier_; }
 
+  bool covers_xy(double x_W, double y_W) const override {
+    const auto& c = tier_.model().container;
+    if (c.kind == particles::Container::Kind::kNone) return true;
+    return x_W >= c.box.lo.x() && x_W <= c.box.hi.x() && y_W >= c.box.lo.y() && y_W <= c.box.hi.y();
+  }
+
   nlohmann::json prepare(std::span<const BodyMotion> start, const RunProgress& progress) override {
     std::vector<BodyMotion> held(start.begin(), start.end());
     for (BodyMotion& m : held) m.V_WB = Twist{};

@@ -73,6 +73,12 @@ class ScmTerrain final : public RobotTerrain {
   nlohmann::json prepare(std::span<const BodyMotion>, const RunProgress&) override {
     return nlohmann::json::object();
   }
+  bool covers_xy(double x_W, double y_W) const override {
+    return x_W >= model_.origin_x_m && x_W <= model_.node_x(model_.nx - 1) &&
+           y_W >= model_.origin_y_m &&
+           y_W <= model_.origin_y_m + (model_.ny - 1) * model_.cell_size_m;
+  }
+
   double surface_z(double x_W, double y_W) const override {
     return base_surface_z(model_, x_W, y_W);
   }

@@ -1,5 +1,7 @@
 #include "scm/scm_rigs.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -32,6 +34,8 @@ PlateResult run_plate(ScmModel model, const PlateTest& t, ScmState* final_state)
   rig.z_m = surface + t.half_extents_m.z();  // plate bottom on the surface
   const double dt = model.time_step_s;
   const long steps = steps_for(t.ramp_s + t.hold_s, dt);
+  // The deepest sinkage the rig models: the plate's smaller side b (or its height, if taller).
+  const double depth_limit = std::max(2.0 * t.half_extents_m.z(), soil.contact_width_m);
   PlateResult r;
   std::vector<BodyMotion> motion(1);
   std::vector<Wrench> wrench(1);
@@ -40,6 +44,16 @@ PlateResult run_plate(ScmModel model, const PlateTest& t, ScmState* final_state)
     const double time = static_cast<double>(s) * dt;
     const double load = t.load_n * std::min(1.0, time / t.ramp_s);
     rig.advance(soil_fz, load, dt);
+    const double sinkage = surface - (rig.z_m - t.half_extents_m.z());
+    if (!std::isfinite(rig.z_m) || sinkage > depth_limit) {
+      r.stopped = fmt::format(
+          "step {} (t = {:.4f} s): the plate would sink {:.4g} m, more than its width ({:g} m): "
+          "the load is more than this soil carries, or the time step is too long for the rig "
+          "(Bekker's pressure-sinkage law is measured to depths below the plate's width); "
+          "stopping",
+          s, time, sinkage, depth_limit);
+      break;
+    }
     motion[0].X_WB = make_pose(Vec3(t.centre_xy_m.x(), t.centre_xy_m.y(), rig.z_m));
     motion[0].V_WB.v_WBo = Vec3(0.0, 0.0, rig.vz_m_per_s);
     const ScmStepReport rep = step(model, state, motion, wrench, work);
@@ -47,11 +61,11 @@ PlateResult run_plate(ScmModel model, const PlateTest& t, ScmState* final_state)
     r.time_s.push_back(time);
     r.load_n.push_back(load);
     r.soil_force_n.push_back(soil_fz);
-    r.sinkage_m.push_back(surface - (rig.z_m - t.half_extents_m.z()));
+    r.sinkage_m.push_back(sinkage);
     r.contact_area_m2 = rep.nodes_in_contact * model.node_area_m2();
+    r.steps = s;
   }
-  r.steps = steps;
-  r.final_sinkage_m = r.sinkage_m.back();
+  r.final_sinkage_m = r.sinkage_m.empty() ? 0.0 : r.sinkage_m.back();
   r.bekker_sinkage_m = z_bekker;
   if (final_state) *final_state = std::move(state);
   return r;
@@ -60,6 +74,29 @@ PlateResult run_plate(ScmModel model, const PlateTest& t, ScmState* final_state)
 namespace {
 
 bool is_wheel_shape(const Shape& s) { return std::holds_alternative<WheelShape>(s); }
+
+// Why the wheel's next pose is beyond what SCM can model, or "": buried deeper than its diameter
+// (the soil would close over it), off the map, or a height that is not finite (a time step too
+// long for the rig: issue 16's 0.3 s steps sank a wheel 2,362,509 m and reported success).
+std::string wheel_out_of_bounds(const ScmModel& m, const WheelTest& t, double x_m, double z_m,
+                                double surface_z_m) {
+  const double sinkage = surface_z_m - (z_m - t.radius_m);
+  if (!std::isfinite(z_m)) return fmt::format("the wheel's height is {}", z_m);
+  if (sinkage > 2.0 * t.radius_m) {
+    return fmt::format(
+        "the wheel would sink {:.4g} m, more than its diameter ({:g} m): the load "
+        "is more than this soil carries, or the time step is too long for the rig",
+        sinkage, 2.0 * t.radius_m);
+  }
+  const double x_max = m.node_x(m.nx - 1), y_max = m.origin_y_m + (m.ny - 1) * m.cell_size_m;
+  const double y = t.start_xy_m.y();
+  if (x_m - t.radius_m < m.origin_x_m || x_m + t.radius_m > x_max || y < m.origin_y_m ||
+      y > y_max) {
+    return fmt::format("the wheel (x = {:.4g} m, radius {:g} m) left the map, x in [{:g}, {:g}] m",
+                       x_m, t.radius_m, m.origin_x_m, x_max);
+  }
+  return "";
+}
 
 // Pose of the wheel: a WheelShape has its axis along y_B already; a cylinder's z_B axis is
 // turned onto y by a roll of 90 deg. The spin angle is a pitch about y.
@@ -100,6 +137,12 @@ WheelResult run_wheel(const ScmModel& base, ScmState& state, const WheelTest& t,
     rig.advance(soil_fz, t.load_n, dt);
     x += v * dt;
     angle += w * dt;
+    r.stopped = wheel_out_of_bounds(model, t, x, rig.z_m, surface_z_m);
+    if (!r.stopped.empty()) {
+      r.stopped = fmt::format("step {} (t = {:.4f} s): {}; stopping", s,
+                              static_cast<double>(s) * dt, r.stopped);
+      break;
+    }
     motion[0].X_WB = wheel_pose(t.shape, Vec3(x, t.start_xy_m.y(), rig.z_m), angle);
     motion[0].V_WB.v_WBo = Vec3(v, 0.0, rig.vz_m_per_s);
     motion[0].V_WB.w_W = Vec3(0.0, w, 0.0);
@@ -125,8 +168,8 @@ WheelResult run_wheel(const ScmModel& base, ScmState& state, const WheelTest& t,
       ++n_mean;
     }
     if (per_step) per_step(state, sm);
+    r.steps = s;
   }
-  r.steps = settle + drive;
   if (n_mean > 0) {
     r.mean_drawbar_pull_n = sum_dp / static_cast<double>(n_mean);
     r.mean_torque_nm = sum_tq / static_cast<double>(n_mean);

@@ -4,6 +4,8 @@
 // motion free under the load. Each integrates its free vertical DOF from the soil's wrench.
 
 #include <functional>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "scm/scm_step.hpp"
@@ -22,17 +24,30 @@ struct PlateTest {
   double damping_n_s_per_m = 0.0;
 };
 
+/// A rig run that stopped because the body left what SCM can model (scm_rigs.cpp,
+/// rig_out_of_bounds): thrown by the scenario runner after it wrote the outputs up to the last
+/// good step, which the CLI reports with exit code 1.
+class ScmRunStopped : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 struct PlateResult {
   std::vector<double> time_s, load_n, soil_force_n, sinkage_m;
   double final_sinkage_m = 0.0;   ///< plate bottom below the initial surface at the end [m]
   double bekker_sinkage_m = 0.0;  ///< (W / (A (kc / b + kphi)))^(1/n), b = smaller plate side
   double contact_area_m2 = 0.0;   ///< nodes in contact times A_grid at the end
   long steps = 0;
+  /// Why the run stopped early ("step 12 (t = 3.6000 s): the plate sank ..."), or empty. The
+  /// series and the final state end at the last good step: the bad one is never stepped.
+  std::string stopped;
 };
 
-/// Presses the plate into fresh soil of `model` (model.bodies is replaced by the plate and Bekker's
-/// b by the plate's smaller side). The final state is left in `final_state` when given.
-/// Throws like step().
+/// Presses the plate into fresh soil of `model`. Stops early (PlateResult::stopped) when the rig
+/// would sink the plate deeper than its smaller side (or its height, if taller) or its height is
+/// not finite. (model.bodies is
+/// replaced by the plate and Bekker's b by the plate's smaller side). The final state is left in
+/// `final_state` when given. Throws like step().
 PlateResult run_plate(ScmModel model, const PlateTest& test, ScmState* final_state = nullptr);
 
 struct WheelTest {
@@ -59,11 +74,14 @@ struct WheelResult {
   double mean_drawbar_pull_n = 0.0, mean_torque_nm = 0.0, mean_sinkage_m = 0.0;
   double max_volume_error_m3 = 0.0;  ///< largest |displaced - deposited| of any step
   long steps = 0;
+  std::string stopped;  ///< as PlateResult::stopped
 };
 
 /// Drives one wheel over `state` (its soil may already hold ruts: multipass). The wheel starts
 /// with its lowest point on the surface level `surface_z_m`, sinks under the load for settle_s,
 /// then drives along +x at the prescribed speed and spin. model.bodies is replaced by the wheel.
+/// Stops early (WheelResult::stopped) when the wheel would sink more than its diameter, leave
+/// the map or reach a height that is not finite.
 /// `per_step`, when set, is called after every step.
 WheelResult run_wheel(
     const ScmModel& model, ScmState& state, const WheelTest& test, double surface_z_m,

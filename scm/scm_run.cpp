@@ -126,6 +126,7 @@ nlohmann::json run_plate_like(const ScmScenario& sc, OutputDir& out, const RunPr
       {"plate_area_m2", 4.0 * h.x() * h.y()},
       {"contact_area_m2", r.contact_area_m2},
       {"steps", r.steps}};
+  if (!r.stopped.empty()) j["stopped"] = r.stopped;
   if (sc.experiment == Experiment::StripLoad) {
     // Cross-section across the strip (along x) through its middle: surface and the flow depth.
     const int jc = node_j(m, c.y());
@@ -267,15 +268,18 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
     write_wheel_csv(out, "wheel.csv", r);
     plot_wheel_history(out, "wheel.png", sc.name + ": wheel at slip " + fmt::format("{:g}", w.slip),
                        {&r}, {""});
-    write_centre_line(out, sc, state, r.samples.back());
+    if (!r.samples.empty()) write_centre_line(out, sc, state, r.samples.back());
     write_heightmap(out, "heightmap_final", m, map_of(state), sc.name + ": rut");
     j = wheel_json(r);
+    if (!r.stopped.empty()) j["stopped"] = r.stopped;
     j["slip"] = w.slip;
     j["storage"] = storage_summary(state);
   } else if (sc.experiment == Experiment::Multipass) {
     ScmState state(m);
     const WheelResult first = run_wheel(m, state, w, surface, tick);
-    const WheelResult second = run_wheel(m, state, w, surface, tick);
+    // A first pass that stopped leaves no rut to drive a second pass in.
+    const WheelResult second =
+        first.stopped.empty() ? run_wheel(m, state, w, surface, tick) : WheelResult{};
     write_wheel_csv(out, "pass1.csv", first);
     write_wheel_csv(out, "pass2.csv", second);
     plot_wheel_history(out, "passes.png", sc.name + ": first and second pass", {&first, &second},
@@ -286,6 +290,8 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
          {"second_pass", wheel_json(second)},
          {"drawbar_pull_change_n", second.mean_drawbar_pull_n - first.mean_drawbar_pull_n},
          {"storage", storage_summary(state)}};
+    if (!first.stopped.empty()) j["stopped"] = "first pass: " + first.stopped;
+    if (!second.stopped.empty()) j["stopped"] = "second pass: " + second.stopped;
   } else {
     // The Wong-Reece rigid-wheel model on the same soil, wheel and load is the analytic
     // reference (scm/wong_reece.hpp, docs/wong_reece.md); it has no soil transport, so the two
@@ -331,6 +337,10 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
                            {"torque_nm", wr.torque_Nm},
                            {"sinkage_m", wr.sinkage_m}};
       rows.push_back(row);
+      if (!r.stopped.empty()) {
+        j["stopped"] = fmt::format("slip {:g}: {}", s, r.stopped);
+        break;  // the rows so far are written; the sweep stops here
+      }
     }
     csv.close();
     PlotSpec p;
@@ -350,7 +360,7 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
       p.series[static_cast<std::size_t>(k) + 3].line_width_px = 1;
     }
     write_png(out.path("slip_sweep.png"), plot_lines(p));
-    j = {{"sweep", rows}};
+    j["sweep"] = rows;
   }
   return j;
 }
@@ -436,7 +446,12 @@ nlohmann::json run_scm_scenario(const ScmScenario& sc, OutputDir& out,
                             {"steps", sc.steps},
                             {"wall_s", wall},
                             {"result", result}};
+  if (result.contains("stopped")) summary["stopped"] = result["stopped"];
   write_json(out.path("summary.json"), summary);
+  if (summary.contains("stopped")) {
+    throw ScmRunStopped(fmt::format("{}: {} (the outputs up to the last good step are written)",
+                                    sc.file.string(), summary["stopped"].get<std::string>()));
+  }
   return summary;
 }
 

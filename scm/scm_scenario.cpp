@@ -10,6 +10,7 @@
 #include "core/scenario_bodies.hpp"
 #include "core/steps.hpp"
 #include "core/units.hpp"
+#include "scm/rig_stability.hpp"
 
 namespace talus::scm {
 
@@ -254,16 +255,41 @@ ScmScenario load_scm_scenario(const ScenarioTable& root) {
 
 nlohmann::json check_scm(const ScenarioTable& root) {
   const ScmScenario sc = load_scm_scenario(root);
-  return {{"tier", "scm"}, {"name", sc.name}, {"steps", sc.steps}};
+  nlohmann::json warnings = nlohmann::json::array();
+  // The rigs' stability limit (scm/rig_stability.hpp): a longer step stops the run at the step
+  // its body leaves what SCM models; say so before it starts.
+  double dt_max = 0.0;
+  switch (sc.experiment) {
+    case Experiment::PlateSinkage:
+    case Experiment::StripLoad:
+      dt_max = plate_rig_dt_max_s(sc.model.soil, sc.plate);
+      break;
+    case Experiment::Blade:
+      break;  // prescribed motion: no free rig
+    default:
+      dt_max = wheel_rig_dt_max_s(sc.model.soil, sc.wheel);
+  }
+  if (dt_max > 0.0 && sc.model.time_step_s > dt_max) {
+    warnings.push_back(fmt::format(
+        "{}: {:g} s is beyond the rig's stability limit of about {:.3g} s (docs/scm.md, Rig "
+        "stability): the run is likely to stop where the body's motion blows up",
+        root.table("simulation").where("time_step_s"), sc.model.time_step_s, dt_max));
+  }
+  return {{"tier", "scm"}, {"name", sc.name}, {"steps", sc.steps}, {"warnings", warnings}};
 }
 
 nlohmann::json run_scm(const ScenarioTable& root, const OutputTarget& out_dir,
                        const RunProgress& progress) {
   const ScmScenario sc = load_scm_scenario(root);
   OutputDir out(out_dir);
-  nlohmann::json summary = run_scm_scenario(sc, out, progress);
-  out.commit();
-  return summary;
+  try {
+    nlohmann::json summary = run_scm_scenario(sc, out, progress);
+    out.commit();
+    return summary;
+  } catch (const ScmRunStopped&) {
+    out.commit();  // the outputs up to the last good step, for the user to look at
+    throw;
+  }
 }
 
 }  // namespace talus::scm

@@ -202,6 +202,19 @@ ShapingScenario load_shaping_scenario(const ScenarioTable& root) {
   }
   sc.steps = steps_for(sim, "time_step_s", duration, sc.model.time_step_s);
   if (sc.steps < 1) sim.fail("duration_s", "gives no step; expected at least one time step");
+  // A tool may move at most one cell per step (shaping_step.cpp, check_tool_travel).
+  const double cell = sc.model.heightmap.cell_size_m;
+  for (std::size_t k = 0; k < tools.size(); ++k) {
+    const double speed = max_speed_m_per_s(sc.model.tools[k].driver);
+    if (speed * sc.model.time_step_s > cell * (1.0 + 1e-9)) {
+      sim.fail("time_step_s",
+               fmt::format("tool '{}' moves up to {:.4g} m per step ({:.4g} m/s), more than one "
+                           "{:g} m cell: the sand it passes over would not be pushed; expected "
+                           "time_step_s <= {:.4g} s",
+                           sc.model.tools[k].name, speed * sc.model.time_step_s, speed, cell,
+                           cell / speed));
+    }
+  }
   sim.refuse_unknown_keys();
 
   if (const auto out = root.optional_table("output")) {

@@ -286,5 +286,33 @@ TEST(ShapingScenario, NanInTheHeightmapStopsTheRunNamingStepAndCell) {
   }
 }
 
+// Issue 16: a tool moving 9 cm per step over a 5 mm grid went through the sand and the run
+// reported success. The reader refuses it; a model built in code stops at the step.
+TEST(ShapingScenario, AToolMovingMoreThanACellPerStepIsRefusedAndStopsTheRun) {
+  const std::string fast = with(kSmallPush, "speed_m_per_s = 0.05", "speed_m_per_s = 1.8");
+  const std::string msg = error_of(fast);
+  EXPECT_NE(msg.find("bad.toml:24:15: simulation.time_step_s: tool 'blade' moves up to 0.09 m "
+                     "per step (1.8 m/s), more than one 0.005 m cell"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("time_step_s <= 0.002778 s"), std::string::npos) << msg;
+
+  const fs::path dir = temp_dir();
+  const auto doc = ScenarioDocument::load(write_file(dir, "push.toml", kSmallPush));
+  shaping::ShapingScenario sc = shaping::load_shaping_scenario(doc->root());
+  sc.model.time_step_s = 1.8;  // 9 cm per step at 5 cm/s
+  shaping::ShapingState state = shaping::ShapingState::initial(sc.model, sc.initial);
+  shaping::ShapingWorkspace work;
+  try {
+    shaping::step(sc.model, state, work);
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("step 1 (t = 1.8000 s): tool 'blade' moved 0.07 m in "
+                                         "one step, more than one cell (0.005 m)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace talus
