@@ -61,8 +61,9 @@ int id_of(const mjModel* m, int type, const std::string& name, const char* what,
           const std::vector<std::string>& known, const std::filesystem::path& file) {
   const int id = name.empty() ? -1 : mj_name2id(m, type, name.c_str());
   if (id < 0) {
-    throw RobotError(file.string() + ": no " + what + " named '" + name + "'; the model's " + what +
-                     "s are: " + join_names(known));
+    const std::string plural = std::string(what) == "body" ? "bodies" : std::string(what) + "s";
+    throw RobotError(file.string() + ": no " + what + " named '" + name + "'; the model's " +
+                     plural + " are: " + join_names(known));
   }
   return id;
 }

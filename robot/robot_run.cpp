@@ -75,6 +75,16 @@ RobotsScenario load(const ScenarioTable& root) {
   rep.refuse_unknown_keys();
   root.refuse_unknown_keys();
 
+  mj_forward(sc.robot.model.model(), sc.robot.model.data());  // the links' starting poses
+  for (const CoupledLink& l : sc.robot.links) {
+    const Vec3 p = link_motion(sc.robot.model, l).X_WB.translation();
+    if (!sc.terrain->covers_xy(p.x(), p.y())) {
+      robot_table.fail("position_m",
+                       fmt::format("coupled body '{}' starts at ({:.4g}, {:.4g}) m, off the "
+                                   "terrain; place the robot over the [grid] or the container",
+                                   l.name, p.x(), p.y()));
+    }
+  }
   try {
     const RobotTerrain& terrain = *sc.terrain;
     check_initial_placement(sc.robot.model, sc.robot.links,
@@ -102,6 +112,38 @@ std::vector<CoupledLink> wheel_links(const RobotsScenario& sc, const ScenarioTab
     if (indices) indices->push_back(static_cast<std::size_t>(it - sc.robot.links.begin()));
   }
   return wheels;
+}
+
+// The [report] names, checked against the model before anything runs (issue 16: a wrong chassis
+// or wheel joint passed `talus check` and failed the run with exit 1 and no file or line).
+void check_report(const RobotsScenario& sc, const ScenarioTable& root) {
+  const ScenarioTable rep = root.table("report");
+  const std::vector<CoupledLink> wheels = wheel_links(sc, root);
+  try {
+    sc.robot.model.body_id(sc.report.chassis);
+  } catch (const RobotError& e) {
+    rep.fail("chassis", e.what());
+  }
+  const mjModel* m = sc.robot.model.model();
+  for (const std::string& name : sc.report.wheel_joints) {
+    const int j = mj_name2id(m, mjOBJ_JOINT, name.c_str());
+    if (j < 0 || m->jnt_type[j] != mjJNT_HINGE) {
+      std::string hinges;
+      for (int k = 0; k < m->njnt; ++k) {
+        if (m->jnt_type[k] == mjJNT_HINGE)
+          hinges += (hinges.empty() ? "" : ", ") + std::string(mj_id2name(m, mjOBJ_JOINT, k));
+      }
+      rep.fail(
+          "wheel_joints",
+          fmt::format("'{}' is not a hinge joint of the model; its hinges are: {}", name, hinges));
+    }
+  }
+  try {  // what is left: the chassis translates, the wheels are round
+    DriveRecorder probe(sc.robot.model, sc.report.chassis, wheels, sc.report.wheel_joints,
+                        [](double, double) { return 0.0; });
+  } catch (const RobotError& e) {
+    rep.fail("", e.what());
+  }
 }
 
 // Mean slip in bins of driven distance (the shape of paper 002 Fig. 11 in numbers).
@@ -183,7 +225,7 @@ class SteadyWindow {
 
 nlohmann::json check_robots(const ScenarioTable& root) {
   const RobotsScenario sc = load(root);
-  wheel_links(sc, root);
+  check_report(sc, root);
   return {{"tier", "robots"},
           {"name", sc.name},
           {"terrain", sc.terrain_kind},
@@ -219,6 +261,7 @@ void check_links_on_terrain(const std::filesystem::path& file, const RobotsScena
 nlohmann::json run_robots(const ScenarioTable& root, const OutputTarget& out_dir,
                           const RunProgress& progress) {
   RobotsScenario sc = load(root);
+  check_report(sc, root);
   std::vector<std::size_t> wheel_index;
   const std::vector<CoupledLink> wheels = wheel_links(sc, root, &wheel_index);
   RobotTerrain& terrain = *sc.terrain;

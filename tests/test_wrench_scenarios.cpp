@@ -3,11 +3,15 @@
 // the scenarios' mechanics and outputs, not a medium), and their bad input.
 
 #include <gtest/gtest.h>
+#include <hdf5.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "core/scenario_file.hpp"
 #include "runner/run_scenario.hpp"
@@ -137,6 +141,61 @@ TEST(WrenchScenarios, BadRobotScenarioInputNamesTheKey) {
     EXPECT_NE(std::string(e.what()).find("does not exist"), std::string::npos) << e.what();
   }
   EXPECT_FALSE(fs::exists(tmp.path / "out"));
+}
+
+// The message of the ScenarioError that checking `text` raises ("(no error)" when it passes).
+std::string check_error(const fs::path& file, const std::string& text) {
+  std::ofstream(file) << text;
+  try {
+    check_scenario_file(file);
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// Issue 16: each of these passed `talus check` and failed the run with exit 1 and no file or line.
+TEST(WrenchScenarios, CheckRefusesWhatTheRunWouldRefuseAtTheKey) {
+  TempDir tmp;
+  const fs::path db = tmp.path / "w.h5", file = tmp.path / "bad.toml";
+  write_synthetic_database(db, 200.0);
+  const std::string good = foot_drop(db);
+  EXPECT_EQ(check_error(file, good), "(no error)");
+
+  std::string msg = check_error(file, good.substr(0, good.find("feet = ")) + "feet = [\"toe\"]" +
+                                          good.substr(good.find("\ngranular_inertia")));
+  EXPECT_NE(msg.find("bad.toml:8:8: robot.feet: no site 'toe' in"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("its sites are: bottom, top"), std::string::npos) << msg;
+
+  msg = check_error(file, good + "[[case]]\nname = \"ramp\"\ndatabase = \"" + db.string() +
+                              "\"\nterrain_points_m = [[0.0, 0.1], [0.0, 0.0]]\n");
+  EXPECT_NE(msg.find("case[1].terrain_points_m: terrain profile: point 1 has x = 0 m"),
+            std::string::npos)
+      << msg;
+
+  const fs::path junk = tmp.path / "junk.h5";
+  std::ofstream(junk) << "not hdf5\n";
+  msg = check_error(file, foot_drop(junk));
+  EXPECT_NE(msg.find("case[0].database: " + junk.string() + ": not an HDF5 file"),
+            std::string::npos)
+      << msg;
+
+  // A database holding a NaN wrench.
+  const fs::path holed = tmp.path / "nan.h5";
+  write_synthetic_database(holed, 200.0);
+  {
+    const hid_t h5 = H5Fopen(holed.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t set = H5Dopen2(h5, "wrenches", H5P_DEFAULT);
+    std::vector<double> values(25 * 26 * 3);
+    H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data());
+    values[100] = std::nan("");
+    H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data());
+    H5Dclose(set);
+    H5Fclose(h5);
+  }
+  msg = check_error(file, foot_drop(holed));
+  EXPECT_NE(msg.find("case[0].database: " + holed.string()), std::string::npos) << msg;
+  EXPECT_NE(msg.find("NaN or infinite"), std::string::npos) << msg;
 }
 
 TEST(WrenchScenarios, FootAccuracyComparesBothTiersAlongThePath) {

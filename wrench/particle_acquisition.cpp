@@ -116,6 +116,23 @@ Eigen::VectorXd database_components(const Wrench& w, int dimension) {
   return out;
 }
 
+void check_run_inside_walls(const particles::Container& container, const FootPath& path,
+                            const AcquisitionRun& run, double surface_z_m, double dt_s) {
+  const auto [v_r, omega] = run_twist(run.velocity);
+  const Vec3 p_BR(0.0, 0.0, path.reference_height_m - 0.5 * path.foot_length_m);
+  const ConstantTwistPath cv{foot_pose_at(path, surface_z_m, run.depth_m, run.tilt_rad), p_BR, v_r,
+                             omega, 0.8 * path.duration_s};
+  const long cv_steps = steps_for(cv.target_time_s + 0.5 * path.filter_window_s, dt_s);
+  for (long k = 0; k <= cv_steps; ++k) {
+    if (!inside_walls(container, path, cv.at(static_cast<double>(k) * dt_s).X_WB)) {
+      throw std::invalid_argument(fmt::format(
+          "{}: the foot reaches the container's side wall at {:g} s of the path; widen the bed "
+          "or shorten duration_s",
+          run_name(run), static_cast<double>(k) * dt_s));
+    }
+  }
+}
+
 Eigen::VectorXd measure_in_particles(const SettledBed& bed, const FootPath& path,
                                      const AcquisitionRun& run, AcquisitionTrace* trace) {
   validate(path);
@@ -134,17 +151,10 @@ Eigen::VectorXd measure_in_particles(const SettledBed& bed, const FootPath& path
       CoupledBody{"foot", CylinderShape{path.foot_radius_m, 0.5 * path.foot_length_m}, p_BR});
   const double dt = model.dt_s;
 
-  ConstantTwistPath cv{foot_pose_at(path, bed.surface_z_m, run.depth_m, run.tilt_rad), p_BR, v_r,
-                       omega, 0.8 * path.duration_s};
+  check_run_inside_walls(model.container, path, run, bed.surface_z_m, dt);
+  const ConstantTwistPath cv{foot_pose_at(path, bed.surface_z_m, run.depth_m, run.tilt_rad), p_BR,
+                             v_r, omega, 0.8 * path.duration_s};
   const long cv_steps = steps_for(cv.target_time_s + 0.5 * path.filter_window_s, dt);
-  for (long k = 0; k <= cv_steps; ++k) {
-    if (!inside_walls(model.container, path, cv.at(static_cast<double>(k) * dt).X_WB)) {
-      throw std::invalid_argument(fmt::format(
-          "{}: the foot reaches the container's side wall at {:g} s of the path; widen the bed "
-          "or shorten duration_s",
-          run_name(run), static_cast<double>(k) * dt));
-    }
-  }
 
   // Insertion (§III-B2 step 2): straight down from above the surface to the path's start.
   const BodyMotion start = cv.at(0.0);

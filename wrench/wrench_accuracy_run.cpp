@@ -108,6 +108,7 @@ AccuracyScenario load_accuracy(const ScenarioTable& root) {
     ws.fail("database", fmt::format("{} does not exist (scripts/regenerate-wrench-data.sh)",
                                     sc.database.string()));
   }
+  load_database_at(ws, "database", sc.database);  // readable, complete, finite: before any run
   const ScenarioTable pid = root.table("pid");
   sc.kp = vec(pid, "kp", non_negative(""));
   sc.ki = vec(pid, "ki", non_negative(""));

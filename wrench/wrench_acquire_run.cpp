@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -90,6 +91,19 @@ AcquireScenario load_acquire(const ScenarioTable& root) {
     run->refuse_unknown_keys();
   }
   root.refuse_unknown_keys();
+  // Every planned run stays inside the container (issue 16: a foot wider than the box passed
+  // check and failed the run after the bed settled). The surface height does not move the foot
+  // sideways; the bed's fill top stands in for the settled surface.
+  const double surface_z = sc.bed.initial.size() > 0 ? *std::max_element(sc.bed.initial.z_m.begin(),
+                                                                         sc.bed.initial.z_m.end())
+                                                     : 0.0;
+  for (const AcquisitionRun& run : planned_runs(sc.spec)) {
+    try {
+      check_run_inside_walls(sc.bed.model.container, sc.path, run, surface_z, sc.bed.model.dt_s);
+    } catch (const std::invalid_argument& e) {
+      root.table("foot").fail("radius_m", e.what());
+    }
+  }
   return sc;
 }
 

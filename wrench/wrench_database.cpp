@@ -306,6 +306,15 @@ void save_database(const WrenchDatabase& db, const std::filesystem::path& path) 
   write_number_attribute(medium.get(), where, "friction", db.medium.friction);
 }
 
+WrenchDatabase load_database_at(const ScenarioTable& table, const std::string& key,
+                                const std::filesystem::path& path) {
+  try {
+    return load_database(path);
+  } catch (const std::exception& e) {
+    table.fail(key, e.what());
+  }
+}
+
 WrenchDatabase load_database(const std::filesystem::path& path) {
   const std::string where = path.string();
   if (!std::filesystem::exists(path)) throw DatabaseError(fmt::format("{}: no such file", where));

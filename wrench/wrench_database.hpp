@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "core/scenario_file.hpp"
+
 namespace talus::wrench {
 
 inline constexpr int kDatabaseFormatVersion = 1;
@@ -58,6 +60,11 @@ struct WrenchDatabase {
 void save_database(const WrenchDatabase& db, const std::filesystem::path& path);
 /// Reads and validates; errors name the file and the missing or inconsistent dataset/attribute.
 WrenchDatabase load_database(const std::filesystem::path& path);
+
+/// load_database for a file a scenario names: any problem with the file (missing, not HDF5, a
+/// field missing, NaN) is refused as a ScenarioError at `table`.`key`, the line that points at it.
+WrenchDatabase load_database_at(const ScenarioTable& table, const std::string& key,
+                                const std::filesystem::path& path);
 
 /// Imports measurements from a force/torque sensor as CSV. First line: the header
 ///   planar:  depth_m,tilt_rad,v_x,v_z,omega_y,f_x,f_z,tau_y

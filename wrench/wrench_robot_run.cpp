@@ -120,6 +120,17 @@ RobotKindScenario load_robot_kind(const ScenarioTable& root) {
   } catch (const robot::RobotError& e) {
     robot_t.fail("model", e.what());
   }
+  for (const std::string& foot : sc.feet) {
+    if (mj_name2id(robot->model(), mjOBJ_SITE, foot.c_str()) < 0) {
+      std::vector<std::string> sites;
+      for (int k = 0; k < robot->model()->nsite; ++k) {
+        const char* n = mj_id2name(robot->model(), mjOBJ_SITE, k);
+        sites.emplace_back(n ? n : "");
+      }
+      robot_t.fail("feet", fmt::format("no site '{}' in {}; its sites are: {}", foot,
+                                       sc.model_file.string(), fmt::join(sites, ", ")));
+    }
+  }
   sc.time_step_s = robot->time_step_s();
 
   const ScenarioTable sim = root.table("simulation");
@@ -137,6 +148,7 @@ RobotKindScenario load_robot_kind(const ScenarioTable& root) {
                                      "the shipped ones)",
                                      rc.database.string()));
     }
+    load_database_at(c, "database", rc.database);  // readable, complete, finite: before any run
     rc.duration_s = c.number_or("duration_s", duration, positive("[s]"));
     steps_for(c, "duration_s", rc.duration_s, sc.time_step_s);  // bounded here, before any run
     if (c.has("terrain_points_m")) {
@@ -145,8 +157,8 @@ RobotKindScenario load_robot_kind(const ScenarioTable& root) {
         points.emplace_back(row[0], row[1]);
       }
       try {
-        rc.terrain = TerrainProfile(points, c.key_path() + ".terrain_points_m");
-      } catch (const std::invalid_argument& e) {
+        rc.terrain = TerrainProfile(points, "terrain profile");
+      } catch (const std::exception& e) {  // TerrainError or std::invalid_argument
         c.fail("terrain_points_m", e.what());
       }
     } else {
@@ -420,9 +432,7 @@ long total_steps(const RobotKindScenario& sc) {
 
 nlohmann::json check_robot_kind(const ScenarioTable& root) {
   const RobotKindScenario sc = load_robot_kind(root);
-  for (const RobotCase& rc : sc.cases) {
-    load_database(rc.database);  // the file's shape and fields, before anything runs
-  }
+
   return {{"tier", "wrench"}, {"name", sc.name}, {"steps", total_steps(sc)}};
 }
 

@@ -117,3 +117,29 @@ def test_threads_100000_no_longer_reaches_the_step():
     model = talus.particles.ParticleModel()
     with pytest.raises(ValueError, match=r"threads = 100000 is not in \[0, 1024\]"):
         model.threads = 100000
+
+
+@pytest.mark.parametrize("old,new,expected", [
+    ('chassis = "chassis"', 'chassis = "frame"',
+     r"report\.chassis: .*rover\.xml: no body named 'frame'; the model's bodies are: world, "
+     r"chassis"),
+    ('chassis = "chassis"', 'chassis = "wheel_fl"',
+     r"report: .*body 'wheel_fl' has no free joint or slide joints"),
+    ('wheel_joints = ["wheel_fl"', 'wheel_joints = ["axle"',
+     r"report\.wheel_joints: 'axle' is not a hinge joint of the model; its hinges are: wheel_fl"),
+    ("position_m = [0.0, 0.0, 0.31]", "position_m = [40.0, 0.0, 0.31]",
+     r"robot\.position_m: coupled body 'wheel_fl' starts at \(40\.45, 0\.4\) m, off the terrain"),
+])
+def test_check_refuses_robot_names_and_placements_the_run_would_refuse(tmp_path, old, new,
+                                                                       expected):
+    r = check(variant(tmp_path, "scenarios/robots/rover_slope.toml", old, new))
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert re.search(r"variant\.toml:\d+:\d+: " + expected, r.stderr), r.stderr
+
+
+def test_check_refuses_a_foot_too_wide_for_the_acquisition_bed(tmp_path):
+    r = check(variant(tmp_path, "scenarios/wrench/acquire_demo.toml", "radius_m = 0.025",
+                      "radius_m = 0.07"))
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert re.search(r"variant\.toml:\d+:\d+: foot\.radius_m: run \(configuration \d+: .*\): the "
+                     r"foot reaches the container's side wall", r.stderr), r.stderr
