@@ -7,7 +7,7 @@ JOBS ?= 2
 WERROR ?= $(if $(filter true 1,$(CI)),ON,OFF)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo test bench asan format clean
+.PHONY: all deps configure build demo test bench asan fuzz format clean
 
 all: build
 
@@ -43,10 +43,16 @@ asan: deps
 	  -DTALUS_SANITIZE=ON -DTALUS_PYTHON=OFF \
 	  -DTALUS_BENCH=OFF -DTALUS_WERROR=$(WERROR) > build-asan.configure.log 2>&1 || { cat build-asan.configure.log; exit 1; }
 	@cmake --build build-asan -j$(JOBS) -- --no-print-directory
-	@cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j$(JOBS)
+	@cd build-asan && ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j$(JOBS)
+
+# libFuzzer targets (fuzz/, built with clang) for the scenario reader, mesh loader, particle state
+# loader and wrench database loader, each run for FUZZ_SECONDS from its seed corpus.
+FUZZ_SECONDS ?= 30
+fuzz: deps
+	@bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
 format:
 	@clang-format -i $$(git ls-files '*.cpp' '*.hpp')
 
 clean:
-	rm -rf $(BUILD) build-asan out $(BUILD).configure.log build-asan.configure.log
+	rm -rf $(BUILD) build-asan build-fuzz out $(BUILD).configure.log build-asan.configure.log

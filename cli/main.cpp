@@ -19,6 +19,7 @@
 #include "core/interrupt.hpp"
 #include "core/output_target.hpp"
 #include "core/scenario_file.hpp"
+#include "core/threads.hpp"
 #include "core/version.hpp"
 #include "runner/run_scenario.hpp"
 
@@ -103,6 +104,7 @@ int main(int argc, char** argv) {
   std::filesystem::path out_dir;
   bool quiet = false;
   bool replace = false;
+  int threads = 0;
   CLI::App* run = app.add_subcommand(
       "run", "Run a scenario and write its outputs (summary.json, CSV logs, PNG images) to --out");
   run->add_option("scenario", scenario, "Scenario file (.toml)")->required();
@@ -114,6 +116,10 @@ int main(int argc, char** argv) {
   run->add_flag("--replace", replace,
                 "Replace --out when it holds an earlier talus run (and nothing else); without "
                 "it an existing non-empty folder is refused");
+  run->add_option("-j,--threads", threads,
+                  "Threads for the run (default: TALUS_THREADS, else OMP_NUM_THREADS, else every "
+                  "core); on a machine busy with other work, fewer threads can be faster")
+      ->check(CLI::Range(1, talus::kMaxThreads));
   run->add_flag("-q,--quiet", quiet,
                 "No progress (a bar on a terminal, otherwise a line every 10 s)");
 
@@ -140,6 +146,7 @@ int main(int argc, char** argv) {
                 << " steps)\n";
       return 0;
     }
+    talus::configure_threads(threads);
     using Style = ProgressBar::Style;
     ProgressBar bar(quiet                    ? Style::none
                     : isatty(fileno(stderr)) ? Style::bar

@@ -155,6 +155,12 @@ const toml::node* ScenarioTable::find(const std::string& key) const {
 
 bool ScenarioTable::has(const std::string& key) const { return find(key) != nullptr; }
 
+std::vector<std::string> ScenarioTable::keys() const {
+  std::vector<std::string> names;
+  for (const auto& [key, node] : *table_) names.emplace_back(key.str());
+  return names;
+}
+
 namespace {
 
 // Reads a number node (integer or float) or explains what it is instead.

@@ -92,6 +92,9 @@ class ScenarioTable {
   /// with '.'), so that no two items write the same file and none writes outside its folder.
   std::vector<ScenarioTable> named_tables(const std::string& key) const;
 
+  /// The keys this table holds, sorted (for tools that walk a whole file: the fuzzer).
+  std::vector<std::string> keys() const;
+
   /// Refuses any key of this table that no getter asked for (call after reading the table).
   void refuse_unknown_keys() const;
 

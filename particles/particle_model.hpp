@@ -13,6 +13,7 @@
 #include "core/contact_tier.hpp"
 #include "core/pose.hpp"
 #include "core/shape.hpp"
+#include "core/threads.hpp"
 #include "core/units.hpp"
 
 namespace talus::particles {
@@ -95,7 +96,7 @@ struct ParticleModel {
   /// OpenMP threads for the step, 0 to kMaxThreads; 0 uses the OpenMP default (OMP_NUM_THREADS).
   /// Results do not depend on it.
   int threads = 0;
-  static constexpr int kMaxThreads = 1024;
+  static constexpr int kMaxThreads = talus::kMaxThreads;  // core/threads.hpp
 
   // --- bad input and divergence guards ---
   /// Initial overlaps deeper than this fraction of the smaller radius are refused (>= 0).

@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libassimp-dev libmujoco-dev libqhull-dev libhdf5-dev
   pybind11-dev python3-dev python3-numpy python3-pytest
+  clang libclang-rt-14-dev  # the libFuzzer targets (make fuzz)
   python3-cvxopt  # test reference only (GPL): the QP tests compare against it, never linked
 )
 

@@ -250,6 +250,36 @@ TEST(WrenchSpaceDatabase, LoadNamesTheMissingOrInconsistentField) {
   fs::remove_all(path.parent_path());
 }
 
+// Found by fuzz/fuzz_wrench_database: a corrupted file for which HDF5 asks for a 1 TB buffer.
+// The allocation fails (under AddressSanitizer: allocator_may_return_null=1, set by `make asan`
+// and scripts/fuzz.sh) and the load must end in a DatabaseError naming the file, not a crash.
+TEST(WrenchSpaceDatabase, FuzzFoundHugeAllocationIsRefused) {
+  const fs::path path =
+      fs::path(TALUS_SOURCE_DIR) / "tests/data/fuzz/wrench_database_huge_allocation.h5";
+  try {
+    load_database(path);
+    FAIL() << "expected a DatabaseError";
+  } catch (const DatabaseError& e) {
+    EXPECT_NE(std::string(e.what()).find(path.string()), std::string::npos) << e.what();
+  }
+}
+
+// Found by fuzz/fuzz_wrench_database: a corrupted dataset shape claiming 1.2e17 values used to
+// reach std::vector's allocation (out of memory); it is refused before anything is allocated.
+TEST(WrenchSpaceDatabase, FuzzFoundHugeShapeIsRefusedBeforeAllocating) {
+  const fs::path path =
+      fs::path(TALUS_SOURCE_DIR) / "tests/data/fuzz/wrench_database_huge_shape.h5";
+  expect_load_error(path, "more than this machine's memory allows; the file is corrupted");
+}
+
+// Found by fuzz/fuzz_wrench_database: a 15 kB file whose dataset shape claims 3.2 GB of values;
+// contiguous data must lie in the file, so the shape is refused before the allocation.
+TEST(WrenchSpaceDatabase, FuzzFoundShapeBeyondTheStoredBytesIsRefused) {
+  const fs::path path =
+      fs::path(TALUS_SOURCE_DIR) / "tests/data/fuzz/wrench_database_shape_beyond_storage.h5";
+  expect_load_error(path, "the file is corrupted");
+}
+
 TEST(WrenchSpaceDatabase, ValidateRejectsInconsistentData) {
   WrenchDatabase db = acquire_database(small_spec(), fake_wrench);
   WrenchDatabase bad = db;

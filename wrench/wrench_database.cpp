@@ -2,7 +2,9 @@
 
 // GCC 12 reports -Wmaybe-uninitialized inside Eigen's AVX-512 matrix-product kernels under
 // -march=native (GCC bug 105593, a false positive in <avx512fintrin.h>); silenced for this file.
+#if defined(__GNUC__) && !defined(__clang__)  // clang has no such warning (the fuzz build)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 #include "wrench/wrench_database.hpp"
 
@@ -11,6 +13,8 @@
 
 #include <cmath>
 #include <vector>
+
+#include "core/memory_budget.hpp"
 
 namespace talus::wrench {
 
@@ -183,8 +187,28 @@ std::vector<double> read_dataset(hid_t file, const std::string& where, const cha
   if (type_class != H5T_FLOAT && type_class != H5T_INTEGER) {
     throw DatabaseError(fmt::format("{}: {}: expected numbers", where, name));
   }
-  size_t count = 1;
-  for (const hsize_t d : dims) count *= static_cast<size_t>(d);
+  // The shape comes from the file: a corrupted one can claim any size (found by
+  // fuzz/fuzz_wrench_database: 1.2e17 values). Refuse what overflows or cannot fit in memory.
+  double values = 1.0;
+  for (const hsize_t d : dims) values *= static_cast<double>(d);
+  if (values * sizeof(double) > static_cast<double>(memory_budget_bytes())) {
+    throw DatabaseError(
+        fmt::format("{}: {}: its shape holds {:.3g} values, more than this machine's "
+                    "memory allows; the file is corrupted",
+                    where, name, values));
+  }
+  const auto count = static_cast<size_t>(values);
+  // Uncompressed contiguous data (what save_database writes) lies in the file: a shape larger
+  // than the stored bytes is a corrupted file, refused before allocating for it.
+  const Handle plist(H5Dget_create_plist(set.get()), H5Pclose);
+  if (plist.ok() && H5Pget_layout(plist.get()) == H5D_CONTIGUOUS &&
+      static_cast<double>(H5Dget_storage_size(set.get())) <
+          values * static_cast<double>(H5Tget_size(type.get()))) {
+    throw DatabaseError(
+        fmt::format("{}: {}: its shape holds {:.3g} values but the file stores "
+                    "{} bytes for it; the file is corrupted",
+                    where, name, values, H5Dget_storage_size(set.get())));
+  }
   std::vector<double> data(count);
   if (count > 0 &&
       H5Dread(set.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()) < 0) {

@@ -143,3 +143,14 @@ def test_check_refuses_a_foot_too_wide_for_the_acquisition_bed(tmp_path):
     assert r.returncode == 2, r.stdout + r.stderr
     assert re.search(r"variant\.toml:\d+:\d+: foot\.radius_m: run \(configuration \d+: .*\): the "
                      r"foot reaches the container's side wall", r.stderr), r.stderr
+
+
+def test_thread_settings_are_checked(tmp_path):
+    scenario = SOURCE / "scenarios/shaping/blade_push.toml"
+    for args, env in ((["--threads", "0"], {}), (["--threads", "2000"], {}),
+                      ([], {"TALUS_THREADS": "many"}), ([], {"TALUS_THREADS": "0"})):
+        r = subprocess.run([CLI, "run", str(scenario), "--out", str(tmp_path / "o"), *args],
+                           capture_output=True, text=True, env=dict(os.environ, **env))
+        assert r.returncode == 2, (args, env, r.stderr)
+        assert ("--threads" in r.stderr) or ("TALUS_THREADS" in r.stderr), r.stderr
+        assert not (tmp_path / "o").exists()
