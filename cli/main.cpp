@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 
 #include "core/interrupt.hpp"
 #include "core/output_target.hpp"
@@ -146,7 +147,9 @@ int main(int argc, char** argv) {
                 << " steps)\n";
       return 0;
     }
-    talus::configure_threads(threads);
+    const int team = talus::configure_threads(threads);
+    std::optional<talus::LoadAdaptiveThreads> adapt;
+    if (!talus::threads_fixed_by_user(threads) && team > 1) adapt.emplace(team);
     using Style = ProgressBar::Style;
     ProgressBar bar(quiet                    ? Style::none
                     : isatty(fileno(stderr)) ? Style::bar
@@ -158,6 +161,7 @@ int main(int argc, char** argv) {
     const auto summary =
         talus::run_scenario_file(scenario, target, [&](long done, long total, double t) {
           talus::throw_if_interrupted();
+          if (adapt) adapt->update();
           bar.update(done, total, t);
         });
     const double wall_s =
