@@ -233,29 +233,31 @@ nlohmann::json check_robots(const ScenarioTable& root) {
 }
 
 // Issue 16: with 0.05 s soil steps the rover drove 8,718 m in 4 s at slip -165 and the run
-// reported success. A link off the terrain, or a state that is no longer finite, stops the run.
-void check_links_on_terrain(const std::filesystem::path& file, const RobotsScenario& sc,
-                            const RobotTerrain& terrain, long step, double time_s) {
+// reported success. A link off the terrain, or a state that is no longer finite, stops the run:
+// returns why ("" while the state is sound).
+std::string links_off_terrain(const std::filesystem::path& file, const RobotsScenario& sc,
+                              const RobotTerrain& terrain, long step, double time_s) {
   const mjModel* m = sc.robot.model.model();
   const mjData* d = sc.robot.model.data();
   for (int k = 0; k < m->nq; ++k) {
     if (!std::isfinite(d->qpos[k])) {
-      throw std::runtime_error(fmt::format(
+      return fmt::format(
           "{}: step {} (t = {:.4f} s): the robot's joint position {} is {}; stopping (the "
           "coupled step is unstable: shorten the time step)",
-          file.string(), step, time_s, k, d->qpos[k]));
+          file.string(), step, time_s, k, d->qpos[k]);
     }
   }
   for (const CoupledLink& l : sc.robot.links) {
     const Vec3 p = link_motion(sc.robot.model, l).X_WB.translation();
     if (!terrain.covers_xy(p.x(), p.y())) {
-      throw std::runtime_error(fmt::format(
+      return fmt::format(
           "{}: step {} (t = {:.4f} s): link '{}' at ({:.4g}, {:.4g}) m left the terrain; "
           "stopping (a robot this far from its start in the time simulated is a diverged "
           "coupled step: shorten the time step, or enlarge the map)",
-          file.string(), step, time_s, l.name, p.x(), p.y()));
+          file.string(), step, time_s, l.name, p.x(), p.y());
     }
   }
+  return "";
 }
 
 nlohmann::json run_robots(const ScenarioTable& root, const OutputTarget& out_dir,
@@ -290,6 +292,7 @@ nlohmann::json run_robots(const ScenarioTable& root, const OutputTarget& out_dir
   const auto start_clock = std::chrono::steady_clock::now();
   std::vector<DriveSample> samples;
   samples.push_back(rec.sample(sc.robot.model));
+  std::string stopped;
   for (long k = 1; k <= sc.steps; ++k) {
     drive.apply(sc.robot.model);
     try {
@@ -298,7 +301,8 @@ nlohmann::json run_robots(const ScenarioTable& root, const OutputTarget& out_dir
       throw std::runtime_error(fmt::format("{}: the coupled step {} (t = {:.4f} s) failed: {}",
                                            root.file().string(), k, sim.time_s(), e.what()));
     }
-    check_links_on_terrain(root.file(), sc, terrain, k, sim.time_s());
+    stopped = links_off_terrain(root.file(), sc, terrain, k, sim.time_s());
+    if (!stopped.empty()) break;  // the samples end at the last good step
     steady.add_step(sim, sc.robot.model, wheel_index, drive);
     if (k % sc.sample_every == 0 || k == sc.steps) samples.push_back(rec.sample(sc.robot.model));
     if (progress && k % 100 == 0) progress(terrain.preparation_steps() + k, total, sim.time_s());
@@ -339,8 +343,12 @@ nlohmann::json run_robots(const ScenarioTable& root, const OutputTarget& out_dir
                               {"max_sinkage_m", max_sinkage},
                               {"slip_by_distance", slip_by_distance(samples, 0.1)},
                               {"steady", steady.summary(samples, sc.report.wheels, sim_s)}}}};
+  if (!stopped.empty()) summary["stopped"] = stopped;
   write_json(out.path("summary.json"), summary);
   out.commit();
+  if (!stopped.empty()) {
+    throw std::runtime_error(stopped + " (the outputs up to the last good step are written)");
+  }
   return summary;
 }
 

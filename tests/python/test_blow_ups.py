@@ -57,7 +57,11 @@ def test_a_rover_on_a_diverging_soil_step_stops_when_it_leaves_the_map(tmp_path)
     assert r.returncode == 1, r.stdout + r.stderr
     assert re.search(r"variant\.toml: step \d+ \(t = [\d.]+ s\): link 'wheel_\w+' at "
                      r"\([-\d.]+, [-\d.]+\) m left the terrain", r.stderr), r.stderr
-    assert not (tmp_path / "out").exists()
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert "left the terrain" in summary["stopped"]
+    rows = (tmp_path / "out" / "drive.csv").read_text().splitlines()
+    assert len(rows) > 2 and (tmp_path / "out" / "ruts.png").exists()
+    assert float(rows[-1].split(",")[0]) < 1.7  # the samples end before the bad step
 
 
 def test_a_shaping_tool_jumping_cells_is_refused_at_check(tmp_path):
