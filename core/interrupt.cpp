@@ -99,8 +99,6 @@ void install_interrupt_handling() {
   std::thread(watch_signals).detach();
 }
 
-int interrupt_signal() { return g_signal.load(); }
-
 void throw_if_interrupted() {
   if (const int sig = g_signal.load()) throw InterruptedError(sig);
 }

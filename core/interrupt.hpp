@@ -38,9 +38,6 @@ std::string signal_name(int signal_number);
 /// comment). Call before any other thread starts. Idempotent.
 void install_interrupt_handling();
 
-/// The signal that arrived, or 0.
-int interrupt_signal();
-
 /// Throws InterruptedError when a signal arrived (called from progress callbacks).
 void throw_if_interrupted();
 

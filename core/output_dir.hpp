@@ -28,15 +28,6 @@
 
 namespace talus {
 
-/// Where a run puts its folder, and whether it may replace an earlier talus output there.
-struct OutputTarget {
-  OutputTarget(std::filesystem::path dir_,  // NOLINT: a plain path means "refuse existing"
-               ExistingOutput existing_ = ExistingOutput::refuse)
-      : dir(std::move(dir_)), existing(existing_) {}
-  std::filesystem::path dir;
-  ExistingOutput existing;
-};
-
 class OutputDir {
  public:
   /// Checks the target (OutputTargetError when talus may not write there), removes stale

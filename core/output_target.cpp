@@ -50,6 +50,16 @@ bool read_manifest(const fs::path& dir, std::set<std::string>* listed) {
   }
 }
 
+// Entries under `dir` that `listed` (its manifest) does not name.
+std::vector<std::string> unlisted_entries(const fs::path& dir,
+                                          const std::set<std::string>& listed) {
+  std::vector<std::string> foreign;
+  for (std::string& e : entries_under(dir)) {
+    if (listed.count(e) == 0) foreign.push_back(std::move(e));
+  }
+  return foreign;
+}
+
 std::string host_name() {
   char name[256] = {};
   if (::gethostname(name, sizeof(name) - 1) != 0) return "?";
@@ -120,7 +130,7 @@ void check_output_target(const fs::path& final_dir, ExistingOutput policy) {
         "never writes over files it did not write: name a new or empty folder",
         final_dir.string(), kOutputManifestName));
   }
-  const std::vector<std::string> foreign = entries_talus_did_not_write(final_dir);
+  const std::vector<std::string> foreign = unlisted_entries(final_dir, listed);
   if (!foreign.empty()) {
     throw OutputTargetError(fmt::format(
         "output folder '{}' is a talus output but also holds {} entr{} talus did not write ({}); "
@@ -142,12 +152,7 @@ void write_output_manifest(const fs::path& dir) {
 
 std::vector<std::string> entries_talus_did_not_write(const fs::path& dir) {
   std::set<std::string> listed;
-  const bool has_manifest = read_manifest(dir, &listed);
-  std::vector<std::string> foreign;
-  for (std::string& e : entries_under(dir)) {
-    if (!has_manifest || listed.count(e) == 0) foreign.push_back(std::move(e));
-  }
-  return foreign;
+  return read_manifest(dir, &listed) ? unlisted_entries(dir, listed) : entries_under(dir);
 }
 
 bool remove_talus_output(const fs::path& dir) {

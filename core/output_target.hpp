@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace talus {
@@ -29,6 +30,15 @@ inline constexpr const char* kTempMarkerName = ".talus-tmp";
 enum class ExistingOutput {
   refuse,   ///< any existing non-empty folder is refused
   replace,  ///< a talus output (manifest lists every entry) is replaced; anything else refused
+};
+
+/// Where a run puts its folder, and whether it may replace an earlier talus output there.
+struct OutputTarget {
+  OutputTarget(std::filesystem::path dir_,  // NOLINT: a plain path means "refuse existing"
+               ExistingOutput existing_ = ExistingOutput::refuse)
+      : dir(std::move(dir_)), existing(existing_) {}
+  std::filesystem::path dir;
+  ExistingOutput existing;
 };
 
 /// The final folder is not one talus may write (bad input: the CLI exits with code 2).
