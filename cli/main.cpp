@@ -128,6 +128,13 @@ int main(int argc, char** argv) {
       "check", "Read and validate a scenario without running it (exit code 2 if it is wrong)");
   check->add_option("scenario", scenario, "Scenario file (.toml)")->required();
 
+  // CLI11 answers an unknown command with "A subcommand is required", without naming it.
+  const std::string first = argc > 1 ? argv[1] : "";
+  if (!first.empty() && first[0] != '-' && first != "run" && first != "check") {
+    std::fprintf(stderr, "error: unknown command '%s' (expected run or check; see talus --help)\n",
+                 argv[1]);
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

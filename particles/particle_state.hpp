@@ -1,13 +1,14 @@
 #pragma once
 // The particle tier's State: everything that changes while stepping, as flat float32 arrays, one
 // per component (structure of arrays). The same layout serves the CPU stages and, later, CUDA
-// kernels; Python sees each array as a numpy view. Index i is the same particle in every array.
+// kernels. Index i is the same particle in every array.
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "core/wrench.hpp"
+#include "particles/contact_list.hpp"
 
 namespace talus::particles {
 
@@ -27,6 +28,12 @@ struct ParticleState {
   /// step, about the body's reference point R (CoupledBody::p_BR) placed by its pose: contact
   /// impulses / dt. Empty before the first step.
   std::vector<Wrench> body_wrenches;
+
+  /// The last step's contacts with their solved impulses: the next step starts its solve from
+  /// them (warm starting, ParticleModel::warm_start), so they are state, not scratch: a copy of
+  /// the state continues bit for bit like the original. Empty before the first step; a state
+  /// read from a file (particle_io.hpp) or resized starts cold.
+  ContactList contacts;
 
   std::size_t size() const { return x_m.size(); }
 

@@ -225,8 +225,7 @@ void step(const ParticleModel& model, ParticleState& state, std::span<const Body
   w.times.broadphase_s += seconds_since(t0);
 
   t0 = Clock::now();
-  std::swap(w.contacts, w.previous_contacts);
-  detect_contacts(model, state, motions, w.hash, neighbours, &w.previous_contacts, w.vpx.data(),
+  detect_contacts(model, state, motions, w.hash, neighbours, &state.contacts, w.vpx.data(),
                   w.vpy.data(), w.vpz.data(), w.iterate[0].data(), w.contacts, threads);
   w.times.contacts_s += seconds_since(t0);
 
@@ -240,6 +239,8 @@ void step(const ParticleModel& model, ParticleState& state, std::span<const Body
   std::vector<Wrench> wrenches = body_wrenches(model, state, motions, w, threads);
   integrate_and_check(model, state, w, final_buffer, threads);
   state.body_wrenches = std::move(wrenches);
+  // This step's contacts warm-start the next; the last step's buffer is reused for the next list.
+  std::swap(state.contacts, w.contacts);
   w.times.integrate_s += seconds_since(t0);
 }
 

@@ -13,9 +13,13 @@
 //                split-impulse push-out pseudo-velocity); wrap periodic
 //   check        NaN / kinetic-energy guard; the state is replaced only when the new one is good
 //
-// Every stage is a data-parallel loop over particles (OpenMP static schedule) that writes only its
-// own particle's entries, and every sum runs in a fixed order: the result is bit-identical for
-// any thread count.
+// Every stage is a data-parallel loop over particles: the detection pass and the solver split
+// them into contiguous chunks of about equal contact work (balanced_chunks), the other stages use
+// OpenMP static schedules. A thread writes its own particles' entries, and in the solver each
+// pair's mirror slot (the exact negative of the impulse its lower index computed), which no other
+// thread writes; every sum runs in a fixed order. The result is bit-identical for any thread
+// count. The state holds everything the next step reads (its contacts warm-start the solve); the
+// workspace only scratch.
 
 #include <cstdint>
 #include <span>
@@ -41,14 +45,13 @@ struct StageTimes {
   double integrate_s = 0.0;  ///< predict + wrenches + integrate + check
 };
 
-/// Working memory reused between steps (hash, contact list, solver buffers) and per-step
-/// diagnostics. Holds the previous step's contacts for warm starting: use one workspace per
-/// simulation.
+/// Working memory reused between steps (hash, neighbour list, contact list buffer, solver
+/// buffers) and per-step diagnostics. Nothing in it changes results: a state may be stepped with
+/// any workspace (the neighbour list is rebuilt when it no longer covers the state's particles).
 struct ParticleWorkspace {
   SpatialHash hash;
   NeighbourList neighbours;  ///< Verlet list of hash partners within the skin (its `builds` count)
-  ContactList contacts;
-  ContactList previous_contacts;     ///< last step's contacts (warm starting)
+  ContactList contacts;  ///< buffer of the next step's contacts (the last step's: state.contacts)
   std::vector<float> vpx, vpy, vpz;  ///< predicted velocities v* [m/s]
   /// Jacobi iterate records, double-buffered: per particle kIterateStride floats (velocity
   /// iterate w, split inverse mass, split-impulse pseudo-velocity s; particle_contacts.hpp).

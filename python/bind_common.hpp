@@ -7,15 +7,20 @@
 #include <pybind11/pybind11.h>
 
 #include <stdexcept>
+#include <string>
 #include <vector>
 
+#include "core/contact_tier.hpp"
 #include "core/pose.hpp"
+#include "core/wrench.hpp"
 
 namespace talus::python {
 
 namespace py = pybind11;
 
-// A (rows, cols) numpy view of a vector owned by `owner`, kept alive by the view.
+// A (rows, cols) numpy view of a vector owned by `owner`; the view keeps the owner alive. Only for
+// vectors that keep their buffer for the owner's life (a heightmap's: its size is the grid's, and
+// steps change values in place); arrays that a step swaps or that can grow are returned as copies.
 template <typename T>
 py::array_t<T> grid_view(std::vector<T>& data, int ny, int nx, py::handle owner) {
   if (data.size() != static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny)) {
@@ -44,6 +49,29 @@ void def_checked(py::class_<Class>& cls, const char* name, Field Class::*field, 
       },
       extra...);
 }
+
+// copy(), __copy__ and __deepcopy__ for a state class: a snapshot is the C++ copy, which holds
+// everything the next steps read (each tier's State keeps its warm starts and histories), so
+// stepping a copy continues bit for bit like the original. Restoring is using the copy.
+template <class State>
+void def_copy(py::class_<State>& cls) {
+  cls.def(
+         "copy", [](const State& s) { return State(s); },
+         "A snapshot: an independent State that continues exactly as this one would.")
+      .def("__copy__", [](const State& s) { return State(s); })
+      .def(
+          "__deepcopy__", [](const State& s, py::dict) { return State(s); }, py::arg("memo"));
+}
+
+// The bodies' motions for one step, given from Python: one 4x4 pose per body and, optionally,
+// one twist per body (empty: at rest). `what` names the bodies in errors ("tool", "body").
+std::vector<BodyMotion> motions_from(const std::vector<Eigen::Matrix4d>& X_WB,
+                                     const std::vector<Twist>& V_WB, std::size_t bodies,
+                                     const std::string& what);
+
+// (bodies, 3, 3) float64 copy of wrenches: [b, 0] force f_W [N], [b, 1] torque tau_W [N m] about
+// [b, 2] = p_W [m]. A copy: the vectors the tiers write wrenches into are reassigned every step.
+py::array_t<double> wrench_array(const std::vector<Wrench>& wrenches);
 
 inline Eigen::Matrix4d pose_to_matrix(const Pose& X) { return X.matrix(); }
 inline Pose matrix_to_pose(const Eigen::Matrix4d& m) {

@@ -1,12 +1,12 @@
-// Python bindings of the particle tier: build a bed (lattice or random), a model with a container
-// and driven bodies, step it, and read positions, velocities and body wrenches as numpy views of
-// the float32 state arrays (no copies). talus.particles.ContactTier is the particle tier as a
-// talus.ContactTier, for two-way coupling with a MuJoCo robot (talus.CoupledSim).
+// Python bindings of the particle tier (talus.particles): build a bed (lattice or random), a Model
+// with a container and bodies, and step a State with the bodies posed from Python (step) or moved
+// by drivers (Simulation). talus.particles.ContactTier is the tier as a talus.ContactTier, for
+// two-way coupling with a MuJoCo robot (talus.CoupledSim).
 //
-// The step swaps each state array with a buffer of the same size in the simulation's workspace,
-// so a view reads the current values only until the next step: read the properties again after
-// stepping. An old view stays memory-safe (it keeps the simulation alive and points at the
-// workspace's buffer) but no longer follows the state.
+// Per-particle arrays and body wrenches are returned as numpy COPIES, and written by assigning a
+// whole array (state.x_m = a): the step swaps each state array with a workspace buffer and add()
+// reallocates, so a view into them would go stale or dangle; a copy of 50,000 floats costs
+// microseconds next to a step's milliseconds.
 
 #include <pybind11/eigen.h>
 #include <pybind11/functional.h>
@@ -15,12 +15,17 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include <optional>
+
 #include "core/driver.hpp"
+#include "core/scenario_file.hpp"
+#include "particles/depth_camera.hpp"
 #include "particles/particle_bed.hpp"
 #include "particles/particle_bed_random.hpp"
 #include "particles/particle_contact_tier.hpp"
 #include "particles/particle_io.hpp"
 #include "particles/particle_model.hpp"
+#include "particles/particle_scenario.hpp"
 #include "particles/particle_state.hpp"
 #include "particles/particle_step.hpp"
 #include "particles/repose_angle.hpp"
@@ -40,41 +45,69 @@ struct ParticleSimulation {
   ParticleWorkspace workspace;
 };
 
-py::array_t<float> float_view(std::vector<float>& v, py::handle owner) {
-  return py::array_t<float>({static_cast<py::ssize_t>(v.size())},
-                            {static_cast<py::ssize_t>(sizeof(float))}, v.data(), owner);
+py::array_t<float> float_copy(const std::vector<float>& v) {
+  py::array_t<float> a(static_cast<py::ssize_t>(v.size()));
+  std::copy(v.begin(), v.end(), a.mutable_data());
+  return a;
 }
 
-static_assert(sizeof(Wrench) == 9 * sizeof(double), "Wrench must be three packed Vec3");
+// Assigns a whole per-particle array; its length must be the particle count.
+void assign_floats(std::vector<float>& v,
+                   const py::array_t<float, py::array::c_style | py::array::forcecast>& a,
+                   const char* name) {
+  if (a.ndim() != 1 || static_cast<std::size_t>(a.shape(0)) != v.size()) {
+    throw std::invalid_argument(std::string(name) + ": expected a 1-D array of " +
+                                std::to_string(v.size()) + " values (one per particle)");
+  }
+  std::copy(a.data(), a.data() + a.shape(0), v.begin());
+}
+
+using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>;
+
+// The per-particle arrays (read-write properties of copies) and the body wrenches of the state
+// that `get` returns from an Owner (the State itself, or a Simulation's).
+template <class Owner, class GetState>
+void def_particle_arrays(py::class_<Owner>& cls, GetState get) {
+  const auto array = [&cls, get](const char* name, std::vector<float> ParticleState::*field,
+                                 const char* doc) {
+    cls.def_property(
+        name, [get, field](Owner& o) { return float_copy(get(o).*field); },
+        [get, field, name](Owner& o, const FloatArray& a) {
+          assign_floats(get(o).*field, a, name);
+        },
+        doc);
+  };
+  array("x_m", &ParticleState::x_m, "Centre x [m] (a copy; assign a whole array to write).");
+  array("y_m", &ParticleState::y_m, "Centre y [m] (a copy; assign a whole array to write).");
+  array("z_m", &ParticleState::z_m, "Centre z [m] (a copy; assign a whole array to write).");
+  array("vx_m_per_s", &ParticleState::vx_m_per_s, "Velocity x [m/s] (a copy).");
+  array("vy_m_per_s", &ParticleState::vy_m_per_s, "Velocity y [m/s] (a copy).");
+  array("vz_m_per_s", &ParticleState::vz_m_per_s, "Velocity z [m/s] (a copy).");
+  cls.def_property_readonly(
+      "radius_m", [get](Owner& o) { return float_copy(get(o).radius_m); }, "Radii [m] (a copy).");
+  cls.def_property_readonly(
+      "wrenches", [get](Owner& o) { return python::wrench_array(get(o).body_wrenches); },
+      "(bodies, 3, 3) copy of the last step's wrenches of the particles on each body: [b, 0] "
+      "force f_W [N], [b, 1] torque tau_W [N m] about [b, 2] = p_W [m].");
+}
 
 }  // namespace
 
 void bind_particles(py::module_& m) {
   py::module_ p = m.def_submodule("particles", "The particle tier (paper 001, GranularGym).");
 
-  py::class_<ParticleState>(p, "ParticleState", "Particles as float32 arrays (SoA).")
-      .def(py::init<>())
+  py::class_<ParticleState> state_class(
+      p, "State",
+      "Particles as float32 arrays (SoA), time, step count, the last step's body wrenches and "
+      "contacts (the next step's warm start): everything that changes while stepping. copy() is a "
+      "snapshot that continues bit for bit like the original.");
+  state_class.def(py::init<>())
       .def("__len__", &ParticleState::size)
       .def("add", &ParticleState::add, py::arg("p_W"), py::arg("v_W"), py::arg("radius_m"),
            py::arg("mass_kg"))
       .def_readonly("time_s", &ParticleState::time_s)
       .def_readonly("steps", &ParticleState::steps)
       .def("kinetic_energy_J", [](const ParticleState& s) { return kinetic_energy_J(s); })
-      .def_property_readonly(
-          "x_m", [](py::object self) { return float_view(self.cast<ParticleState&>().x_m, self); })
-      .def_property_readonly(
-          "y_m", [](py::object self) { return float_view(self.cast<ParticleState&>().y_m, self); })
-      .def_property_readonly(
-          "z_m", [](py::object self) { return float_view(self.cast<ParticleState&>().z_m, self); })
-      .def_property_readonly(
-          "vx_m_per_s",
-          [](py::object self) { return float_view(self.cast<ParticleState&>().vx_m_per_s, self); })
-      .def_property_readonly(
-          "vy_m_per_s",
-          [](py::object self) { return float_view(self.cast<ParticleState&>().vy_m_per_s, self); })
-      .def_property_readonly(
-          "vz_m_per_s",
-          [](py::object self) { return float_view(self.cast<ParticleState&>().vz_m_per_s, self); })
       .def_property_readonly("mass_kg",
                              [](const ParticleState& s) {
                                py::array_t<double> mass(static_cast<py::ssize_t>(s.size()));
@@ -84,9 +117,15 @@ void bind_particles(py::module_& m) {
                                }
                                return mass;
                              })
-      .def("save", [](const ParticleState& s, const std::filesystem::path& path) {
-        save_particle_state(s, path);
-      });
+      .def(
+          "save",
+          [](const ParticleState& s, const std::filesystem::path& path) {
+            save_particle_state(s, path);
+          },
+          "Writes positions, velocities, radii and masses (not the warm-start contacts: a loaded "
+          "state's first step starts its solve cold).");
+  def_particle_arrays(state_class, [](ParticleState& s) -> ParticleState& { return s; });
+  python::def_copy(state_class);
   p.def("load_state", &load_particle_state, py::arg("path"),
         "Reads a state saved with ParticleState.save (checked: magic, version, size, checksum).");
 
@@ -131,11 +170,12 @@ void bind_particles(py::module_& m) {
       "Random sequential insertion of `count` non-overlapping particles at rest.");
 
   py::class_<ParticleModel> model_class(
-      p, "ParticleModel",
+      p, "Model",
       "Parameters of the particle tier; each attribute is checked as it is set, by the rules the "
       "scenario reader applies (ValueError naming the field).");
   const auto check = [](const ParticleModel& mo) { validate(mo); };
   model_class.def(py::init<>());
+  python::def_copy(model_class);
   python::def_checked(model_class, "gravity_m_per_s2", &ParticleModel::gravity_m_per_s2, check);
   python::def_checked(model_class, "dt_s", &ParticleModel::dt_s, check);
   python::def_checked(model_class, "iterations", &ParticleModel::iterations, check);
@@ -214,8 +254,10 @@ void bind_particles(py::module_& m) {
   p.def("free_surface_z_m", &free_surface_z_m, py::arg("state"),
         "Median over columns of two diameters of the highest particle top [m].");
 
-  py::class_<ParticleSimulation>(
-      p, "Simulation", "A model, its particles and the bodies' drivers, stepped together.")
+  py::class_<ParticleSimulation> simulation(
+      p, "Simulation", "A model, its particles and the bodies' drivers, stepped together.");
+  def_particle_arrays(simulation, [](ParticleSimulation& s) -> ParticleState& { return s.state; });
+  simulation
       .def(py::init([](ParticleModel model, ParticleState state) {
              return ParticleSimulation{std::move(model), std::move(state), {}, {}};
            }),
@@ -254,7 +296,11 @@ void bind_particles(py::module_& m) {
             o.max_steps = max_steps;
             std::vector<BodyMotion> held = motions_at(s.drivers, s.state.time_s);
             for (BodyMotion& mo : held) mo.V_WB = Twist{};
-            const SettleResult r = settle(s.model, s.state, held, s.workspace, o);
+            SettleResult r;
+            {
+              py::gil_scoped_release unlocked;  // the tuple below needs the GIL again
+              r = settle(s.model, s.state, held, s.workspace, o);
+            }
             return py::make_tuple(r.steps, r.at_rest, r.kinetic_energy_per_particle_J);
           },
           py::arg("kinetic_energy_per_particle_J") = 1e-8, py::arg("max_steps") = 10000,
@@ -264,51 +310,6 @@ void bind_particles(py::module_& m) {
           "state", [](ParticleSimulation& s) -> ParticleState& { return s.state; },
           py::return_value_policy::reference_internal)
       .def_property_readonly("time_s", [](const ParticleSimulation& s) { return s.state.time_s; })
-      .def_property_readonly("x_m",
-                             [](py::object self) {
-                               return float_view(self.cast<ParticleSimulation&>().state.x_m, self);
-                             })
-      .def_property_readonly("y_m",
-                             [](py::object self) {
-                               return float_view(self.cast<ParticleSimulation&>().state.y_m, self);
-                             })
-      .def_property_readonly("z_m",
-                             [](py::object self) {
-                               return float_view(self.cast<ParticleSimulation&>().state.z_m, self);
-                             })
-      .def_property_readonly("vx_m_per_s",
-                             [](py::object self) {
-                               return float_view(self.cast<ParticleSimulation&>().state.vx_m_per_s,
-                                                 self);
-                             })
-      .def_property_readonly("vy_m_per_s",
-                             [](py::object self) {
-                               return float_view(self.cast<ParticleSimulation&>().state.vy_m_per_s,
-                                                 self);
-                             })
-      .def_property_readonly("vz_m_per_s",
-                             [](py::object self) {
-                               return float_view(self.cast<ParticleSimulation&>().state.vz_m_per_s,
-                                                 self);
-                             })
-      .def_property_readonly("radius_m",
-                             [](py::object self) {
-                               return float_view(self.cast<ParticleSimulation&>().state.radius_m,
-                                                 self);
-                             })
-      .def_property_readonly(
-          "wrenches",
-          [](py::object self) {
-            auto& w = self.cast<ParticleSimulation&>().state.body_wrenches;
-            // (bodies, 3, 3) float64 view: rows f_W [N], tau_W [N m] about p_W, p_W [m].
-            return py::array_t<double>(
-                {static_cast<py::ssize_t>(w.size()), py::ssize_t{3}, py::ssize_t{3}},
-                {static_cast<py::ssize_t>(sizeof(Wrench)), static_cast<py::ssize_t>(sizeof(Vec3)),
-                 static_cast<py::ssize_t>(sizeof(double))},
-                reinterpret_cast<double*>(w.data()), self);
-          },
-          "(bodies, 3, 3) view of the last step's wrenches: [b, 0] force f_W [N], [b, 1] torque "
-          "tau_W [N m] about [b, 2] = p_W [m].")
       .def(
           "repose_angle_deg",
           [](const ParticleSimulation& s, double ground_z) {
@@ -317,4 +318,134 @@ void bind_particles(py::module_& m) {
             return measure_repose_angle(s.state, o).angle_deg;
           },
           py::arg("ground_z_m") = 0.0, "Angle of repose of the particles as a pile [deg].");
+
+  // ---------------------------------------------------------------- step with bodies from Python
+  py::class_<ParticleWorkspace>(
+      p, "Workspace",
+      "Scratch memory of the step (hash, neighbour list, solver buffers): reuse one for speed; it "
+      "carries no results, so any workspace may step any state.")
+      .def(py::init<>());
+  p.def(
+      "step",
+      [](const ParticleModel& model, ParticleState& state, ParticleWorkspace& workspace,
+         const std::vector<Eigen::Matrix4d>& X_WB, const std::vector<Twist>& V_WB) {
+        const std::vector<BodyMotion> motions =
+            python::motions_from(X_WB, V_WB, model.bodies.size(), "body");
+        {
+          py::gil_scoped_release unlocked;
+          step(model, state, motions, workspace);
+        }
+        return python::wrench_array(state.body_wrenches);
+      },
+      py::arg("model"), py::arg("state"), py::arg("workspace"),
+      py::arg("body_poses") = std::vector<Eigen::Matrix4d>{},
+      py::arg("body_twists") = std::vector<Twist>{},
+      "One step of model.dt_s with the bodies (model.bodies) at body_poses (one 4x4 X_WB each, at "
+      "the START of the step) moving with body_twists (default at rest). Returns the wrenches of "
+      "the particles on the bodies, (bodies, 3, 3) as State.wrenches. Releases the GIL. Raises "
+      "ValueError for a wrong number of poses and RuntimeError (state unchanged) when the step "
+      "diverges.");
+
+  // ---------------------------------------------------------------- depth cameras
+  const auto spheres = [](const ParticleState& s) {
+    return ParticleSpheres{s.x_m, s.y_m, s.z_m, s.radius_m};
+  };
+  const auto camera_bodies = [](const ParticleModel& model,
+                                const std::vector<Eigen::Matrix4d>& X_WB) {
+    if (X_WB.size() != model.bodies.size()) {
+      throw std::invalid_argument(std::to_string(X_WB.size()) + " body poses given for " +
+                                  std::to_string(model.bodies.size()) + " bodies");
+    }
+    std::vector<CameraBody> bodies;
+    for (std::size_t b = 0; b < X_WB.size(); ++b) {
+      bodies.push_back({model.bodies[b].shape, python::matrix_to_pose(X_WB[b])});
+    }
+    return bodies;
+  };
+  const auto image_array = [](const DepthImage& image) {
+    py::array_t<float> a(
+        {static_cast<py::ssize_t>(image.height), static_cast<py::ssize_t>(image.width)});
+    std::copy(image.depth_m.begin(), image.depth_m.end(), a.mutable_data());
+    return a;
+  };
+  p.def(
+      "sky_depth",
+      [=](const ParticleModel& model, const ParticleState& state, const Vec2& lo_m,
+          const Vec2& hi_m, double z_camera_m, int width_px, int height_px,
+          const std::vector<Eigen::Matrix4d>& X_WB) {
+        SkyCamera camera{lo_m.x(), hi_m.x(), lo_m.y(), hi_m.y(), z_camera_m, width_px, height_px};
+        const std::vector<CameraBody> bodies = camera_bodies(model, X_WB);
+        DepthImage image;
+        {
+          py::gil_scoped_release unlocked;
+          image = render_depth(camera, spheres(state), bodies);
+        }
+        return image_array(image);
+      },
+      py::arg("model"), py::arg("state"), py::arg("lo_m"), py::arg("hi_m"), py::arg("z_camera_m"),
+      py::arg("width_px"), py::arg("height_px"),
+      py::arg("body_poses") = std::vector<Eigen::Matrix4d>{},
+      "Orthographic depth image looking down (-z) from z_camera_m over the rectangle lo_m..hi_m: "
+      "(height_px, width_px) float32 [m], row 0 at y = hi_m (a map with +y up), +inf where "
+      "nothing is seen. Bodies are drawn at body_poses (one per model body, or none).");
+  p.def(
+      "perspective_depth",
+      [=](const ParticleModel& model, const ParticleState& state, const Eigen::Matrix4d& X_WC,
+          double fov_y_rad, int width_px, int height_px, double max_range_m,
+          const std::vector<Eigen::Matrix4d>& X_WB) {
+        PerspectiveCamera camera{python::matrix_to_pose(X_WC), fov_y_rad, width_px, height_px,
+                                 max_range_m};
+        const std::vector<CameraBody> bodies = camera_bodies(model, X_WB);
+        DepthImage image;
+        {
+          py::gil_scoped_release unlocked;
+          image = render_depth(camera, spheres(state), bodies);
+        }
+        return image_array(image);
+      },
+      py::arg("model"), py::arg("state"), py::arg("X_WC"), py::arg("fov_y_rad"),
+      py::arg("width_px"), py::arg("height_px"),
+      py::arg("max_range_m") = std::numeric_limits<double>::infinity(),
+      py::arg("body_poses") = std::vector<Eigen::Matrix4d>{},
+      "Pinhole depth image from pose X_WC (looking along +z_C, x_C right, y_C down): "
+      "(height_px, width_px) float32 distances along z_C [m], +inf where nothing is seen.");
+
+  // ---------------------------------------------------------------- scenario files
+  py::class_<ParticleScenario>(p, "Scenario",
+                               "A particle scenario file, read and checked, not run.")
+      .def_readonly("name", &ParticleScenario::name)
+      .def_readonly("description", &ParticleScenario::description)
+      .def_readonly("model", &ParticleScenario::model)
+      .def_readonly("steps", &ParticleScenario::steps, "Steps of the file's main run.")
+      .def_property_readonly("body_names",
+                             [](const ParticleScenario& sc) {
+                               std::vector<std::string> names;
+                               for (const CoupledBody& b : sc.model.bodies) names.push_back(b.name);
+                               return names;
+                             })
+      .def(
+          "initial_state", [](const ParticleScenario& sc) { return sc.initial; },
+          "A fresh State: the bed as the file builds it, before any settling.")
+      .def(
+          "body_motions",
+          [](const ParticleScenario& sc, double t_s) {
+            std::vector<Eigen::Matrix4d> poses;
+            std::vector<Twist> twists;
+            for (const BodyMotion& motion : motions_at(sc.drivers, t_s)) {
+              poses.push_back(python::pose_to_matrix(motion.X_WB));
+              twists.push_back(motion.V_WB);
+            }
+            return py::make_tuple(poses, twists);
+          },
+          py::arg("t_s"),
+          "The file's body motions at time t_s: (poses, twists), ready for step(body_poses=..., "
+          "body_twists=...).");
+  p.def(
+      "load",
+      [](const std::filesystem::path& file) {
+        return load_particle_scenario(ScenarioDocument::load(file)->root());
+      },
+      py::arg("scenario"),
+      "Reads a particle scenario file into its Model, initial State and body motions without "
+      "running it (raises ScenarioError naming the file, line and key).");
 }

@@ -89,6 +89,8 @@ class ScmState {
 
   double time_s = 0.0;
   long step = 0;
+  int nx() const { return nx_; }  ///< nodes along x of the map (the model's)
+  int ny() const { return ny_; }  ///< nodes along y
   /// Bounding box of each body's nodes in contact after the last step (bodies without contact
   /// have none): the next step revisits them so nodes a body left are released.
   std::vector<Footprint> contact_boxes;

@@ -18,30 +18,46 @@ CellBox unite(const CellBox& a, const CellBox& b) {
   return {std::min(a.i0, b.i0), std::min(a.j0, b.j0), std::max(a.i1, b.i1), std::max(a.j1, b.j1)};
 }
 
-// Stage 1: each tool's pose and twist at time t, from its driver.
-std::vector<ToolPlacement> drive_tools(const ShapingModel& model, double t_s) {
+// Stage 1: each tool's shape at its pose and twist for this step.
+std::vector<ToolPlacement> place_tools(const ShapingModel& model,
+                                       std::span<const BodyMotion> tools) {
+  if (tools.size() != model.tools.size()) {
+    throw std::invalid_argument(fmt::format("shaping step: {} tool motions given for {} tools",
+                                            tools.size(), model.tools.size()));
+  }
   std::vector<ToolPlacement> placements;
-  placements.reserve(model.tools.size());
-  for (const ShapingTool& tool : model.tools) {
-    placements.push_back({&tool.shape, pose_at(tool.driver, t_s), twist_at(tool.driver, t_s)});
+  placements.reserve(tools.size());
+  for (std::size_t k = 0; k < tools.size(); ++k) {
+    placements.push_back({&model.tools[k].shape, tools[k].X_WB, tools[k].V_WB});
   }
   return placements;
+}
+
+// The tools' poses and twists at time t from their drivers.
+std::vector<BodyMotion> driven_tools(const ShapingModel& model, double t_s) {
+  std::vector<BodyMotion> motions;
+  motions.reserve(model.tools.size());
+  for (const ShapingTool& tool : model.tools) {
+    motions.push_back({pose_at(tool.driver, t_s), twist_at(tool.driver, t_s)});
+  }
+  return motions;
 }
 
 // Stage 1b: no tool may jump past a cell in one step: the push model carries the sand of the cells
 // a tool overlaps, so a tool moving further would leave the cells between untouched (a 9 cm jump
 // on a 5 mm grid went through the sand and reported success). The scenario reader refuses such a
-// motion before the run (check_tool_travel); this catches models built in code.
+// motion before the run (check_tool_travel); this catches models built in code and tools moved
+// from Python.
 void check_tool_travel(const ShapingModel& model, const ShapingState& state,
-                       const std::vector<ToolPlacement>& placements,
-                       const std::vector<ToolPlacement>& previous) {
+                       const std::vector<ToolPlacement>& placements) {
   for (std::size_t k = 0; k < placements.size(); ++k) {
-    const double moved = (placements[k].X_WB.translation() - previous[k].X_WB.translation()).norm();
+    const double moved = (placements[k].X_WB.translation() - state.tool_p_W[k]).norm();
     if (!(moved <= model.heightmap.cell_size_m * (1.0 + 1e-9))) {
       throw std::runtime_error(fmt::format(
           "step {} (t = {:.4f} s): tool '{}' moved {:.4g} m in one step, more than one cell "
           "({:g} m): the sand it passed over was not pushed; stopping (lower time_step_s)",
-          state.step, state.time_s, model.tools[k].name, moved, model.heightmap.cell_size_m));
+          state.step + 1, state.time_s + model.time_step_s, model.tools[k].name, moved,
+          model.heightmap.cell_size_m));
     }
   }
 }
@@ -107,6 +123,7 @@ ShapingState ShapingState::initial(const ShapingModel& model, HeightmapState hei
   s.heightmap = std::move(heightmap);
   s.heightmap.blocked.assign(s.heightmap.height_m.size(), 0);
   s.tool_in_contact.assign(model.tools.size(), 0);
+  for (const BodyMotion& m : driven_tools(model, 0.0)) s.tool_p_W.push_back(m.X_WB.translation());
   return s;
 }
 
@@ -127,12 +144,21 @@ void validate(const ShapingModel& model) {
 }
 
 ShapingStepReport step(const ShapingModel& model, ShapingState& state, ShapingWorkspace& work) {
+  const double t_s = static_cast<double>(state.step + 1) * model.time_step_s;
+  return step(model, state, driven_tools(model, t_s), work);
+}
+
+ShapingStepReport step(const ShapingModel& model, ShapingState& state,
+                       std::span<const BodyMotion> tools, ShapingWorkspace& work) {
+  const std::vector<ToolPlacement> placements = place_tools(model, tools);
+  check_tool_travel(model, state, placements);
   ShapingStepReport report;
   state.time_s = static_cast<double>(state.step + 1) * model.time_step_s;
   ++state.step;
-  const std::vector<ToolPlacement> placements = drive_tools(model, state.time_s);
-  check_tool_travel(model, state, placements, drive_tools(model, state.time_s - model.time_step_s));
   const CellBox touched = push_tools(model, state, placements, work, report);
+  for (std::size_t k = 0; k < placements.size(); ++k) {
+    state.tool_p_W[k] = placements[k].X_WB.translation();
+  }
   erode(model, state, touched, work, report);
   check_finite(model, state, touched);
   return report;

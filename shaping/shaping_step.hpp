@@ -2,9 +2,11 @@
 // One step of the sand-shaping tier (paper 003 §3, Fig. 2): drivers move the tools, the tools
 // push the sand they overlap, erosion brings the surface back to the angle of repose.
 
+#include <span>
 #include <string>
 #include <vector>
 
+#include "core/contact_tier.hpp"
 #include "core/driver.hpp"
 #include "core/shape.hpp"
 #include "shaping/heightmap.hpp"
@@ -32,6 +34,7 @@ struct ShapingState {
   double time_s = 0.0;
   long step = 0;
   std::vector<std::uint8_t> tool_in_contact;  ///< per tool: did it cut sand in the last step?
+  std::vector<Vec3> tool_p_W;  ///< per tool: its position after the last step (travel check) [m]
 
   static ShapingState initial(const ShapingModel& model, HeightmapState heightmap);
 };
@@ -53,9 +56,16 @@ struct ShapingStepReport {
 /// Checks the model; throws std::invalid_argument naming the bad field.
 void validate(const ShapingModel& model);
 
-/// Advances the state by one time step: tools to their poses at the new time, push, erode.
-/// Throws std::runtime_error naming the step and cell if a height becomes NaN or infinite.
+/// Advances the state by one time step: tools to their drivers' poses at the new time, push,
+/// erode. Throws std::runtime_error naming the step and cell if a height becomes NaN or infinite,
+/// or naming the tool if it moved more than one cell since the last step.
 ShapingStepReport step(const ShapingModel& model, ShapingState& state, ShapingWorkspace& work);
+
+/// The same with the tools at `tools` (one per model.tools: pose and twist at the new time
+/// state.time_s + time_step_s, from a controller, planner or learning agent); the drivers are not
+/// read. Throws std::invalid_argument when tools.size() != model.tools.size().
+ShapingStepReport step(const ShapingModel& model, ShapingState& state,
+                       std::span<const BodyMotion> tools, ShapingWorkspace& work);
 
 /// Total sand volume above z = 0 [m^3].
 double sand_volume_m3(const HeightmapModel& model, const HeightmapState& state);

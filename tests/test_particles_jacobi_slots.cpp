@@ -84,9 +84,9 @@ struct SlotFixture {
 };
 
 TEST(ParticlesJacobiSlots, LanesAndScalarGiveTheSameBitsForAnyStart) {
-#if defined(__AVX2__)
-  EXPECT_EQ(slot_lanes(), 8);  // the lanes really run here: this is not scalar against scalar
-#endif
+  // Without the vector path both sides below are the scalar form: nothing would be compared.
+  if (slot_lanes() == 1) GTEST_SKIP() << "the library was built without the 8-lane (AVX2) path";
+  EXPECT_EQ(slot_lanes(), 8);
   for (int begin = 0; begin < 9; ++begin) {
     SlotFixture lanes, scalar;
     const float lane_change = solve_slots(lanes.pass(), begin, SlotFixture::kEntries);
@@ -199,7 +199,7 @@ TEST(ParticlesJacobiSlots, MirrorsOfADetectedBedAreExactNegatives) {
     ParticleState state = testing::box_bed(0.05, 0.06);  // a small bed, settling
     ParticleWorkspace w;
     testing::run(model, state, w, 150);
-    const ContactList& c = w.contacts;
+    const ContactList& c = state.contacts;
     std::size_t pairs = 0;
     for (std::size_t i = 0; i < c.particles(); ++i) {
       for (std::int32_t k = c.start[i]; k < c.end[i]; ++k) {

@@ -57,10 +57,17 @@ TEST(ImagePng, WriteErrorNamesThePathAndTheReason) {
 
 TEST(ImagePng, WriteFailureOnAFullDeviceIsReported) {
   if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full here";
-  const std::string message = error_of([] { write_png("/dev/full", RgbImage(64, 64)); });
-  EXPECT_NE(message.find("/dev/full"), std::string::npos) << message;
+  // Written through a link of the user's to the full device: the error names the path and the
+  // cause, and the failed write removes nothing that is not a file talus wrote (the link is the
+  // user's; removing "the failed file" would take it, whatever the process's privileges).
+  ScratchDir scratch;
+  const fs::path link = scratch.path() / "picture.png";
+  fs::create_symlink("/dev/full", link);
+  const std::string message = error_of([&] { write_png(link, RgbImage(64, 64)); });
+  EXPECT_NE(message.find(link.string()), std::string::npos) << message;
   EXPECT_NE(message.find(std::strerror(ENOSPC)), std::string::npos) << message;
-  EXPECT_TRUE(fs::exists("/dev/full"));  // only regular files are cleaned up
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link))) << "the user's link was removed";
+  EXPECT_TRUE(fs::is_character_file("/dev/full"));
 }
 
 TEST(ImagePng, ReadsGreyAndTransparentPngsAsRgb) {

@@ -258,13 +258,27 @@ TEST(ShapingScenario, CliReplacesOnlyAnEarlierTalusOutputAndOnlyWhenAsked) {
 }
 
 TEST(ShapingScenario, CliHelpDescribesTheCommands) {
+  // Each command and option is listed with the sentence that explains it, not just its name.
   std::string out;
   EXPECT_EQ(run_cli("--help", &out), 0);
-  EXPECT_NE(out.find("run"), std::string::npos);
-  EXPECT_NE(out.find("check"), std::string::npos);
+  for (const char* line :
+       {"run", "Run a scenario and write its outputs", "check",
+        "Read and validate a scenario without running it", "--version", "docs/scenarios.md"}) {
+    EXPECT_NE(out.find(line), std::string::npos) << "talus --help lacks '" << line << "':\n" << out;
+  }
   EXPECT_EQ(run_cli("run --help", &out), 0);
-  EXPECT_NE(out.find("--out"), std::string::npos);
-  EXPECT_NE(out.find("temporary folder"), std::string::npos);
+  for (const char* line :
+       {"scenario", "Scenario file (.toml)", "--out", "a new or empty folder", "temporary folder",
+        "talus never writes over files it did not write", "--replace", "holds an earlier talus run",
+        "--threads", "TALUS_THREADS", "--quiet", "No progress"}) {
+    EXPECT_NE(out.find(line), std::string::npos) << "talus run --help lacks '" << line << "':\n"
+                                                 << out;
+  }
+  EXPECT_EQ(run_cli("check --help", &out), 0);
+  EXPECT_NE(out.find("exit code 2 if it is wrong"), std::string::npos) << out;
+  // An unknown command is refused with exit 2, naming it.
+  EXPECT_EQ(run_cli("frobnicate", &out), 2);
+  EXPECT_NE(out.find("frobnicate"), std::string::npos) << out;
 }
 
 TEST(ShapingScenario, NanInTheHeightmapStopsTheRunNamingStepAndCell) {

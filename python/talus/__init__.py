@@ -1,8 +1,12 @@
 """talus: robots in sand, soil and gravel, at four levels of fidelity.
 
-The compiled core lives in talus._talus; everything is re-exported here. Units are SI, poses are
-4x4 numpy arrays (X_WB: pose of body B in world W), and heightmap arrays are numpy views of the
-C++ state, shaped (ny, nx), without copies.
+The compiled core lives in talus._talus; its top level (shapes, poses, drivers, robots, scenario
+files) is re-exported here, and each tier is a submodule in one style: talus.shaping,
+talus.particles and talus.scm each have Model, State, Workspace, step(model,
+state, workspace, <bodies' poses and twists>) and load(scenario_file). State.copy() is a snapshot
+that continues bit for bit like the original. Units are SI, poses are 4x4 numpy arrays (X_WB:
+pose of body B in world W). Arrays are copies except where a docstring says "view" (heightmaps of
+the shaping tier, SCM tile views), which stay valid for their state's life (docs/python.md).
 """
 
 import json as _json
@@ -10,11 +14,15 @@ import json as _json
 from ._talus import *  # noqa: F401,F403
 from ._talus import __version__  # noqa: F401
 from . import _talus
+from ._talus import particles, scm, shaping  # noqa: F401
 
 
-def run_scenario(scenario, out):
-    """Runs a scenario file (TOML) into the folder `out`; returns summary.json as a dict."""
-    return _json.loads(_talus.run_scenario(str(scenario), str(out)))
+def run_scenario(scenario, out, replace=False):
+    """Runs a scenario file (TOML) into the folder `out`; returns summary.json as a dict.
+
+    `out` must be a new or empty folder, or with replace=True an earlier talus output (talus never
+    writes over files it did not write)."""
+    return _json.loads(_talus.run_scenario(str(scenario), str(out), replace))
 
 
 def check_scenario(scenario):

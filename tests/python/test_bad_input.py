@@ -102,7 +102,7 @@ BAD_PARTICLE_MODEL_VALUES = {
 
 @pytest.mark.parametrize("field", sorted(BAD_PARTICLE_MODEL_VALUES))
 def test_particle_model_setters_refuse_what_the_file_reader_refuses(field):
-    model = talus.particles.ParticleModel()
+    model = talus.particles.Model()
     before = getattr(model, field)
     for value in BAD_PARTICLE_MODEL_VALUES[field]:
         with pytest.raises(ValueError, match=field):
@@ -114,7 +114,7 @@ def test_particle_model_setters_refuse_what_the_file_reader_refuses(field):
 
 
 def test_threads_100000_no_longer_reaches_the_step():
-    model = talus.particles.ParticleModel()
+    model = talus.particles.Model()
     with pytest.raises(ValueError, match=r"threads = 100000 is not in \[0, 1024\]"):
         model.threads = 100000
 

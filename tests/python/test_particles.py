@@ -1,5 +1,5 @@
 """Particle tier from Python: beds, a model with a container and a driven body, steps, and the
-float32 state arrays and body wrenches as numpy views without copies."""
+float32 state arrays and body wrenches as numpy copies, written by assignment."""
 
 import numpy as np
 import pytest
@@ -10,7 +10,7 @@ P = talus.particles
 
 
 def small_sim(friction=0.5):
-    model = P.ParticleModel()
+    model = P.Model()
     model.dt_s = 1e-3
     model.friction = model.wall_friction = model.body_friction = friction
     model.threads = 1
@@ -23,50 +23,54 @@ def test_random_bed_is_seeded_and_has_no_overlap():
     a = P.make_random_bed([-0.05, -0.05, 0.0], [0.05, 0.05, 0.1], count=300, radius_m=0.005, seed=4)
     b = P.make_random_bed([-0.05, -0.05, 0.0], [0.05, 0.05, 0.1], count=300, radius_m=0.005, seed=4)
     assert len(a) == 300
-    sa, sb = P.Simulation(P.ParticleModel(), a), P.Simulation(P.ParticleModel(), b)
+    sa, sb = P.Simulation(P.Model(), a), P.Simulation(P.Model(), b)
     assert np.array_equal(sa.x_m, sb.x_m)
     pts = np.stack([sa.x_m, sa.y_m, sa.z_m], axis=1).astype(np.float64)
     d = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2) + np.eye(300)
     assert d.min() >= 0.01 - 1e-6
 
 
-def test_positions_are_float32_views_without_copy():
+def test_positions_are_float32_copies_written_by_assignment():
     sim = small_sim()
     x = sim.x_m
     assert x.dtype == np.float32 and x.shape == (len(sim.state),)
-    assert np.shares_memory(x, sim.x_m)     # the same C++ buffer, no copy
-    x[0] += 0.001                           # a write reaches the state
+    assert not np.shares_memory(x, sim.x_m)  # a copy: a step never frees or changes it
+    x[0] += 0.001
+    assert sim.x_m[0] != x[0]
+    sim.x_m = x                              # assigning the whole array writes the state
     assert sim.x_m[0] == x[0]
-    z0 = sim.z_m.copy()
+    z0 = sim.z_m
     sim.step(20)
-    z = sim.z_m                             # read again after stepping
+    z = sim.z_m
     assert z.dtype == np.float32
     assert z.mean() < z0.mean()             # the lattice settled under gravity
     assert sim.time_s == pytest.approx(0.02)
 
 
-def test_positions_written_through_views_between_steps_are_seen():
-    # The step keeps a Verlet neighbour list between steps; a position written through the view
+def test_positions_written_between_steps_are_seen():
+    # The step keeps a Verlet neighbour list between steps; a position written between steps
     # must still make contacts at once, exactly as without the list.
     results = []
     for skin in (0.3, 0.0):
-        model = P.ParticleModel()
+        model = P.Model()
         model.gravity_m_per_s2 = [0.0, 0.0, 0.0]
         model.neighbour_skin_radii = skin
         model.set_box_container([0.0, 0.0, 0.0], [0.1, 0.1, 0.1])
-        state = P.ParticleState()
+        state = P.State()
         state.add([0.03, 0.05, 0.05], [0, 0, 0], 0.005, 1e-3)
         state.add([0.07, 0.05, 0.05], [0, 0, 0], 0.005, 1e-3)
         sim = P.Simulation(model, state)
         sim.step(3)
-        sim.x_m[1] = 0.038                  # 2 mm into particle 0
+        x = sim.x_m
+        x[1] = 0.038                        # 2 mm into particle 0
+        sim.x_m = x
         sim.step(1)
         assert sim.x_m[0] < 0.03 and sim.x_m[1] > 0.038
-        results.append(sim.x_m.copy())
+        results.append(sim.x_m)
     assert np.array_equal(results[0], results[1])
 
 
-def test_driven_blade_feels_the_bed_and_wrenches_are_views():
+def test_driven_blade_feels_the_bed_and_wrenches_are_copies():
     sim = small_sim()
     sim.settle(kinetic_energy_per_particle_J=1e-8, max_steps=1500)
     t0 = sim.time_s
@@ -82,15 +86,15 @@ def test_driven_blade_feels_the_bed_and_wrenches_are_views():
         sim.step(10)
         w = sim.wrenches
         assert w.shape == (1, 3, 3) and w.dtype == np.float64
-        assert np.shares_memory(w, sim.wrenches)
+        assert not np.shares_memory(w, sim.wrenches)  # the next step reassigns the C++ vector
         fx.append(w[0, 0, 0])
     assert np.mean(fx[20:]) < -0.01      # the bed resists the push along +x: f_x < 0
 
 
 def test_bad_input_is_refused_naming_the_particle():
-    model = P.ParticleModel()
+    model = P.Model()
     model.set_box_container([0, 0, 0], [0.1, 0.1, 0.1])
-    state = P.ParticleState()
+    state = P.State()
     state.add([0.05, 0.05, 0.05], [0, 0, 0], 0.005, 1e-3)
     state.add([0.5, 0.05, 0.05], [0, 0, 0], 0.005, 1e-3)   # outside the box
     with pytest.raises(ValueError, match="particle 1"):

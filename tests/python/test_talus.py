@@ -16,12 +16,12 @@ SOURCE_DIR = pathlib.Path(os.environ.get("TALUS_SOURCE_DIR", pathlib.Path(__file
 def small_model(**kw):
     args = dict(nx=30, ny=20, cell_size_m=0.01, repose_angle_deg=30.0, tolerance_m=1e-10)
     args.update(kw)
-    return talus.HeightmapModel(**args)
+    return talus.shaping.HeightmapModel(**args)
 
 
 def test_heights_are_a_writable_view_without_copy():
     model = small_model()
-    state = talus.HeightmapState.flat(model, 0.05)
+    state = talus.shaping.HeightmapState.flat(model, 0.05)
     h = state.heights(model)
     assert h.shape == (20, 30) and h.dtype == np.float64
     h[5, 7] = 0.2
@@ -33,23 +33,23 @@ def test_heights_are_a_writable_view_without_copy():
 
 def test_erosion_brings_a_spike_to_repose_and_conserves_volume():
     model = small_model()
-    state = talus.HeightmapState.flat(model, 0.05)
+    state = talus.shaping.HeightmapState.flat(model, 0.05)
     state.heights(model)[10, 15] += 0.1
-    v0 = talus.sand_volume_m3(model, state)
-    result = talus.erode_to_steady_state(model, state)
+    v0 = talus.shaping.sand_volume_m3(model, state)
+    result = talus.shaping.erode_to_steady_state(model, state)
     assert result.converged
     assert result.updates > 1
-    assert talus.max_repose_excess(model, state) <= 1e-9
-    assert abs(talus.sand_volume_m3(model, state) - v0) / v0 < 1e-12
+    assert talus.shaping.max_repose_excess(model, state) <= 1e-9
+    assert abs(talus.shaping.sand_volume_m3(model, state) - v0) / v0 < 1e-12
     h = state.heights(model)
     assert h.max() < 0.15 and h.max() > 0.05
 
 
 def test_bad_model_arguments_raise_with_the_field_name():
     with pytest.raises(ValueError, match="cell_size_m"):
-        talus.HeightmapModel(nx=10, ny=10, cell_size_m=-1.0, repose_angle_deg=30.0)
+        talus.shaping.HeightmapModel(nx=10, ny=10, cell_size_m=-1.0, repose_angle_deg=30.0)
     with pytest.raises(ValueError, match="repose"):
-        talus.HeightmapModel(nx=10, ny=10, cell_size_m=0.01, repose_angle_deg=95.0)
+        talus.shaping.HeightmapModel(nx=10, ny=10, cell_size_m=0.01, repose_angle_deg=95.0)
 
 
 def test_shapes_and_drivers():
@@ -72,38 +72,38 @@ def test_step_a_blade_through_sand():
     blade = talus.BoxShape(np.array([0.003, 0.04, 0.05]))
     start = talus.make_pose(np.array([0.1, 0.1, 0.09]))
     driver = talus.ConstantTwistDriver(start, talus.Twist(v_WBo=np.array([0.1, 0.0, 0.0])))
-    sim = talus.ShapingModel(model, [talus.ShapingTool("blade", blade, driver)], 0.05)
-    state = talus.ShapingState(sim, talus.HeightmapState.flat(model, 0.05))
-    work = talus.ShapingWorkspace()
-    v0 = talus.sand_volume_m3(model, state.heightmap)
-    reports = [talus.step(sim, state, work) for _ in range(10)]
+    sim = talus.shaping.Model(model, [talus.shaping.Tool("blade", blade, driver)], 0.05)
+    state = talus.shaping.State(sim, talus.shaping.HeightmapState.flat(model, 0.05))
+    work = talus.shaping.Workspace()
+    v0 = talus.shaping.sand_volume_m3(model, state.heightmap)
+    reports = [talus.shaping.step(sim, state, work) for _ in range(10)]
     assert state.step == 10 and state.time_s == pytest.approx(0.5)
     assert all(r.erosion_converged for r in reports)
     assert sum(r.displaced_volume_m3 for r in reports) > 0
-    assert abs(talus.sand_volume_m3(model, state.heightmap) - v0) / v0 < 1e-12
+    assert abs(talus.shaping.sand_volume_m3(model, state.heightmap) - v0) / v0 < 1e-12
     h = state.heightmap.heights(model)
     assert h[10, 12] == pytest.approx(0.04, abs=1e-9)   # trench behind the blade, at its depth
 
 
 def test_straight_push_primitive():
     model = small_model(nx=60, ny=40, cell_size_m=0.005, tolerance_m=1e-9)
-    state = talus.HeightmapState.flat(model, 0.05)
-    push = talus.StraightPush(np.array([0.06, 0.1]), np.array([0.2, 0.1]), bottom_z_m=0.04, blade_width_m=0.05)
-    report = talus.execute_straight_push(model, state, push)
+    state = talus.shaping.HeightmapState.flat(model, 0.05)
+    push = talus.shaping.StraightPush(np.array([0.06, 0.1]), np.array([0.2, 0.1]), bottom_z_m=0.04, blade_width_m=0.05)
+    report = talus.shaping.execute_straight_push(model, state, push)
     assert report.erosion_converged
     assert state.heights(model)[20, 25] == pytest.approx(0.04, abs=1e-6)
 
 
 def test_planner_matches_exhaustive_search_and_counts_nodes():
-    goal = talus.BinaryMap.from_rows(["###", "#.#", "#.#"])
-    plan = talus.plan_single_stroke_trench(goal)
+    goal = talus.shaping.BinaryMap.from_rows(["###", "#.#", "#.#"])
+    plan = talus.shaping.plan_single_stroke_trench(goal)
     assert plan.found
-    assert plan.steps == talus.exhaustive_min_steps(goal)
+    assert plan.steps == talus.shaping.exhaustive_min_steps(goal)
     assert len(plan.actions) == plan.steps
     assert plan.nodes_expanded > 0
-    s = talus.letter_map("S")
-    paper = talus.plan_single_stroke_trench(s, talus.TrenchHeuristic.CellsRemaining)
-    ours = talus.plan_single_stroke_trench(s, talus.TrenchHeuristic.PathCover)
+    s = talus.shaping.letter_map("S")
+    paper = talus.shaping.plan_single_stroke_trench(s, talus.shaping.TrenchHeuristic.CellsRemaining)
+    ours = talus.shaping.plan_single_stroke_trench(s, talus.shaping.TrenchHeuristic.PathCover)
     assert ours.steps == paper.steps
     assert ours.nodes_expanded < paper.nodes_expanded
 

@@ -1,0 +1,280 @@
+// Python bindings of the sand-shaping tier (talus.shaping, paper 003): heightmap model and state,
+// erosion, tools, the step (tools from their drivers or posed from Python), snapshots, the trench
+// planner, and a loader from a scenario file.
+//
+// Heightmap arrays are numpy views of the C++ state (no copies): writing to them changes the
+// sand. The heights live in one vector that the step changes in place, so a view stays valid and
+// current for as long as the state lives (the view keeps it alive).
+
+#include <pybind11/eigen.h>
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <optional>
+
+#include "core/scenario_file.hpp"
+#include "core/units.hpp"
+#include "python/bind_common.hpp"
+#include "shaping/erosion.hpp"
+#include "shaping/letter_maps.hpp"
+#include "shaping/shaping_scenario.hpp"
+#include "shaping/shaping_step.hpp"
+#include "shaping/tool_motions.hpp"
+#include "shaping/trench_planner.hpp"
+
+namespace py = pybind11;
+
+namespace talus::python {
+
+using namespace talus::shaping;
+
+void bind_shaping(py::module_& parent) {
+  py::module_ m = parent.def_submodule("shaping", "The sand-shaping tier (paper 003).");
+
+  py::enum_<Connectivity>(m, "Connectivity")
+      .value("Four", Connectivity::Four)
+      .value("Eight", Connectivity::Eight);
+
+  py::class_<HeightmapModel>(
+      m, "HeightmapModel",
+      "Grid geometry and material of the sand-shaping tier (immutable in use).")
+      .def(py::init([](int nx, int ny, double cell, double repose_deg, int connectivity, double ox,
+                       double oy, double flow_rate, double tol, int max_updates) {
+             HeightmapModel hm;
+             hm.nx = nx;
+             hm.ny = ny;
+             hm.cell_size_m = cell;
+             hm.repose_angle_rad = deg_to_rad(repose_deg);
+             if (connectivity != 4 && connectivity != 8) {
+               throw std::invalid_argument("connectivity must be 4 or 8");
+             }
+             hm.connectivity = connectivity == 4 ? Connectivity::Four : Connectivity::Eight;
+             hm.origin_x_m = ox;
+             hm.origin_y_m = oy;
+             hm.flow_rate = flow_rate;
+             hm.tolerance_m = tol;
+             hm.max_updates = max_updates;
+             validate(hm);
+             return hm;
+           }),
+           py::arg("nx"), py::arg("ny"), py::arg("cell_size_m"), py::arg("repose_angle_deg"),
+           py::arg("connectivity") = 8, py::arg("origin_x_m") = 0.0, py::arg("origin_y_m") = 0.0,
+           py::arg("flow_rate") = 0.0, py::arg("tolerance_m") = 1e-9,
+           py::arg("max_updates") = 100000)
+      .def_readonly("nx", &HeightmapModel::nx)
+      .def_readonly("ny", &HeightmapModel::ny)
+      .def_readonly("cell_size_m", &HeightmapModel::cell_size_m)
+      .def_readonly("origin_x_m", &HeightmapModel::origin_x_m)
+      .def_readonly("origin_y_m", &HeightmapModel::origin_y_m)
+      .def_readonly("repose_angle_rad", &HeightmapModel::repose_angle_rad)
+      .def_readonly("connectivity", &HeightmapModel::connectivity)
+      .def_readonly("tolerance_m", &HeightmapModel::tolerance_m)
+      .def_property_readonly("flow_rate",
+                             [](const HeightmapModel& hm) { return effective_flow_rate(hm); });
+
+  py::class_<HeightmapState>(m, "HeightmapState", "Sand heights; arrays are (ny, nx) numpy views.")
+      .def_static("flat", &HeightmapState::flat, py::arg("model"), py::arg("height_m"))
+      .def_property_readonly("shape", [](const HeightmapState& s) { return s.height_m.size(); })
+      .def(
+          "heights",
+          [](py::object self, const HeightmapModel& hm) {
+            auto& s = self.cast<HeightmapState&>();
+            return grid_view(s.height_m, hm.ny, hm.nx, self);
+          },
+          py::arg("model"), "(ny, nx) float64 view of the heights [m]; row j is y, column i is x.")
+      .def(
+          "blocked",
+          [](py::object self, const HeightmapModel& hm) {
+            auto& s = self.cast<HeightmapState&>();
+            return grid_view(s.blocked, hm.ny, hm.nx, self);
+          },
+          py::arg("model"), "(ny, nx) uint8 view: 1 where a tool occupies the cell.");
+
+  py::class_<ErosionResult>(m, "ErosionResult")
+      .def_readonly("updates", &ErosionResult::updates)
+      .def_readonly("converged", &ErosionResult::converged)
+      .def_readonly("max_excess_m", &ErosionResult::max_excess_m);
+  m.def(
+      "erode_to_steady_state",
+      [](const HeightmapModel& hm, HeightmapState& s) {
+        std::vector<double> scratch;
+        return erode_to_steady_state(hm, s, CellBox::whole(hm), scratch);
+      },
+      py::arg("model"), py::arg("state"),
+      "Erodes the whole grid to the angle of repose (paper 003 §3.1); returns the updates taken.");
+  m.def("max_repose_excess", &max_repose_excess, py::arg("model"), py::arg("state"),
+        "Largest height difference above the repose limit over all neighbour pairs [m].");
+  m.def("default_flow_rate", &default_flow_rate);
+  m.def("sand_volume_m3", &sand_volume_m3, py::arg("model"), py::arg("state"));
+
+  // ---------------------------------------------------------------- tools and steps
+  py::class_<ShapingTool>(m, "Tool",
+                          "A shape moved by a driver (or, with step(..., tools=...), from Python).")
+      .def(py::init([](std::string name, Shape shape, Driver driver) {
+             return ShapingTool{std::move(name), std::move(shape), std::move(driver)};
+           }),
+           py::arg("name"), py::arg("shape"), py::arg("driver"))
+      .def_readonly("name", &ShapingTool::name);
+  py::class_<ShapingModel>(m, "Model",
+                           "Heightmap, tools and time step: what does not change while stepping.")
+      .def(py::init([](const HeightmapModel& hm, std::vector<ShapingTool> tools, double dt) {
+             ShapingModel sm{hm, std::move(tools), dt};
+             validate(sm);
+             return sm;
+           }),
+           py::arg("heightmap"), py::arg("tools"), py::arg("time_step_s"))
+      .def_readonly("heightmap", &ShapingModel::heightmap)
+      .def_readonly("time_step_s", &ShapingModel::time_step_s);
+  py::class_<ShapingStepReport>(m, "StepReport")
+      .def_readonly("displaced_volume_m3", &ShapingStepReport::displaced_volume_m3)
+      .def_readonly("erosion_updates", &ShapingStepReport::erosion_updates)
+      .def_readonly("erosion_converged", &ShapingStepReport::erosion_converged)
+      .def_readonly("max_repose_excess_m", &ShapingStepReport::max_repose_excess_m)
+      .def_readonly("cells_in_contact", &ShapingStepReport::cells_in_contact);
+  py::class_<ShapingWorkspace>(m, "Workspace", "Scratch memory of the step; carries no results.")
+      .def(py::init<>());
+  py::class_<ShapingState> state_class(
+      m, "State",
+      "Sand heights, time and the tools' last positions: everything that "
+      "changes while stepping. copy() is a snapshot that continues bit for "
+      "bit like the original.");
+  state_class
+      .def(py::init([](const ShapingModel& sm, const HeightmapState& hs) {
+             return ShapingState::initial(sm, hs);
+           }),
+           py::arg("model"), py::arg("heightmap"))
+      .def_readonly("time_s", &ShapingState::time_s)
+      .def_readonly("step", &ShapingState::step)
+      .def_property_readonly(
+          "heightmap", [](ShapingState& s) -> HeightmapState& { return s.heightmap; },
+          py::return_value_policy::reference_internal,
+          "The sand; its heights() view stays valid and current for the state's life.");
+  state_class.def(
+      "place_tools",
+      [](ShapingState& s, const ShapingModel& model, const std::vector<Eigen::Matrix4d>& X_WT) {
+        const std::vector<BodyMotion> tools = motions_from(X_WT, {}, model.tools.size(), "tool");
+        for (std::size_t k = 0; k < tools.size(); ++k) {
+          s.tool_p_W[k] = tools[k].X_WB.translation();
+        }
+      },
+      py::arg("model"), py::arg("tool_poses"),
+      "Sets where the tools are before the next step (e.g. at an episode's start) without "
+      "moving sand: the step refuses a tool that travels more than one cell from there. A new "
+      "State has its tools at their drivers' poses at time 0.");
+  def_copy(state_class);
+  m.def(
+      "step",
+      [](const ShapingModel& model, ShapingState& state, ShapingWorkspace& work,
+         const std::optional<std::vector<Eigen::Matrix4d>>& X_WT, const std::vector<Twist>& V_WT) {
+        if (!X_WT) {
+          if (!V_WT.empty()) throw std::invalid_argument("tool_twists given without tool_poses");
+          py::gil_scoped_release unlocked;
+          return step(model, state, work);
+        }
+        const std::vector<BodyMotion> tools = motions_from(*X_WT, V_WT, model.tools.size(), "tool");
+        py::gil_scoped_release unlocked;
+        return step(model, state, tools, work);
+      },
+      py::arg("model"), py::arg("state"), py::arg("workspace"), py::arg("tool_poses") = py::none(),
+      py::arg("tool_twists") = std::vector<Twist>{},
+      "One step: the tools go to their poses at the new time (tool_poses: one 4x4 X_WT per tool, "
+      "tool_twists optional, default at rest; without tool_poses the tools' drivers), push the "
+      "sand, and erosion brings it to the angle of repose. Releases the GIL. Raises RuntimeError "
+      "naming the tool when one moves more than a cell in a step, and ValueError for a wrong "
+      "number of poses.");
+
+  py::class_<StraightPush>(m, "StraightPush", "A straight blade push at constant bottom height.")
+      .def(py::init([](const Vec2& a, const Vec2& b, double z, double width, double thickness,
+                       double height, double speed) {
+             return StraightPush{a, b, z, width, thickness, height, speed};
+           }),
+           py::arg("start_W"), py::arg("end_W"), py::arg("bottom_z_m"),
+           py::arg("blade_width_m") = 0.05, py::arg("blade_thickness_m") = 0.005,
+           py::arg("blade_height_m") = 0.1, py::arg("speed_m_per_s") = 0.05);
+  m.def("execute_straight_push", &execute_straight_push, py::arg("model"), py::arg("state"),
+        py::arg("push"),
+        "Multi-stroke primitive: lower, push, lift; the state is updated in place.");
+
+  py::class_<WheelTrenchMotion>(m, "WheelTrenchMotion")
+      .def(py::init([](const Vec2& start, double heading, double surface, double sinkage,
+                       double slip, double slip_angle, double speed) {
+             return WheelTrenchMotion{start, heading, surface, sinkage, slip, slip_angle, speed};
+           }),
+           py::arg("start_W"), py::arg("heading_rad") = 0.0, py::arg("surface_z_m") = 0.0,
+           py::arg("sinkage_m") = 0.0, py::arg("slip_ratio") = 0.0, py::arg("slip_angle_rad") = 0.0,
+           py::arg("speed_m_per_s") = 0.03);
+  m.def("wheel_trench_driver", &wheel_trench_driver, py::arg("wheel"), py::arg("motion"));
+
+  // ---------------------------------------------------------------- trench planner
+  py::class_<GridCell>(m, "GridCell")
+      .def(py::init([](int r, int c) {
+             return GridCell{r, c};
+           }),
+           py::arg("row"), py::arg("col"))
+      .def_readonly("row", &GridCell::row)
+      .def_readonly("col", &GridCell::col)
+      .def("__repr__", [](const GridCell& c) {
+        return "GridCell(" + std::to_string(c.row) + ", " + std::to_string(c.col) + ")";
+      });
+  py::class_<BinaryMap>(m, "BinaryMap", "Goal map: '#' cells are to be trenched.")
+      .def_static("from_rows", &BinaryMap::from_rows)
+      .def_readonly("rows", &BinaryMap::rows)
+      .def_readonly("cols", &BinaryMap::cols)
+      .def("count", &BinaryMap::count)
+      .def("to_rows", &BinaryMap::to_rows)
+      .def("__eq__", [](const BinaryMap& a, const BinaryMap& b) { return a == b; });
+  py::enum_<TrenchHeuristic>(m, "TrenchHeuristic")
+      .value("CellsRemaining", TrenchHeuristic::CellsRemaining)
+      .value("PathCover", TrenchHeuristic::PathCover);
+  py::class_<TrenchPlan>(m, "TrenchPlan")
+      .def_readonly("found", &TrenchPlan::found)
+      .def_readonly("failure", &TrenchPlan::failure)
+      .def_readonly("start", &TrenchPlan::start)
+      .def_readonly("cells", &TrenchPlan::cells)
+      .def_readonly("steps", &TrenchPlan::steps)
+      .def_readonly("nodes_expanded", &TrenchPlan::nodes_expanded)
+      .def_readonly("nodes_generated", &TrenchPlan::nodes_generated)
+      .def_property_readonly("actions", [](const TrenchPlan& p) {
+        std::vector<std::string> a;
+        for (const TrenchAction x : p.actions) a.emplace_back(to_string(x));
+        return a;
+      });
+  m.def(
+      "plan_single_stroke_trench",
+      [](const BinaryMap& goal, TrenchHeuristic h, double alpha, std::optional<GridCell> start) {
+        TrenchPlanOptions o;
+        o.heuristic = h;
+        o.alpha = alpha;
+        o.start = start;
+        return plan_single_stroke_trench(goal, o);
+      },
+      py::arg("goal"), py::arg("heuristic") = TrenchHeuristic::PathCover, py::arg("alpha") = 1.0,
+      py::arg("start") = std::nullopt, "A* single-stroke trench plan (paper 003 §4.2).");
+  m.def("exhaustive_min_steps", &exhaustive_min_steps, py::arg("goal"),
+        py::arg("start") = std::nullopt);
+  m.def("letter_map", &letter_map, py::arg("letter"), "7x7 goal map of a shipped letter.");
+
+  // ---------------------------------------------------------------- scenario files
+  py::class_<ShapingScenario>(m, "Scenario", "A shaping scenario file, read and checked, not run.")
+      .def_readonly("name", &ShapingScenario::name)
+      .def_readonly("description", &ShapingScenario::description)
+      .def_readonly("model", &ShapingScenario::model)
+      .def_readonly("steps", &ShapingScenario::steps, "Steps the file's run takes.")
+      .def(
+          "initial_state",
+          [](const ShapingScenario& sc) { return ShapingState::initial(sc.model, sc.initial); },
+          "A fresh State: the undisturbed sand at time 0.");
+  m.def(
+      "load",
+      [](const std::filesystem::path& file) {
+        return load_shaping_scenario(ScenarioDocument::load(file)->root());
+      },
+      py::arg("scenario"),
+      "Reads a shaping scenario file into its Model and initial State without running it (raises "
+      "ScenarioError naming the file, line and key).");
+}
+
+}  // namespace talus::python
