@@ -192,3 +192,25 @@ def test_scm_bodies_posed_from_python_and_snapshot_restores_bit_for_bit():
                      wrenches, s.step))
     for a, b in zip(*runs):
         assert np.array_equal(a, b)
+
+
+# ---------------------------------------------------------------- type stubs
+
+def test_type_stubs_cover_every_public_name():
+    """The build writes .pyi stubs (scripts/gen_stubs.py) that parse and name the whole API."""
+    import ast
+    stub_dir = pathlib.Path(talus.__file__).parent / "_talus"
+    modules = {"__init__": talus._talus, "particles": talus.particles, "scm": talus.scm,
+               "shaping": talus.shaping}
+    for stub_name, module in modules.items():
+        tree = ast.parse((stub_dir / f"{stub_name}.pyi").read_text())
+        defined = {node.name for node in tree.body
+                   if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+        defined |= {t.id for node in tree.body if isinstance(node, ast.AnnAssign)
+                    for t in [node.target] if isinstance(t, ast.Name)}
+        public = {n for n in vars(module) if not n.startswith("_")} - set(modules)
+        assert public <= defined, f"{stub_name}.pyi lacks {sorted(public - defined)}"
+    step = next(node for node in ast.parse((stub_dir / "particles.pyi").read_text()).body
+                if isinstance(node, ast.FunctionDef) and node.name == "step")
+    assert [a.arg for a in step.args.args] == ["model", "state", "workspace", "body_poses",
+                                               "body_twists"]
