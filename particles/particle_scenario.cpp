@@ -100,7 +100,7 @@ long ParticleScenario::total_steps() const {
   if (drag) {
     const double pass_s =
         drag->lower_time_s + (drag->x_end_m - drag->x_start_m) / drag->speed_m_per_s;
-    total += static_cast<long>(drag->depths_m.size()) * steps_for(pass_s, model.dt_s);
+    total += static_cast<long>(drag->depths_m.size()) * steps_for(pass_s, model.time_step_s);
   }
   return total;
 }
@@ -117,7 +117,7 @@ ParticleScenario load_particle_scenario(const ScenarioTable& root) {
   const ScenarioTable particles = root.table("particles");
   sc.model.friction = particles.number("friction", non_negative(""));
   const ScenarioTable solver = root.table("solver");
-  sc.model.dt_s = solver.number("time_step_s", positive("[s]"));
+  sc.model.time_step_s = solver.number("time_step_s", positive("[s]"));
   read_solver(solver, sc.model);
   read_container(root.table("container"), sc.model);
   read_bodies(root, sc);
@@ -165,7 +165,7 @@ ParticleScenario load_particle_scenario(const ScenarioTable& root) {
   const ScenarioTable sim = root.table("simulation");
   const double duration =
       sim.number_or("duration_s", 0.0, non_negative("[s] (0: no main run, e.g. drag only)"));
-  sc.steps = steps_for(sim, "duration_s", duration, sc.model.dt_s);
+  sc.steps = steps_for(sim, "duration_s", duration, sc.model.time_step_s);
   if (sc.steps == 0 && sc.measure != Measurement::kDrag) {
     sim.fail("duration_s", "must be at least one time step (only a drag measurement runs without)");
   }

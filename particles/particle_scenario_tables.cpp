@@ -165,7 +165,7 @@ std::size_t remove_particles_in_bodies(ParticleState& s, std::span<const Coupled
   }
   const std::size_t removed = s.size() - kept.size();
   kept.time_s = s.time_s;
-  kept.steps = s.steps;
+  kept.step = s.step;
   s = std::move(kept);
   return removed;
 }

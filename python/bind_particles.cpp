@@ -58,7 +58,7 @@ void bind_particles(py::module_& m) {
       .def("add", &ParticleState::add, py::arg("p_W"), py::arg("v_W"), py::arg("radius_m"),
            py::arg("mass_kg"))
       .def_readonly("time_s", &ParticleState::time_s)
-      .def_readonly("steps", &ParticleState::steps)
+      .def_readonly("step", &ParticleState::step)
       .def("kinetic_energy_J", [](const ParticleState& s) { return kinetic_energy_J(s); })
       .def_property_readonly(
           "x_m", [](py::object self) { return float_view(self.cast<ParticleState&>().x_m, self); })
@@ -137,7 +137,7 @@ void bind_particles(py::module_& m) {
   const auto check = [](const ParticleModel& mo) { validate(mo); };
   model_class.def(py::init<>());
   python::def_checked(model_class, "gravity_m_per_s2", &ParticleModel::gravity_m_per_s2, check);
-  python::def_checked(model_class, "dt_s", &ParticleModel::dt_s, check);
+  python::def_checked(model_class, "time_step_s", &ParticleModel::time_step_s, check);
   python::def_checked(model_class, "iterations", &ParticleModel::iterations, check);
   python::def_checked(model_class, "baumgarte", &ParticleModel::baumgarte, check);
   python::def_checked(model_class, "friction", &ParticleModel::friction, check);
@@ -183,7 +183,7 @@ void bind_particles(py::module_& m) {
   py::class_<ParticleContactTier, ContactTier>(
       p, "ContactTier",
       "The particle tier as a talus.ContactTier (two-way coupling with talus.CoupledSim): its "
-      "bodies are model.bodies; each coupled step is one particle step of model.dt_s.")
+      "bodies are model.bodies; each coupled step is one particle step of model.time_step_s.")
       .def(py::init([](ParticleModel model, ParticleState state) {
              return std::make_unique<ParticleContactTier>(std::move(model), std::move(state));
            }),

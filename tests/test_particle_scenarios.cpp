@@ -97,7 +97,7 @@ TEST(RandomBed, FullRegionIsRefusedSayingHowManyFitted) {
 
 ParticleModel box_model(double friction) {
   ParticleModel m;
-  m.dt_s = 1e-3;
+  m.time_step_s = 1e-3;
   m.friction = m.wall_friction = friction;
   m.container.kind = Container::Kind::kBox;
   m.container.box = Aabb{Vec3(-0.06, -0.06, 0.0), Vec3(0.06, 0.06, 0.3)};
@@ -140,7 +140,7 @@ TEST(Settle, StopsAtMaxStepsWhenNotAtRest) {
   const SettleResult r = settle(m, s, {}, ws, o);
   EXPECT_FALSE(r.at_rest);
   EXPECT_EQ(r.steps, 25);
-  EXPECT_EQ(s.steps, 25);
+  EXPECT_EQ(s.step, 25);
   o.min_steps = 30;
   EXPECT_THROW(settle(m, s, {}, ws, o), std::invalid_argument);
 }
@@ -185,7 +185,7 @@ TEST(ReposeAngle, FlatLayerIsRefused) {
 // A few hundred particles poured from a narrow column: the pile of the rougher ones is steeper.
 double small_pile_angle(double friction) {
   ParticleModel m;
-  m.dt_s = 1e-3;
+  m.time_step_s = 1e-3;
   m.friction = m.wall_friction = friction;
   m.threads = 1;
   m.container.kind = Container::Kind::kBox;
@@ -376,7 +376,7 @@ TEST(ParticleScenario, DivergenceSavesTheLastGoodStateAndNamesTheParticle) {
   }
   ASSERT_TRUE(fs::exists(dir / "out" / "last_good_state.tps"));
   const ParticleState good = load_particle_state(dir / "out" / "last_good_state.tps");
-  EXPECT_EQ(good.steps, 0);
+  EXPECT_EQ(good.step, 0);
   std::ifstream sfile(dir / "out" / "summary.json");
   const nlohmann::json summary = nlohmann::json::parse(sfile);
   EXPECT_EQ(summary["diverged"]["step"], 1);

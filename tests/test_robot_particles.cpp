@@ -48,7 +48,7 @@ Vec3 particle_momentum(const ParticleState& s) {
 
 ParticleModel particle_model(const std::vector<CoupledLink>& links) {
   ParticleModel m;
-  m.dt_s = 1e-3;
+  m.time_step_s = 1e-3;
   m.iterations = 8;
   m.friction = 0.5;
   m.threads = 1;

@@ -24,7 +24,7 @@ using particles::ParticleModel;
 const SettledBed& small_bed() {
   static const SettledBed bed = [] {
     SettledBed b;
-    b.model.dt_s = 1e-3;
+    b.model.time_step_s = 1e-3;
     b.model.iterations = 8;
     b.model.friction = 0.6;
     b.model.body_friction = 0.5;

@@ -17,7 +17,7 @@ BedSetup read_bed_setup(const ScenarioTable& root) {
   const ScenarioTable particles = root.table("particles");
   s.model.friction = particles.number("friction", non_negative(""));
   const ScenarioTable solver = root.table("solver");
-  s.model.dt_s = solver.number("time_step_s", positive("[s]"));
+  s.model.time_step_s = solver.number("time_step_s", positive("[s]"));
   particles::read_solver(solver, s.model);
   solver.refuse_unknown_keys();
   particles::read_container(root.table("container"), s.model);

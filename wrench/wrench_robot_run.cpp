@@ -402,7 +402,7 @@ CaseResult run_case(const RobotKindScenario& sc, const RobotCase& rc, OutputDir&
       {"name", rc.name},
       {"database", rc.database.filename().string()},
       {"medium", predictor.database().medium.name},
-      {"steps", st.steps},
+      {"steps", st.step},
       {"duration_s", last.t},
       {"body",
        {{"name", sc.body},
@@ -418,7 +418,7 @@ CaseResult run_case(const RobotKindScenario& sc, const RobotCase& rc, OutputDir&
       {"clamped_queries", st.clamped_queries},
       {"worst_qp_stationarity", st.worst_stationarity},
       {"wall_s", wall},
-      {"us_per_step", 1e6 * wall / static_cast<double>(std::max<long>(1, st.steps))}};
+      {"us_per_step", 1e6 * wall / static_cast<double>(std::max<long>(1, st.step))}};
   return {summary, std::move(samples)};
 }
 
