@@ -173,12 +173,8 @@ std::unique_ptr<RobotTerrain> read_particle_terrain(const ScenarioTable& root,
   ParticleModel m;
   const ScenarioTable particles = root.table("particles");
   m.friction = particles.number("friction", non_negative(""));
+  // The particles step with the robot's tier step: read_solver refuses a time step of their own.
   const ScenarioTable solver = root.table("solver");
-  if (solver.has("time_step_s")) {
-    solver.fail("time_step_s",
-                "the particles step with the robot's tier step ([robot] time_step_s x "
-                "mujoco_steps_per_tier_step); remove this key");
-  }
   particles::read_solver(solver, m);
   m.time_step_s = dt_s;
   particles::read_container(root.table("container"), m);

@@ -8,6 +8,7 @@
 #include "core/memory_budget.hpp"
 #include "core/output_dir.hpp"
 #include "core/scenario_bodies.hpp"
+#include "core/scenario_head.hpp"
 #include "core/steps.hpp"
 #include "core/units.hpp"
 #include "scm/rig_stability.hpp"
@@ -203,11 +204,9 @@ void read_blade(const ScenarioTable& t, BladeTest& b) {
 ScmScenario load_scm_scenario(const ScenarioTable& root) {
   ScmScenario sc;
   sc.file = root.file();
-  const ScenarioTable head = root.table("scenario");
-  sc.name = head.string("name");
-  head.choice("tier", {"scm"});
-  sc.description = head.string_or("description", "");
-  head.refuse_unknown_keys();
+  const ScenarioHead head = read_scenario_head(root, "scm");
+  sc.name = head.name;
+  sc.description = head.description;
 
   ScmModel& m = sc.model;
   read_grid(root.table("grid"), m);

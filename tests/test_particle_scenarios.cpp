@@ -233,7 +233,6 @@ lo_m = [0.0, -0.04, 0.0]
 hi_m = [0.2, 0.04, 0.2]
 
 [solver]
-time_step_s = 0.001
 threads = 1
 
 [settle]
@@ -241,6 +240,7 @@ max_steps = 400
 kinetic_energy_per_particle_J = 1e-9
 
 [simulation]
+time_step_s = 0.001
 log_every_steps = 10
 
 [measure]
@@ -296,6 +296,19 @@ TEST(ParticleScenario, UnknownKeyIsRefusedWithLineAndKey) {
       error_of(with(kSmallDrag, "friction = 0.577", "friction = 0.5\nfrction = 1"));
   EXPECT_NE(msg.find("bad.toml:8:"), std::string::npos) << msg;
   EXPECT_NE(msg.find("particles.frction: unknown key"), std::string::npos) << msg;
+}
+
+TEST(ParticleScenario, TheOldTimeStepKeyIsRefusedNamingTheNewOne) {
+  const std::string msg =
+      error_of(with(kSmallDrag, "threads = 1", "threads = 1\ntime_step_s = 0.001"));
+  EXPECT_NE(msg.find("bad.toml:21:15: solver.time_step_s: moved to [simulation] time_step_s"),
+            std::string::npos)
+      << msg;
+}
+
+TEST(ParticleScenario, TheTimeStepIsRequiredUnderSimulation) {
+  const std::string msg = error_of(with(kSmallDrag, "time_step_s = 0.001\n", ""));
+  EXPECT_NE(msg.find("simulation: missing key 'time_step_s'"), std::string::npos) << msg;
 }
 
 TEST(ParticleScenario, EngineChecksSurfaceWithTheFileName) {

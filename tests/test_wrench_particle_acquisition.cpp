@@ -196,8 +196,9 @@ seed = 3
 kind = "box"
 lo_m = [0.0, 0.0, 0.0]
 hi_m = [0.16, 0.12, 0.4]
-[solver]
+[simulation]
 time_step_s = 0.001
+[solver]
 iterations = 4
 [settle]
 max_steps = 1500

@@ -8,7 +8,8 @@
 //   [wrench_space] database
 //   [pid]          kp, ki, kd: gains on (x, z, tilt) of the bottom centre (paper: [8000, 20000,
 //                  300], [4000, 6000, 1000], [200, 400, 10])
-//   [medium], [particles], [bed], [container], [solver], [settle], [foot]: the particle bed and
+//   [medium], [particles], [bed], [container], [solver], [settle], [foot], [simulation]
+//                  (time_step_s: the particle bed's step): the particle bed and
 //                  foot, keys as kind "acquire" (the foot's radius must match the database's)
 //   [compare]      filter_window_s (0.05): centred moving average on the particle tier's wrench
 //   [[path]]       name, t_s, x_m, depth_m, tilt_rad: waypoints of the bottom centre (x relative
@@ -78,7 +79,7 @@ Eigen::Vector3d vec(const ScenarioTable& t, const std::string& key, const Number
 
 AccuracyScenario load_accuracy(const ScenarioTable& root) {
   AccuracyScenario sc;
-  const ScenarioHead head = read_scenario_head(root, {"foot_accuracy"});
+  const ScenarioHead head = read_wrench_head(root, {"foot_accuracy"});
   sc.name = head.name;
   sc.description = head.description;
   const fs::path base = root.file().parent_path();

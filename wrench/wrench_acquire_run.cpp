@@ -49,7 +49,7 @@ struct AcquireScenario {
 
 AcquireScenario load_acquire(const ScenarioTable& root) {
   AcquireScenario sc;
-  const ScenarioHead head = read_scenario_head(root, {"acquire"});
+  const ScenarioHead head = read_wrench_head(root, {"acquire"});
   sc.name = head.name;
   sc.description = head.description;
 
