@@ -53,7 +53,7 @@ Column make_column(std::size_t n) {
   const double d = 2.0 * kRadius;
   const double r_cyl = std::cbrt(static_cast<double>(n) * d * d * d / (9.0 * kPi)) + kRadius;
   Column c;
-  c.model.dt_s = 1e-3;
+  c.model.time_step_s = 1e-3;
   c.model.iterations = 4;
   c.model.contact_margin_m = 0.1 * kRadius;
   c.model.container.kind = Container::Kind::kCylinder;

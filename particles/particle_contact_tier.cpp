@@ -13,10 +13,10 @@ ParticleContactTier::ParticleContactTier(ParticleModel model, ParticleState stat
 
 void ParticleContactTier::step(double dt_s, std::span<const BodyMotion> motions,
                                std::span<Wrench> wrenches) {
-  if (dt_s != model_.dt_s) {
-    throw std::invalid_argument(
-        fmt::format("particle contact tier: step dt_s = {} s differs from the model's dt_s = {} s",
-                    dt_s, model_.dt_s));
+  if (dt_s != model_.time_step_s) {
+    throw std::invalid_argument(fmt::format(
+        "particle contact tier: step of {} s differs from the model's time_step_s = {} s", dt_s,
+        model_.time_step_s));
   }
   if (wrenches.size() != model_.bodies.size()) {
     throw std::invalid_argument(

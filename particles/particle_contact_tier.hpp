@@ -20,9 +20,9 @@ class ParticleContactTier final : public talus::ContactTier {
   ParticleContactTier(ParticleModel model, ParticleState state);
 
   std::span<const CoupledBody> bodies() const override { return model_.bodies; }
-  /// Steps the particles by dt_s, which must equal model().dt_s (the tier's time step is part of
-  /// its validated model; the caller sub-steps), writing one wrench per body about R placed by
-  /// the given pose (X_WB p_BR). Throws std::invalid_argument on a size or dt mismatch and
+  /// Steps the particles by dt_s, which must equal model().time_step_s (the tier's time step is
+  /// part of its validated model; the caller sub-steps), writing one wrench per body about R placed
+  /// by the given pose (X_WB p_BR). Throws std::invalid_argument on a size or dt mismatch and
   /// ParticleDivergence (state kept) when the step diverges.
   void step(double dt_s, std::span<const BodyMotion> motions, std::span<Wrench> wrenches) override;
 

@@ -73,7 +73,7 @@ void save_particle_state(const ParticleState& state, const std::filesystem::path
   put(bytes, kArrays);
   put(bytes, static_cast<std::uint64_t>(n));
   put(bytes, state.time_s);
-  put(bytes, static_cast<std::int64_t>(state.steps));
+  put(bytes, static_cast<std::int64_t>(state.step));
   for (const auto* a : arrays_of(state)) {
     bytes.append(reinterpret_cast<const char*>(a->data()), n * sizeof(float));
   }
@@ -131,7 +131,7 @@ ParticleState load_particle_state(const std::filesystem::path& path) {
   }
   ParticleState state;
   state.time_s = get<double>(bytes, at);
-  state.steps = get<std::int64_t>(bytes, at);
+  state.step = get<std::int64_t>(bytes, at);
   for (auto* a : arrays_of(state)) {
     a->resize(n);
     // An empty vector's data() may be null, which memcpy must not get even for zero bytes.
@@ -143,9 +143,9 @@ ParticleState load_particle_state(const std::filesystem::path& path) {
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error(fmt::format("{}: {}", name, e.what()));
   }
-  if (!std::isfinite(state.time_s) || state.steps < 0) {
+  if (!std::isfinite(state.time_s) || state.step < 0) {
     throw std::runtime_error(
-        fmt::format("{}: time_s = {} or steps = {} is invalid", name, state.time_s, state.steps));
+        fmt::format("{}: time_s = {} or step = {} is invalid", name, state.time_s, state.step));
   }
   return state;
 }

@@ -20,8 +20,8 @@ void require(bool ok, const char* field, double value, const std::string& expect
 void validate(const ParticleModel& model) {
   require(model.gravity_m_per_s2.allFinite(), "gravity_m_per_s2", model.gravity_m_per_s2.norm(),
           "is not finite");
-  require(std::isfinite(model.dt_s) && model.dt_s > 0.0, "dt_s", model.dt_s,
-          "is not finite and > 0");
+  require(std::isfinite(model.time_step_s) && model.time_step_s > 0.0, "time_step_s",
+          model.time_step_s, "is not finite and > 0");
   require(model.iterations >= 1, "iterations", model.iterations, "is not >= 1");
   require(model.baumgarte >= 0.0 && model.baumgarte <= 1.0, "baumgarte", model.baumgarte,
           "is not in [0, 1]");

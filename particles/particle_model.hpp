@@ -48,8 +48,8 @@ struct Container {
 /// Immutable parameters of a particle simulation.
 struct ParticleModel {
   Vec3 gravity_m_per_s2{0.0, 0.0, -kGravity_m_per_s2};  ///< uniform gravity in W [m/s^2]
-  double dt_s = 1e-3;                                   ///< time step [s], > 0
-  int iterations = 4;                                   ///< Projected Jacobi sweeps per step, >= 1
+  double time_step_s = 1e-3;  ///< time step [s], > 0 ([simulation] time_step_s)
+  int iterations = 4;         ///< Projected Jacobi sweeps per step, >= 1
   /// Baumgarte factor alpha (§II-A): a penetration psi is pushed out at alpha * psi / dt. Applied
   /// as a split impulse (positions only, projected_jacobi.hpp) rather than on the velocity as in
   /// paper 001, so push-out adds no kinetic energy. In [0, 1].

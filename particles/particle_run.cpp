@@ -103,7 +103,7 @@ void guarded_step(Run& run, const ParticleModel& model, std::span<const Driver> 
 
 // One VTK PolyData frame of the particles (radius and velocity as point data), listed in the .pvd.
 void write_frame(Run& run, const ParticleState& s) {
-  const std::string name = fmt::format("frames/particles_{:06d}.vtp", s.steps);
+  const std::string name = fmt::format("frames/particles_{:06d}.vtp", s.step);
   write_vtp_points(run.out.path(name), s.x_m, s.y_m, s.z_m,
                    {VtpArray{"radius_m", {s.radius_m}},
                     VtpArray{"velocity_m_per_s", {s.vx_m_per_s, s.vy_m_per_s, s.vz_m_per_s}}});
@@ -216,7 +216,7 @@ nlohmann::json main_run(Run& run, ParticleState& state, nlohmann::json& summary)
       run.t_s.push_back(state.time_s);
       run.ke_per_particle_J.push_back(ke / n);
       run.energy_csv->write_row(
-          {state.time_s, static_cast<double>(state.steps), ke, ke / n, max_speed_m_per_s(state)});
+          {state.time_s, static_cast<double>(state.step), ke, ke / n, max_speed_m_per_s(state)});
       const std::vector<BodyMotion> motions = motions_at(sc.drivers, state.time_s);
       for (std::size_t b = 0; b < nb; ++b) {
         const Vec3 f = sum[b].f_W / static_cast<double>(in_interval);
@@ -319,8 +319,8 @@ nlohmann::json measure_drag(Run& run, const ParticleState& settled, nlohmann::js
   nlohmann::json rows = nlohmann::json::array();
   std::vector<double> depth_mm, drag_N;
   const double travel_s = (d.x_end_m - d.x_start_m) / d.speed_m_per_s;
-  const long lower_steps = steps_for(d.lower_time_s, model.dt_s);
-  const long travel_steps = steps_for(travel_s, model.dt_s);
+  const long lower_steps = steps_for(d.lower_time_s, model.time_step_s);
+  const long travel_steps = steps_for(travel_s, model.time_step_s);
   const long average_from =
       lower_steps +
       static_cast<long>(std::floor((1.0 - d.average_fraction) * static_cast<double>(travel_steps)));
@@ -399,7 +399,7 @@ nlohmann::json run_particle_scenario(const ParticleScenario& sc, OutputDir& out,
                             {"particles", state.size()},
                             {"bed", sc.bed_kind},
                             {"mean_radius_m", mean_radius_m(state)},
-                            {"time_step_s", sc.model.dt_s},
+                            {"time_step_s", sc.model.time_step_s},
                             {"iterations", sc.model.iterations},
                             {"friction", sc.model.friction}};
   run.energy_csv.emplace(
@@ -436,7 +436,7 @@ nlohmann::json run_particle_scenario(const ParticleScenario& sc, OutputDir& out,
                          {"wall_s", seconds_since(t0)}};
     // The run's clock starts at the settled bed: drivers see t = 0 at the start of the main run.
     state.time_s = 0.0;
-    state.steps = 0;
+    state.step = 0;
   }
   nlohmann::json start_images = nlohmann::json::array();
   write_sky_depth(run, state, 0.0, "sky_depth_start", start_images);

@@ -11,6 +11,7 @@
 
 #include "core/gear.hpp"
 #include "core/scenario_bodies.hpp"
+#include "core/scenario_head.hpp"
 #include "core/steps.hpp"
 #include "particles/particle_scenario_tables.hpp"
 
@@ -100,7 +101,7 @@ long ParticleScenario::total_steps() const {
   if (drag) {
     const double pass_s =
         drag->lower_time_s + (drag->x_end_m - drag->x_start_m) / drag->speed_m_per_s;
-    total += static_cast<long>(drag->depths_m.size()) * steps_for(pass_s, model.dt_s);
+    total += static_cast<long>(drag->depths_m.size()) * steps_for(pass_s, model.time_step_s);
   }
   return total;
 }
@@ -108,17 +109,15 @@ long ParticleScenario::total_steps() const {
 ParticleScenario load_particle_scenario(const ScenarioTable& root) {
   ParticleScenario sc;
   sc.file = root.file();
-  const ScenarioTable head = root.table("scenario");
-  sc.name = head.string("name");
-  head.choice("tier", {"particles"});
-  sc.description = head.string_or("description", "");
-  head.refuse_unknown_keys();
+  const ScenarioHead head = read_scenario_head(root, "particles");
+  sc.name = head.name;
+  sc.description = head.description;
 
   const ScenarioTable particles = root.table("particles");
   sc.model.friction = particles.number("friction", non_negative(""));
-  const ScenarioTable solver = root.table("solver");
-  sc.model.dt_s = solver.number("time_step_s", positive("[s]"));
-  read_solver(solver, sc.model);
+  read_solver(root.table("solver"), sc.model);  // first: it refuses the old time step key
+  const ScenarioTable sim = root.table("simulation");
+  sc.model.time_step_s = sim.number("time_step_s", positive("[s]"));
   read_container(root.table("container"), sc.model);
   read_bodies(root, sc);
   sc.initial = read_bed(root.table("bed"), particles, sc.bed_kind);
@@ -162,10 +161,9 @@ ParticleScenario load_particle_scenario(const ScenarioTable& root) {
   }
   measure.refuse_unknown_keys();
 
-  const ScenarioTable sim = root.table("simulation");
   const double duration =
       sim.number_or("duration_s", 0.0, non_negative("[s] (0: no main run, e.g. drag only)"));
-  sc.steps = steps_for(sim, "duration_s", duration, sc.model.dt_s);
+  sc.steps = steps_for(sim, "duration_s", duration, sc.model.time_step_s);
   if (sc.steps == 0 && sc.measure != Measurement::kDrag) {
     sim.fail("duration_s", "must be at least one time step (only a drag measurement runs without)");
   }

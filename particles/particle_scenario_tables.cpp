@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "core/memory_budget.hpp"
+#include "core/scenario_head.hpp"
 #include "particles/particle_bed.hpp"
 #include "particles/particle_io.hpp"
 
@@ -41,6 +42,7 @@ void read_container(const ScenarioTable& t, ParticleModel& m) {
 }
 
 void read_solver(const ScenarioTable& t, ParticleModel& m) {
+  refuse_moved_key(t, "time_step_s", kTimeStepKey);
   m.iterations = t.integer_or("iterations", m.iterations, 1, 1000);
   m.baumgarte = t.number_or("baumgarte", m.baumgarte, in_closed_range(0.0, 1.0, ""));
   m.max_pushout_speed_m_per_s =
@@ -165,7 +167,7 @@ std::size_t remove_particles_in_bodies(ParticleState& s, std::span<const Coupled
   }
   const std::size_t removed = s.size() - kept.size();
   kept.time_s = s.time_s;
-  kept.steps = s.steps;
+  kept.step = s.step;
   s = std::move(kept);
   return removed;
 }

@@ -19,7 +19,8 @@ namespace talus::particles {
 /// periodic_axis.
 void read_container(const ScenarioTable& t, ParticleModel& m);
 
-/// [solver] without time_step_s (the caller reads or derives the time step): iterations,
+/// [solver], refusing time_step_s there (it is [simulation] time_step_s, which the caller reads or
+/// derives): iterations,
 /// baumgarte, max_pushout_speed_m_per_s, wall_friction and body_friction (default: the particles'
 /// friction, so read m.friction first), relaxation, warm_start, contact_margin_m, broadphase,
 /// hash_table_factor, threads, overlap_tolerance, expected_speed_m_per_s, max_kinetic_energy_J.

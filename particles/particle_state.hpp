@@ -21,8 +21,8 @@ struct ParticleState {
   std::vector<float> radius_m;                            ///< radii [m], > 0
   std::vector<float> inv_mass_per_kg;                     ///< 1 / mass [1/kg], > 0
 
-  double time_s = 0.0;     ///< simulated time [s]
-  std::int64_t steps = 0;  ///< steps taken
+  double time_s = 0.0;    ///< simulated time [s]
+  std::int64_t step = 0;  ///< steps taken
 
   /// The wrench the particles exerted on each body (ParticleModel::bodies order) during the last
   /// step, about the body's reference point R (CoupledBody::p_BR) placed by its pose: contact
@@ -59,7 +59,7 @@ void validate(const ParticleState& state);
 /// radius of a wall, beyond overlap_tolerance, or on the wrong side is refused; along the periodic
 /// axis the centre must lie in [lo, hi)); no pair of particles overlapping deeper than
 /// overlap_tolerance times the smaller radius; the no-tunnelling bound
-/// expected_speed_m_per_s * dt_s <= smallest radius, and no particle already faster than
+/// expected_speed_m_per_s * time_step_s <= smallest radius, and no particle already faster than
 /// expected_speed_m_per_s. Throws std::invalid_argument.
 void check_initial_state(const ParticleModel& model, const ParticleState& state);
 

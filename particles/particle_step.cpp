@@ -30,9 +30,9 @@ void predict_velocities(const ParticleModel& model, const ParticleState& s, Part
   w.vpx.resize(n);
   w.vpy.resize(n);
   w.vpz.resize(n);
-  const float gx = static_cast<float>(model.gravity_m_per_s2.x() * model.dt_s);
-  const float gy = static_cast<float>(model.gravity_m_per_s2.y() * model.dt_s);
-  const float gz = static_cast<float>(model.gravity_m_per_s2.z() * model.dt_s);
+  const float gx = static_cast<float>(model.gravity_m_per_s2.x() * model.time_step_s);
+  const float gy = static_cast<float>(model.gravity_m_per_s2.y() * model.time_step_s);
+  const float gz = static_cast<float>(model.gravity_m_per_s2.z() * model.time_step_s);
   const auto count = static_cast<std::int64_t>(n);
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (std::int64_t i = 0; i < count; ++i) {
@@ -80,7 +80,7 @@ std::vector<Wrench> body_wrenches(const ParticleModel& model, const ParticleStat
   w.body_block_sums.assign(static_cast<std::size_t>(blocks) * bodies * 6, 0.0);
   if (bodies > 0) {
     const ContactList& c = w.contacts;
-    const double inv_dt = 1.0 / model.dt_s;
+    const double inv_dt = 1.0 / model.time_step_s;
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (std::int64_t blk = 0; blk < blocks; ++blk) {
       double* sum = w.body_block_sums.data() + blk * static_cast<std::int64_t>(bodies) * 6;
@@ -125,7 +125,7 @@ void integrate_and_check(const ParticleModel& model, ParticleState& s, ParticleW
   const std::size_t n = s.size();
   const auto count = static_cast<std::int64_t>(n);
   for (auto* a : {&w.new_x, &w.new_y, &w.new_z, &w.new_vx, &w.new_vy, &w.new_vz}) a->resize(n);
-  const float dt = static_cast<float>(model.dt_s);
+  const float dt = static_cast<float>(model.time_step_s);
   const int pa = model.periodic_axis;
   const float lo = pa >= 0 ? static_cast<float>(model.container.box.lo[pa]) : 0.0f;
   const float hi = pa >= 0 ? static_cast<float>(model.container.box.hi[pa]) : 0.0f;
@@ -161,7 +161,7 @@ void integrate_and_check(const ParticleModel& model, ParticleState& s, ParticleW
     }
     energy[static_cast<std::size_t>(blk)] = e;
   }
-  const std::int64_t step = s.steps + 1;
+  const std::int64_t step = s.step + 1;
   if (first_bad < count) {
     const auto i = static_cast<std::size_t>(first_bad);
     throw ParticleDivergence(
@@ -169,7 +169,7 @@ void integrate_and_check(const ParticleModel& model, ParticleState& s, ParticleW
         fmt::format("particle step {}: particle {} diverged: position ({}, {}, {}) m, velocity "
                     "({}, {}, {}) m/s is not finite; the state is kept at step {}",
                     step, i, w.new_x[i], w.new_y[i], w.new_z[i], w.new_vx[i], w.new_vy[i],
-                    w.new_vz[i], s.steps));
+                    w.new_vz[i], s.step));
   }
   double total = 0.0;
   for (double e : energy) total += e;
@@ -189,7 +189,7 @@ void integrate_and_check(const ParticleModel& model, ParticleState& s, ParticleW
         fmt::format("particle step {}: kinetic energy {} J exceeds max_kinetic_energy_J = {} J; "
                     "particle {} moves fastest ({} m/s); the state is kept at step {}",
                     step, total, model.max_kinetic_energy_J, worst,
-                    std::sqrt(worst_e * s.inv_mass_per_kg[worst]), s.steps));
+                    std::sqrt(worst_e * s.inv_mass_per_kg[worst]), s.step));
   }
   s.x_m.swap(w.new_x);
   s.y_m.swap(w.new_y);
@@ -197,8 +197,8 @@ void integrate_and_check(const ParticleModel& model, ParticleState& s, ParticleW
   s.vx_m_per_s.swap(w.new_vx);
   s.vy_m_per_s.swap(w.new_vy);
   s.vz_m_per_s.swap(w.new_vz);
-  s.steps = step;
-  s.time_s += model.dt_s;
+  s.step = step;
+  s.time_s += model.time_step_s;
 }
 
 }  // namespace

@@ -71,15 +71,15 @@ class ParticleDivergence : public std::runtime_error {
  public:
   ParticleDivergence(std::int64_t step, std::size_t particle, const std::string& what)
       : std::runtime_error(what), step_(step), particle_(particle) {}
-  std::int64_t step() const { return step_; }         ///< the step that failed (state.steps + 1)
+  std::int64_t step() const { return step_; }         ///< the step that failed (state.step + 1)
   std::size_t particle() const { return particle_; }  ///< first bad particle index
  private:
   std::int64_t step_;
   std::size_t particle_;
 };
 
-/// Advances `state` by model.dt_s with the bodies at `motions` (one per model.bodies entry, the
-/// pose and twist at the START of the step; the twist gives the body's velocity at each contact
+/// Advances `state` by model.time_step_s with the bodies at `motions` (one per model.bodies entry,
+/// the pose and twist at the START of the step; the twist gives the body's velocity at each contact
 /// point, Twist::velocity_of_point). Writes state.body_wrenches. Assumes validate(model) passed and
 /// state arrays are consistent (check_initial_state() before a run). Throws ParticleDivergence
 /// (state unchanged) and std::invalid_argument when motions.size() != model.bodies.size().

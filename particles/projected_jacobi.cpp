@@ -26,7 +26,7 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
   const float omega = static_cast<float>(relaxation);
   // Target and push-out speeds from the stored gap, the same expressions the detection pass used
   // to store (docs/particles.md §2): one array read per slot instead of two.
-  const float inv_dt = static_cast<float>(1.0 / model.dt_s);
+  const float inv_dt = static_cast<float>(1.0 / model.time_step_s);
   const float alpha = static_cast<float>(model.baumgarte);
   const float max_pushout = static_cast<float>(std::min(model.max_pushout_speed_m_per_s, 1e30));
   const float mu_particle = static_cast<float>(model.friction);

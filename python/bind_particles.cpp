@@ -106,7 +106,7 @@ void bind_particles(py::module_& m) {
       .def("add", &ParticleState::add, py::arg("p_W"), py::arg("v_W"), py::arg("radius_m"),
            py::arg("mass_kg"))
       .def_readonly("time_s", &ParticleState::time_s)
-      .def_readonly("steps", &ParticleState::steps)
+      .def_readonly("step", &ParticleState::step)
       .def("kinetic_energy_J", [](const ParticleState& s) { return kinetic_energy_J(s); })
       .def_property_readonly("mass_kg",
                              [](const ParticleState& s) {
@@ -177,7 +177,7 @@ void bind_particles(py::module_& m) {
   model_class.def(py::init<>());
   python::def_copy(model_class);
   python::def_checked(model_class, "gravity_m_per_s2", &ParticleModel::gravity_m_per_s2, check);
-  python::def_checked(model_class, "dt_s", &ParticleModel::dt_s, check);
+  python::def_checked(model_class, "time_step_s", &ParticleModel::time_step_s, check);
   python::def_checked(model_class, "iterations", &ParticleModel::iterations, check);
   python::def_checked(model_class, "baumgarte", &ParticleModel::baumgarte, check);
   python::def_checked(model_class, "friction", &ParticleModel::friction, check);
@@ -223,7 +223,7 @@ void bind_particles(py::module_& m) {
   py::class_<ParticleContactTier, ContactTier>(
       p, "ContactTier",
       "The particle tier as a talus.ContactTier (two-way coupling with talus.CoupledSim): its "
-      "bodies are model.bodies; each coupled step is one particle step of model.dt_s.")
+      "bodies are model.bodies; each coupled step is one particle step of model.time_step_s.")
       .def(py::init([](ParticleModel model, ParticleState state) {
              return std::make_unique<ParticleContactTier>(std::move(model), std::move(state));
            }),
@@ -340,7 +340,7 @@ void bind_particles(py::module_& m) {
       py::arg("model"), py::arg("state"), py::arg("workspace"),
       py::arg("body_poses") = std::vector<Eigen::Matrix4d>{},
       py::arg("body_twists") = std::vector<Twist>{},
-      "One step of model.dt_s with the bodies (model.bodies) at body_poses (one 4x4 X_WB each, at "
+      "One step of model.time_step_s with the bodies (model.bodies) at body_poses (one 4x4 X_WB each, at "
       "the START of the step) moving with body_twists (default at rest). Returns the wrenches of "
       "the particles on the bodies, (bodies, 3, 3) as State.wrenches. Releases the GIL. Raises "
       "ValueError for a wrong number of poses and RuntimeError (state unchanged) when the step "

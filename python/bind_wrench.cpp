@@ -198,7 +198,7 @@ void bind_wrench(py::module_& m) {
            py::keep_alive<1, 3>())
       .def("step", &WrenchContactStep::step, "Advances by MuJoCo's time step.")
       .def_property_readonly("time_step_s", &WrenchContactStep::time_step_s)
-      .def_property_readonly("steps", [](const WrenchContactStep& s) { return s.state().steps; })
+      .def_property_readonly("steps", [](const WrenchContactStep& s) { return s.state().step; })
       .def_property_readonly("clamped_queries",
                              [](const WrenchContactStep& s) { return s.state().clamped_queries; })
       .def_property_readonly(

@@ -3,10 +3,12 @@
 //
 // Scenario layout (docs/rover.md):
 //   [scenario] name, tier = "robots", description, terrain = "scm" (default) | "particles"
+//                                   (core/scenario_head.hpp)
 //   terrain tables                  robot/robot_terrain.hpp: [grid] [soil] [flow] for SCM soil
 //                                   (docs/scm.md); [particles] [bed] [container] [solver]
 //                                   [settle] for a particle bed (docs/particle_scenarios.md)
-//   [simulation] duration_s, sample_every (tier steps between drive samples, default 10)
+//   [simulation] duration_s, time_step_s (MuJoCo's step, optional), sample_every (tier steps
+//                between drive samples, default 10)
 //   [robot] ...                     robot/robot_scenario.hpp
 //   [report] chassis, wheels (coupled link names), wheel_joints (the driven hinges)
 
@@ -22,6 +24,7 @@
 
 #include "core/json_file.hpp"
 #include "core/output_dir.hpp"
+#include "core/scenario_head.hpp"
 #include "core/steps.hpp"
 #include "robot/coupled_sim.hpp"
 #include "robot/drive_report.hpp"
@@ -50,16 +53,15 @@ struct RobotsScenario {
 };
 
 RobotsScenario load(const ScenarioTable& root) {
-  const ScenarioTable head = root.table("scenario");
-  head.choice("tier", {"robots"});
+  const ScenarioHead head =
+      read_scenario_head(root, "robots", {{"terrain", robot_terrain_kinds(), "scm"}});
   const ScenarioTable robot_table = root.table("robot");
-  RobotsScenario sc(read_robot_scenario(robot_table));
-  sc.name = head.string("name");
-  sc.description = head.string_or("description", "");
-  sc.terrain_kind = head.choice_or("terrain", "scm", robot_terrain_kinds());
-  head.refuse_unknown_keys();
-
   const ScenarioTable sim = root.table("simulation");
+  RobotsScenario sc(read_robot_scenario(robot_table, sim));
+  sc.name = head.name;
+  sc.description = head.description;
+  sc.terrain_kind = head.choice("terrain");
+
   sc.duration_s = sim.number("duration_s", positive("[s]"));
   sc.sample_every = sim.integer_or("sample_every", 10, 1, 1000000);
   sim.refuse_unknown_keys();

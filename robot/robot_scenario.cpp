@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/scenario_bodies.hpp"
+#include "core/scenario_head.hpp"
 #include "core/units.hpp"
 
 namespace talus::robot {
@@ -89,7 +90,13 @@ WheelSpeedSchedule read_drive(const ScenarioTable& t, const MujocoModel& robot) 
 
 }  // namespace
 
-RobotScenario read_robot_scenario(const ScenarioTable& t) {
+void read_mujoco_time_step(const ScenarioTable& simulation, MujocoModel& model) {
+  if (simulation.has("time_step_s")) {
+    model.set_time_step_s(simulation.number("time_step_s", in_open_range(0.0, 0.1, "[s]")));
+  }
+}
+
+RobotScenario read_robot_scenario(const ScenarioTable& t, const ScenarioTable& simulation) {
   const std::filesystem::path file =
       (t.file().parent_path() / t.string("model")).lexically_normal();
   std::optional<MujocoModel> loaded;
@@ -99,9 +106,8 @@ RobotScenario read_robot_scenario(const ScenarioTable& t) {
     t.fail("model", e.what());
   }
   RobotScenario r{std::move(*loaded), {}, 1, {}};
-  if (t.has("time_step_s")) {
-    r.model.set_time_step_s(t.number("time_step_s", in_open_range(0.0, 0.1, "[s]")));
-  }
+  refuse_moved_key(t, "time_step_s", kTimeStepKey);
+  read_mujoco_time_step(simulation, r.model);
   r.mujoco_steps_per_tier_step = t.integer_or("mujoco_steps_per_tier_step", 1, 1, 1000);
   place_root(t, r.model);
 

@@ -37,9 +37,8 @@ struct RobotScenario {
   WheelSpeedSchedule drive;  ///< no actuators when the table has no [robot.drive]
 };
 
-/// Reads a [robot] table:
+/// Reads a [robot] table, with MuJoCo's step from `simulation` (read_mujoco_time_step):
 ///   model = "path"                       (MJCF or URDF, relative to the scenario file)
-///   time_step_s = 0.001                  (optional: MuJoCo's step; default the model's)
 ///   mujoco_steps_per_tier_step = 1       (optional, 1 .. 1000)
 ///   position_m = [x, y, z]               (optional: the root free joint's initial position)
 ///   yaw_deg = 0                          (optional: the root free joint's initial heading)
@@ -49,7 +48,12 @@ struct RobotScenario {
 ///   [robot.drive] settle_s, speed_rad_per_s, optional ramp_s, optional actuators = ["..."]
 ///                 (default: every actuator)
 /// Errors are ScenarioErrors naming file, line and key, with MuJoCo's message or the list of
-/// names that exist where a name is wrong.
-RobotScenario read_robot_scenario(const ScenarioTable& table);
+/// names that exist where a name is wrong. [robot] time_step_s is refused, naming
+/// [simulation] time_step_s.
+RobotScenario read_robot_scenario(const ScenarioTable& table, const ScenarioTable& simulation);
+
+/// [simulation] time_step_s (optional, in (0, 0.1) s): MuJoCo's step of `model`; without it the
+/// model keeps its own.
+void read_mujoco_time_step(const ScenarioTable& simulation, MujocoModel& model);
 
 }  // namespace talus::robot

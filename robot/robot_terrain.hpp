@@ -4,7 +4,7 @@
 // the terrain's own pictures. One implementation per terrain tier:
 //   "scm"        SCM soil from [grid], [soil], [flow]                 (robot_terrain_scm.cpp)
 //   "particles"  a particle bed from [particles], [bed], [container],
-//                [solver], [settle] (robot_terrain_particles.cpp)
+//                [solver], [settle] (robot_terrain_particles.cpp), stepping with the tier step
 // chosen by [scenario] terrain (default "scm"). docs/rover.md lists the keys.
 
 #include <filesystem>

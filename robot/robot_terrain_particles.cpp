@@ -126,7 +126,7 @@ class ParticleTerrain final : public RobotTerrain {
     for (BodyMotion& m : held) m.V_WB = Twist{};
     start_poses_ = held;
     nlohmann::json r = {{"particles", tier_.state().size()},
-                        {"particle_time_step_s", tier_.model().dt_s},
+                        {"particle_time_step_s", tier_.model().time_step_s},
                         {"solver_iterations", tier_.model().iterations}};
     if (settle_) {
       const particles::SettleResult s = tier_.settle(held, *settle_, progress);
@@ -173,14 +173,10 @@ std::unique_ptr<RobotTerrain> read_particle_terrain(const ScenarioTable& root,
   ParticleModel m;
   const ScenarioTable particles = root.table("particles");
   m.friction = particles.number("friction", non_negative(""));
+  // The particles step with the robot's tier step: read_solver refuses a time step of their own.
   const ScenarioTable solver = root.table("solver");
-  if (solver.has("time_step_s")) {
-    solver.fail("time_step_s",
-                "the particles step with the robot's tier step ([robot] time_step_s x "
-                "mujoco_steps_per_tier_step); remove this key");
-  }
   particles::read_solver(solver, m);
-  m.dt_s = dt_s;
+  m.time_step_s = dt_s;
   particles::read_container(root.table("container"), m);
   m.bodies = std::move(bodies);
   const ScenarioTable bed_table = root.table("bed");

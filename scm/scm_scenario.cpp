@@ -8,6 +8,7 @@
 #include "core/memory_budget.hpp"
 #include "core/output_dir.hpp"
 #include "core/scenario_bodies.hpp"
+#include "core/scenario_head.hpp"
 #include "core/steps.hpp"
 #include "core/units.hpp"
 #include "scm/rig_stability.hpp"
@@ -194,8 +195,18 @@ void read_blade(const ScenarioTable& t, BladeTest& b) {
   b.half_extents_m = 0.5 * t.vec3("size_m", positive("[m]"));
   b.driver = read_common_driver(t.table("motion"), t.table("motion").choice("kind", {"waypoints"}));
   const WaypointDriver& d = std::get<WaypointDriver>(b.driver);
-  b.duration_s = t.number_or("duration_s", d.times_s.back() - d.times_s.front(), positive("[s]"));
+  b.duration_s = d.times_s.back() - d.times_s.front();  // [simulation] duration_s may change it
+  refuse_moved_key(t, "duration_s", "[simulation] duration_s");
   t.refuse_unknown_keys();
+}
+
+// Plate and wheel runs last their phases (`phases`, keys of [experiment]): a duration of its own
+// would contradict them.
+void refuse_duration(const ScenarioTable& sim, const std::string& kind, const char* phases) {
+  if (sim.has("duration_s")) {
+    sim.fail("duration_s",
+             fmt::format("a {} run lasts [experiment] {}; set those instead", kind, phases));
+  }
 }
 
 }  // namespace
@@ -203,11 +214,9 @@ void read_blade(const ScenarioTable& t, BladeTest& b) {
 ScmScenario load_scm_scenario(const ScenarioTable& root) {
   ScmScenario sc;
   sc.file = root.file();
-  const ScenarioTable head = root.table("scenario");
-  sc.name = head.string("name");
-  head.choice("tier", {"scm"});
-  sc.description = head.string_or("description", "");
-  head.refuse_unknown_keys();
+  const ScenarioHead head = read_scenario_head(root, "scm");
+  sc.name = head.name;
+  sc.description = head.description;
 
   ScmModel& m = sc.model;
   read_grid(root.table("grid"), m);
@@ -215,7 +224,6 @@ ScmScenario load_scm_scenario(const ScenarioTable& root) {
   read_flow(root.table("flow"), m);
   const ScenarioTable sim = root.table("simulation");
   m.time_step_s = sim.number("time_step_s", positive("[s]"));
-  sim.refuse_unknown_keys();
 
   const ScenarioTable ex = root.table("experiment");
   const std::string kind = ex.choice(
@@ -224,10 +232,12 @@ ScmScenario load_scm_scenario(const ScenarioTable& root) {
   if (kind == "plate_sinkage" || kind == "strip_load") {
     sc.experiment = kind == "plate_sinkage" ? Experiment::PlateSinkage : Experiment::StripLoad;
     read_plate(ex, m, sc.plate);
+    refuse_duration(sim, kind, "ramp_s + hold_s");
     sc.steps = steps_for(sim, "time_step_s", sc.plate.ramp_s + sc.plate.hold_s, dt);
   } else if (kind == "blade") {
     sc.experiment = Experiment::Blade;
     read_blade(ex, sc.blade);
+    sc.blade.duration_s = sim.number_or("duration_s", sc.blade.duration_s, positive("[s]"));
     sc.steps = steps_for(sim, "time_step_s", sc.blade.duration_s, dt);
   } else {
     sc.experiment = kind == "single_wheel" ? Experiment::SingleWheel
@@ -237,6 +247,7 @@ ScmScenario load_scm_scenario(const ScenarioTable& root) {
       sc.slips = ex.numbers("slips", 0, in_closed_range(0.0, 0.95, ""));
     }
     read_wheel(ex, m, sc.wheel, sc.experiment != Experiment::SlipSweep);
+    refuse_duration(sim, kind, "settle_s + drive_s");
     // The rig counts its settling and driving steps apart (scm_rigs.cpp): so does the total.
     const long one = steps_for(sim, "time_step_s", sc.wheel.settle_s, dt) +
                      steps_for(sim, "time_step_s", sc.wheel.drive_s, dt);
@@ -244,6 +255,7 @@ ScmScenario load_scm_scenario(const ScenarioTable& root) {
                : sc.experiment == Experiment::Multipass ? 2 * one
                                                         : one * static_cast<long>(sc.slips.size());
   }
+  sim.refuse_unknown_keys();
   root.refuse_unknown_keys();
   try {
     validate(m);

@@ -25,7 +25,7 @@ enum class Experiment { PlateSinkage, SingleWheel, Multipass, SlipSweep, StripLo
 struct BladeTest {
   Vec3 half_extents_m{0.005, 0.06, 0.1};
   Driver driver;
-  double duration_s = 1.0;
+  double duration_s = 1.0;  ///< [simulation] duration_s, default the motion's span
 };
 
 struct ScmScenario {

@@ -277,7 +277,8 @@ ScmStepReport step(const ScmModel& m, ScmState& state, double dt_s,
                                             m.bodies.size(), motions.size(), wrenches.size()));
   }
   if (!(dt_s > 0.0) || !std::isfinite(dt_s)) {
-    throw std::invalid_argument(fmt::format("step: dt_s = {}: expected a time > 0 [s]", dt_s));
+    throw std::invalid_argument(
+        fmt::format("step: time_step_s = {}: expected a time > 0 [s]", dt_s));
   }
   const long step_number = state.step + 1;
   const std::size_t n_bodies = m.bodies.size();

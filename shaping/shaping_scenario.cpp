@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/scenario_bodies.hpp"
+#include "core/scenario_head.hpp"
 #include "core/steps.hpp"
 #include "core/units.hpp"
 #include "shaping/erosion.hpp"
@@ -172,11 +173,9 @@ ShapingTool read_tool(const ScenarioTable& t, const ShapingScenario& sc) {
 ShapingScenario load_shaping_scenario(const ScenarioTable& root) {
   ShapingScenario sc;
   sc.file = root.file();
-  const ScenarioTable head = root.table("scenario");
-  sc.name = head.string("name");
-  head.choice("tier", {"shaping"});
-  sc.description = head.string_or("description", "");
-  head.refuse_unknown_keys();
+  const ScenarioHead head = read_scenario_head(root, "shaping");
+  sc.name = head.name;
+  sc.description = head.description;
 
   sc.model.heightmap = read_heightmap(root.table("heightmap"), sc.initial_height_m);
   sc.initial = HeightmapState::flat(sc.model.heightmap, sc.initial_height_m);

@@ -18,7 +18,7 @@ inline constexpr double kRadius = 0.005;  // 5 mm particles
 /// A box container of inner size side x side x height [m] with its floor at z = 0.
 inline ParticleModel box_model(double side_m, double height_m) {
   ParticleModel model;
-  model.dt_s = 1e-3;
+  model.time_step_s = 1e-3;
   model.iterations = 8;
   model.friction = 0.5;
   model.container.kind = Container::Kind::kBox;

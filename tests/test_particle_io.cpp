@@ -33,7 +33,7 @@ ParticleState small_state() {
   s.add(Vec3(1e-7, -2.5, 3.75), Vec3(0.0, 0.0, -9.81), 0.02, 0.5);
   s.add(Vec3(4.0, 5.0, 6.0), Vec3::Zero(), 0.005, 1e-4);
   s.time_s = 1.25;
-  s.steps = 1250;
+  s.step = 1250;
   return s;
 }
 
@@ -70,7 +70,7 @@ TEST(ParticleIo, RoundTripIsBitIdentical) {
   EXPECT_EQ(r.radius_m, s.radius_m);
   EXPECT_EQ(r.inv_mass_per_kg, s.inv_mass_per_kg);
   EXPECT_EQ(r.time_s, s.time_s);
-  EXPECT_EQ(r.steps, s.steps);
+  EXPECT_EQ(r.step, s.step);
   EXPECT_TRUE(r.body_wrenches.empty());
   // 8-byte magic, version, array count, n, time, steps, 8 arrays of n floats, checksum.
   EXPECT_EQ(read_bytes(p).size(), 40u + 8u * 3u * 4u + 8u);

@@ -97,7 +97,7 @@ TEST(RandomBed, FullRegionIsRefusedSayingHowManyFitted) {
 
 ParticleModel box_model(double friction) {
   ParticleModel m;
-  m.dt_s = 1e-3;
+  m.time_step_s = 1e-3;
   m.friction = m.wall_friction = friction;
   m.container.kind = Container::Kind::kBox;
   m.container.box = Aabb{Vec3(-0.06, -0.06, 0.0), Vec3(0.06, 0.06, 0.3)};
@@ -140,7 +140,7 @@ TEST(Settle, StopsAtMaxStepsWhenNotAtRest) {
   const SettleResult r = settle(m, s, {}, ws, o);
   EXPECT_FALSE(r.at_rest);
   EXPECT_EQ(r.steps, 25);
-  EXPECT_EQ(s.steps, 25);
+  EXPECT_EQ(s.step, 25);
   o.min_steps = 30;
   EXPECT_THROW(settle(m, s, {}, ws, o), std::invalid_argument);
 }
@@ -185,7 +185,7 @@ TEST(ReposeAngle, FlatLayerIsRefused) {
 // A few hundred particles poured from a narrow column: the pile of the rougher ones is steeper.
 double small_pile_angle(double friction) {
   ParticleModel m;
-  m.dt_s = 1e-3;
+  m.time_step_s = 1e-3;
   m.friction = m.wall_friction = friction;
   m.threads = 1;
   m.container.kind = Container::Kind::kBox;
@@ -233,7 +233,6 @@ lo_m = [0.0, -0.04, 0.0]
 hi_m = [0.2, 0.04, 0.2]
 
 [solver]
-time_step_s = 0.001
 threads = 1
 
 [settle]
@@ -241,6 +240,7 @@ max_steps = 400
 kinetic_energy_per_particle_J = 1e-9
 
 [simulation]
+time_step_s = 0.001
 log_every_steps = 10
 
 [measure]
@@ -296,6 +296,19 @@ TEST(ParticleScenario, UnknownKeyIsRefusedWithLineAndKey) {
       error_of(with(kSmallDrag, "friction = 0.577", "friction = 0.5\nfrction = 1"));
   EXPECT_NE(msg.find("bad.toml:8:"), std::string::npos) << msg;
   EXPECT_NE(msg.find("particles.frction: unknown key"), std::string::npos) << msg;
+}
+
+TEST(ParticleScenario, TheOldTimeStepKeyIsRefusedNamingTheNewOne) {
+  const std::string msg =
+      error_of(with(kSmallDrag, "threads = 1", "threads = 1\ntime_step_s = 0.001"));
+  EXPECT_NE(msg.find("bad.toml:21:15: solver.time_step_s: moved to [simulation] time_step_s"),
+            std::string::npos)
+      << msg;
+}
+
+TEST(ParticleScenario, TheTimeStepIsRequiredUnderSimulation) {
+  const std::string msg = error_of(with(kSmallDrag, "time_step_s = 0.001\n", ""));
+  EXPECT_NE(msg.find("simulation: missing key 'time_step_s'"), std::string::npos) << msg;
 }
 
 TEST(ParticleScenario, EngineChecksSurfaceWithTheFileName) {
@@ -376,7 +389,7 @@ TEST(ParticleScenario, DivergenceSavesTheLastGoodStateAndNamesTheParticle) {
   }
   ASSERT_TRUE(fs::exists(dir / "out" / "last_good_state.tps"));
   const ParticleState good = load_particle_state(dir / "out" / "last_good_state.tps");
-  EXPECT_EQ(good.steps, 0);
+  EXPECT_EQ(good.step, 0);
   std::ifstream sfile(dir / "out" / "summary.json");
   const nlohmann::json summary = nlohmann::json::parse(sfile);
   EXPECT_EQ(summary["diverged"]["step"], 1);

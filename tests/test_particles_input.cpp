@@ -37,12 +37,12 @@ TEST(ParticlesInput, OverlappingParticlesAreNamed) {
 TEST(ParticlesInput, TimeStepBeyondTheNoTunnellingBoundIsRefused) {
   ParticleModel model = testing::box_model(0.1, 0.1);
   model.expected_speed_m_per_s = 2.0;
-  model.dt_s = 0.004;  // 8 mm per step > 5 mm radius
+  model.time_step_s = 0.004;  // 8 mm per step > 5 mm radius
   const std::string msg = error_of([&] {
     check_initial_state(model, two_particles(Vec3(0.05, 0.05, 0.05), Vec3(0.07, 0.05, 0.05)));
   });
   EXPECT_NE(msg.find("no-tunnelling"), std::string::npos) << msg;
-  model.dt_s = 0.002;
+  model.time_step_s = 0.002;
   EXPECT_NO_THROW(
       check_initial_state(model, two_particles(Vec3(0.05, 0.05, 0.05), Vec3(0.07, 0.05, 0.05))));
   ParticleState fast = two_particles(Vec3(0.05, 0.05, 0.05), Vec3(0.07, 0.05, 0.05));
@@ -103,7 +103,7 @@ TEST(ParticlesInput, NaNStopsTheRunNamingStepAndParticleAndKeepsTheState) {
     EXPECT_EQ(e.particle(), 2u);
     EXPECT_NE(std::string(e.what()).find("particle 2"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(state.steps, 1);
+  EXPECT_EQ(state.step, 1);
   EXPECT_EQ(state.z_m, before.z_m);
   EXPECT_EQ(state.x_m, before.x_m);
 }
@@ -122,7 +122,7 @@ TEST(ParticlesInput, KineticEnergyBoundStopsTheRun) {
     EXPECT_EQ(e.particle(), 1u);
     EXPECT_NE(std::string(e.what()).find("kinetic energy"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(state.steps, 0);
+  EXPECT_EQ(state.step, 0);
 }
 
 }  // namespace

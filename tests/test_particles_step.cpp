@@ -68,7 +68,7 @@ ParticleState particle_ball(const Vec3& centre, double ball_radius_m) {
 
 ParticleModel plane_floor_model() {
   ParticleModel model;
-  model.dt_s = 1e-3;
+  model.time_step_s = 1e-3;
   model.threads = 1;
   model.container.kind = Container::Kind::kNone;
   model.bodies.push_back(CoupledBody{"floor", PlaneShape{}, Vec3(0.2, 0.0, 0.0)});
@@ -195,7 +195,7 @@ TEST(ParticlesStep, BothBroadphasesGiveTheSameResult) {
 TEST(ParticlesStep, NoParticlePassesThroughADrivenBody) {
   for (double speed : {0.2, 1.0, 4.0}) {
     ParticleModel model = box_model(0.06, 0.2);
-    model.dt_s = 1e-3;
+    model.time_step_s = 1e-3;
     model.expected_speed_m_per_s = speed;
     const SphereShape ball{0.012};
     model.bodies.push_back(CoupledBody{"ball", ball, Vec3::Zero()});
@@ -205,7 +205,7 @@ TEST(ParticlesStep, NoParticlePassesThroughADrivenBody) {
     const Driver driver = ConstantTwistDriver{make_pose(Vec3(0.03, 0.03, 0.07)),
                                               Twist{Vec3::Zero(), Vec3(0.0, 0.0, -speed)}};
     ParticleWorkspace w;
-    const int steps = static_cast<int>(0.025 / (speed * model.dt_s));
+    const int steps = static_cast<int>(0.025 / (speed * model.time_step_s));
     double deepest = 0.0;
     for (int k = 0; k < steps; ++k) {
       step(model, state, motions_at({&driver, 1}, state.time_s), w);
@@ -224,7 +224,7 @@ TEST(ParticlesStep, BodyWrenchEqualsTheParticlesMomentumChange) {
   ParticleModel model = plane_floor_model();
   ParticleState state = particle_ball(Vec3(0.0, 0.0, 0.03), 0.02);
   ParticleWorkspace w;
-  const double dt = model.dt_s;
+  const double dt = model.time_step_s;
   double total_mass = 0.0;
   for (float im : state.inv_mass_per_kg) total_mass += 1.0 / im;
   bool touched = false;
@@ -291,15 +291,15 @@ TEST(ParticlesStep, ContactTierStepsAndReturnsWrenches) {
   std::vector<Wrench> wrenches(1);
   double push_y = 0.0;
   for (int k = 0; k < 100; ++k) {
-    motions[0].X_WB.translation().y() = 0.01 + 0.2 * k * model.dt_s;
-    tier.step(model.dt_s, motions, wrenches);
+    motions[0].X_WB.translation().y() = 0.01 + 0.2 * k * model.time_step_s;
+    tier.step(model.time_step_s, motions, wrenches);
     push_y += wrenches[0].f_W.y();
   }
   EXPECT_LT(push_y, 0.0);  // the particles resist the plate moving along +y
-  EXPECT_EQ(tier.state().steps, 100);
+  EXPECT_EQ(tier.state().step, 100);
   EXPECT_THROW(tier.step(2e-3, motions, wrenches), std::invalid_argument);
   std::vector<Wrench> none;
-  EXPECT_THROW(tier.step(model.dt_s, motions, none), std::invalid_argument);
+  EXPECT_THROW(tier.step(model.time_step_s, motions, none), std::invalid_argument);
 }
 
 }  // namespace

@@ -48,7 +48,7 @@ Vec3 particle_momentum(const ParticleState& s) {
 
 ParticleModel particle_model(const std::vector<CoupledLink>& links) {
   ParticleModel m;
-  m.dt_s = 1e-3;
+  m.time_step_s = 1e-3;
   m.iterations = 8;
   m.friction = 0.5;
   m.threads = 1;
@@ -287,10 +287,12 @@ TEST(RobotParticles, ParticleTerrainRefusesBadKeysWithTheirPlace) {
     }
     return std::string();
   };
-  // The particles step with the robot's tier step: a time step of their own is refused.
+  // The particles step with the robot's tier step: the old particle time step key is refused,
+  // naming the one time step key.
   const std::string dt = error_of(rig_scenario("time_step_s = 0.001"));
-  EXPECT_TRUE(test_support::contains(dt, "solver.time_step_s")) << dt;
-  EXPECT_TRUE(test_support::contains(dt, "mujoco_steps_per_tier_step")) << dt;
+  EXPECT_TRUE(test_support::contains(
+      dt, ": solver.time_step_s: moved to [simulation] time_step_s (one key for every tier)"))
+      << dt;
   // An unknown key in a particle table names the key.
   const std::string unknown = error_of(rig_scenario("sweeps = 4"));
   EXPECT_TRUE(test_support::contains(unknown, "solver.sweeps: unknown key")) << unknown;

@@ -14,7 +14,8 @@ using test_support::contains;
 RobotScenario read(const std::string& text) {
   const auto doc = ScenarioDocument::parse(
       text, std::filesystem::path(TALUS_SOURCE_DIR) / "scenarios" / "robots" / "test.toml");
-  return read_robot_scenario(doc->root().table("robot"));
+  const ScenarioTable root = doc->root();
+  return read_robot_scenario(root.table("robot"), root.table("simulation"));
 }
 
 std::string error_of(const std::string& text) {
@@ -27,9 +28,11 @@ std::string error_of(const std::string& text) {
 }
 
 const std::string kRover = R"(
+[simulation]
+time_step_s = 0.002
+
 [robot]
 model = "../../robots/rover/rover.xml"
-time_step_s = 0.002
 mujoco_steps_per_tier_step = 2
 position_m = [1.0, 2.0, 0.4]
 yaw_deg = 90
@@ -75,6 +78,23 @@ TEST(RobotScenario, ReadsTheRoverTable) {
   EXPECT_DOUBLE_EQ(r.model.data()->ctrl[3], 1.0);
 }
 
+TEST(RobotScenario, WithoutATimeStepMujocoStepsAtTheModels) {
+  std::string text = kRover;
+  text.replace(text.find("time_step_s = 0.002"), 19, "");
+  EXPECT_DOUBLE_EQ(read(text).model.time_step_s(), 0.001);  // rover.xml's <option timestep>
+}
+
+TEST(RobotScenario, TheOldTimeStepKeyIsRefusedNamingTheNewOne) {
+  std::string text = kRover;
+  const std::string steps = "mujoco_steps_per_tier_step = 2";
+  text.replace(text.find(steps), steps.size(), steps + "\ntime_step_s = 0.002");
+  const std::string msg = error_of(text);
+  EXPECT_TRUE(contains(msg,
+                       "test.toml:8:15: robot.time_step_s: moved to [simulation] "
+                       "time_step_s (one key for every tier)"))
+      << msg;
+}
+
 TEST(RobotScenario, ErrorsNameTheLineAndWhatExists) {
   auto with = [](const std::string& from, const std::string& to) {
     std::string t = kRover;
@@ -94,8 +114,8 @@ TEST(RobotScenario, ErrorsNameTheLineAndWhatExists) {
   EXPECT_TRUE(contains(broken, "unknown_element.xml:5: MuJoCo rejected the model"));
   EXPECT_TRUE(contains(error_of(with("\"wheel_rl\", \"wheel_rr\"]", "\"wheel_rl\", \"motor\"]")),
                        "no actuator named 'motor'"));
-  EXPECT_TRUE(
-      contains(error_of(with("time_step_s = 0.002", "time_step_s = -1")), "robot.time_step_s"));
+  EXPECT_TRUE(contains(error_of(with("time_step_s = 0.002", "time_step_s = -1")),
+                       "simulation.time_step_s"));
   EXPECT_TRUE(contains(error_of(with("settle_s", "settle_time_s")), "settle_s"));
   EXPECT_TRUE(
       contains(error_of(with("body = \"wheel_fl\"", "body = \"wheel_fl\"\nrpy_deg = [0, 0, 1]")),

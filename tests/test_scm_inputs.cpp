@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "core/scenario_file.hpp"
 #include "core/units.hpp"
@@ -154,6 +155,71 @@ TEST(ScmInputs, FlowApproximationKeysAreRangeChecked) {
   m.flow.field_stride = 1;
   m.flow.cluster_nodes = -2;
   EXPECT_NE(error_of([&] { validate(m); }).find("flow.cluster_nodes = -2"), std::string::npos);
+}
+
+const char* kBlade = R"([scenario]
+name = "b"
+tier = "scm"
+[grid]
+size_m = [0.5, 0.5]
+cell_size_m = 0.01
+[soil]
+preset = "dry_sand"
+[flow]
+method = "border"
+[simulation]
+time_step_s = 0.002
+[experiment]
+kind = "blade"
+size_m = [0.01, 0.12, 0.2]
+[experiment.motion]
+kind = "waypoints"
+times_s = [0.0, 0.5, 2.5]
+positions_m = [[0.2, 0.2, 0.1], [0.2, 0.2, 0.05], [0.4, 0.2, 0.05]]
+rpy_deg = [[0.0, 5.0, 0.0], [0.0, 5.0, 0.0], [0.0, 5.0, 0.0]]
+)";
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  text.replace(text.find(from), from.size(), to);
+  return text;
+}
+
+long steps_of(const std::string& text) {
+  const auto doc = ScenarioDocument::parse(text, "bad.toml");
+  return load_scm_scenario(doc->root()).steps;
+}
+
+TEST(ScmInputs, TheBladeRunsForSimulationDurationOrItsMotion) {
+  EXPECT_EQ(steps_of(kBlade), 1250);  // the waypoints' 2.5 s in steps of 2 ms
+  EXPECT_EQ(
+      steps_of(replaced(kBlade, "time_step_s = 0.002", "time_step_s = 0.002\nduration_s = 1.0")),
+      500);
+}
+
+TEST(ScmInputs, TheBladesOldDurationKeyIsRefusedNamingTheNewOne) {
+  const std::string e =
+      scenario_error(replaced(kBlade, "kind = \"blade\"", "kind = \"blade\"\nduration_s = 1.0"));
+  EXPECT_NE(e.find("bad.toml:15:14: experiment.duration_s: moved to [simulation] duration_s"),
+            std::string::npos)
+      << e;
+}
+
+TEST(ScmInputs, PlateAndWheelRunsRefuseADurationNamingTheKeysThatSetTheirLength) {
+  const std::string plate = scenario_error(
+      replaced(plate_with(""), "time_step_s = 0.001", "time_step_s = 0.001\nduration_s = 1.0"));
+  EXPECT_NE(plate.find("bad.toml:15:14: simulation.duration_s: a plate_sinkage run lasts "
+                       "[experiment] ramp_s + hold_s"),
+            std::string::npos)
+      << plate;
+  std::ifstream in(std::filesystem::path(TALUS_SOURCE_DIR) / "scenarios" / "scm" /
+                   "single_wheel.toml");
+  const std::string wheel_text((std::istreambuf_iterator<char>(in)), {});
+  const std::string wheel = scenario_error(
+      replaced(wheel_text, "time_step_s = 0.001", "time_step_s = 0.001\nduration_s = 1.0"));
+  EXPECT_NE(wheel.find("bad.toml:22:14: simulation.duration_s: a single_wheel run lasts "
+                       "[experiment] settle_s + drive_s"),
+            std::string::npos)
+      << wheel;
 }
 
 TEST(ScmInputs, ShippedScenariosParse) {

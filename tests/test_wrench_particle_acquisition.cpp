@@ -24,7 +24,7 @@ using particles::ParticleModel;
 const SettledBed& small_bed() {
   static const SettledBed bed = [] {
     SettledBed b;
-    b.model.dt_s = 1e-3;
+    b.model.time_step_s = 1e-3;
     b.model.iterations = 8;
     b.model.friction = 0.6;
     b.model.body_friction = 0.5;
@@ -196,8 +196,9 @@ seed = 3
 kind = "box"
 lo_m = [0.0, 0.0, 0.0]
 hi_m = [0.16, 0.12, 0.4]
-[solver]
+[simulation]
 time_step_s = 0.001
+[solver]
 iterations = 4
 [settle]
 max_steps = 1500

@@ -86,6 +86,19 @@ TEST(WrenchScenarios, FootDroppedUprightOnFlatGroundComesToRestUpright) {
   EXPECT_EQ(c["clamped_queries"], 0);
 }
 
+TEST(WrenchScenarios, SimulationTimeStepSetsMujocosStep) {
+  TempDir tmp;
+  write_synthetic_database(tmp.path / "w.h5", 200.0);
+  const fs::path file = tmp.path / "drop.toml";
+  std::string text = foot_drop(tmp.path / "w.h5");
+  const std::string duration = "duration_s = 1.5";
+  text.replace(text.find(duration), duration.size(), "duration_s = 0.5\ntime_step_s = 0.002");
+  std::ofstream(file) << text;
+  EXPECT_EQ(check_scenario_file(file)["steps"], 250);  // 0.5 s of 2 ms, not the model's 1 ms
+  const nlohmann::json s = run_scenario_file(file, tmp.path / "out", {});
+  EXPECT_EQ(s["cases"][0]["steps"], 250) << s.dump(1);
+}
+
 TEST(WrenchScenarios, QuadrupedDroppedOnASlopeRestsHigherOnTheStifferMedium) {
   TempDir tmp;
   write_synthetic_database(tmp.path / "stiff.h5", 1200.0);
@@ -218,7 +231,8 @@ TEST(WrenchScenarios, FootAccuracyComparesBothTiersAlongThePath) {
              "hi_m = [0.1549, 0.1149, 0.05]\nseed = 3\n"
              "[container]\nkind = \"box\"\nlo_m = [0.0, 0.0, 0.0]\n"
              "hi_m = [0.16, 0.12, 0.4]\n"
-             "[solver]\ntime_step_s = 0.001\niterations = 4\n"
+             "[simulation]\ntime_step_s = 0.001\n"
+             "[solver]\niterations = 4\n"
              "[settle]\nmax_steps = 1500\nmin_steps = 100\n"
              "kinetic_energy_per_particle_J = 1e-9\n"
              "[foot]\nradius_m = 0.04\n"

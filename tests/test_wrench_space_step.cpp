@@ -237,9 +237,9 @@ TEST(WrenchSpaceStep, InfeasibleQpIsReportedWithStepAndFeet) {
     const std::string message = e.what();
     EXPECT_NE(message.find("contact QP infeasible"), std::string::npos) << message;
     EXPECT_NE(message.find("'left_foot'"), std::string::npos) << message;
-    EXPECT_NE(message.find("step " + std::to_string(step.state().steps) + " "), std::string::npos)
+    EXPECT_NE(message.find("step " + std::to_string(step.state().step) + " "), std::string::npos)
         << message;
-    EXPECT_GT(step.state().steps, 0);
+    EXPECT_GT(step.state().step, 0);
   }
 }
 

@@ -16,10 +16,10 @@ BedSetup read_bed_setup(const ScenarioTable& root) {
 
   const ScenarioTable particles = root.table("particles");
   s.model.friction = particles.number("friction", non_negative(""));
-  const ScenarioTable solver = root.table("solver");
-  s.model.dt_s = solver.number("time_step_s", positive("[s]"));
-  particles::read_solver(solver, s.model);
-  solver.refuse_unknown_keys();
+  particles::read_solver(root.table("solver"), s.model);  // first: it refuses the old time step
+  const ScenarioTable sim = root.table("simulation");
+  s.model.time_step_s = sim.number("time_step_s", positive("[s]"));
+  sim.refuse_unknown_keys();
   particles::read_container(root.table("container"), s.model);
   std::string bed_kind;
   s.initial = particles::read_bed(root.table("bed"), particles, bed_kind);

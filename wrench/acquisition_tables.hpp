@@ -5,7 +5,8 @@
 //
 //   [medium]     name, source (strings): what the database's /medium group records
 //   [particles]  radius_m, density_kg_per_m3, friction
-//   [bed], [container], [solver] (with time_step_s), [settle]: as in particle scenarios
+//   [bed], [container], [solver], [settle]: as in particle scenarios
+//   [simulation] time_step_s: the particle bed's step
 //   [foot]       radius_m (0.03), length_m (0.5), reference_height_m (0.25), x_m, y_m (where the
 //                foot's bottom centre passes the target; default the container's centre)
 
@@ -25,8 +26,8 @@ struct BedSetup {
   MediumDescription medium;
 };
 
-/// Reads [medium], [particles], [bed], [container], [solver], [settle] (each table's unknown keys
-/// refused).
+/// Reads [medium], [particles], [bed], [container], [simulation], [solver], [settle] (each
+/// table's unknown keys refused).
 BedSetup read_bed_setup(const ScenarioTable& root);
 
 /// Reads [foot] into path's foot fields and target_xy_m (defaults: the container's centre).

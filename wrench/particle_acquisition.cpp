@@ -149,7 +149,7 @@ Eigen::VectorXd measure_in_particles(const SettledBed& bed, const FootPath& path
   const Vec3 p_BR(0.0, 0.0, path.reference_height_m - 0.5 * path.foot_length_m);
   model.bodies.push_back(
       CoupledBody{"foot", CylinderShape{path.foot_radius_m, 0.5 * path.foot_length_m}, p_BR});
-  const double dt = model.dt_s;
+  const double dt = model.time_step_s;
 
   check_run_inside_walls(model.container, path, run, bed.surface_z_m, dt);
   const ConstantTwistPath cv{foot_pose_at(path, bed.surface_z_m, run.depth_m, run.tilt_rad), p_BR,

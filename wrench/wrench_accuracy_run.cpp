@@ -8,7 +8,8 @@
 //   [wrench_space] database
 //   [pid]          kp, ki, kd: gains on (x, z, tilt) of the bottom centre (paper: [8000, 20000,
 //                  300], [4000, 6000, 1000], [200, 400, 10])
-//   [medium], [particles], [bed], [container], [solver], [settle], [foot]: the particle bed and
+//   [medium], [particles], [bed], [container], [solver], [settle], [foot], [simulation]
+//                  (time_step_s: the particle bed's step): the particle bed and
 //                  foot, keys as kind "acquire" (the foot's radius must match the database's)
 //   [compare]      filter_window_s (0.05): centred moving average on the particle tier's wrench
 //   [[path]]       name, t_s, x_m, depth_m, tilt_rad: waypoints of the bottom centre (x relative
@@ -78,7 +79,7 @@ Eigen::Vector3d vec(const ScenarioTable& t, const std::string& key, const Number
 
 AccuracyScenario load_accuracy(const ScenarioTable& root) {
   AccuracyScenario sc;
-  const ScenarioHead head = read_scenario_head(root, {"foot_accuracy"});
+  const ScenarioHead head = read_wrench_head(root, {"foot_accuracy"});
   sc.name = head.name;
   sc.description = head.description;
   const fs::path base = root.file().parent_path();
@@ -139,7 +140,8 @@ AccuracyScenario load_accuracy(const ScenarioTable& root) {
     const auto phi = p.numbers("tilt_rad", n, in_closed_range(-1.5, 1.5, "[rad]"));
     for (std::size_t k = 0; k < n; ++k) path.q.emplace_back(x[k], d[k], phi[k]);
     p.refuse_unknown_keys();
-    steps_for(p, "t_s", path.duration_s(), sc.bed.model.dt_s);  // bounded here, before any run
+    steps_for(p, "t_s", path.duration_s(),
+              sc.bed.model.time_step_s);  // bounded here, before any run
     sc.paths.push_back(std::move(path));
   }
   if (sc.paths.empty()) root.fail("path", "expected at least one [[path]]");
@@ -209,7 +211,7 @@ Series run_particles(const AccuracyScenario& sc, const ConfigurationPath& path,
       CoupledBody{"foot", CylinderShape{sc.foot.foot_radius_m, 0.5 * sc.foot.foot_length_m}, p_BR});
   particles::ParticleState state = bed.state;
   particles::ParticleWorkspace workspace = bed.workspace;
-  const double dt = model.dt_s;
+  const double dt = model.time_step_s;
   const long steps = steps_for(path.duration_s(), dt);
   std::vector<BodyMotion> motions(1);
   Series out;
@@ -265,7 +267,7 @@ nlohmann::json check_accuracy(const ScenarioTable& root) {
   }
   long steps = sc.bed.settle.max_steps;
   for (const ConfigurationPath& p : sc.paths) {
-    steps += 2 * steps_for(p.duration_s(), sc.bed.model.dt_s);
+    steps += 2 * steps_for(p.duration_s(), sc.bed.model.time_step_s);
   }
   return {{"tier", "wrench"}, {"name", sc.name}, {"steps", steps}};
 }

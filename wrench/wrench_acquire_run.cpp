@@ -49,7 +49,7 @@ struct AcquireScenario {
 
 AcquireScenario load_acquire(const ScenarioTable& root) {
   AcquireScenario sc;
-  const ScenarioHead head = read_scenario_head(root, {"acquire"});
+  const ScenarioHead head = read_wrench_head(root, {"acquire"});
   sc.name = head.name;
   sc.description = head.description;
 
@@ -99,7 +99,8 @@ AcquireScenario load_acquire(const ScenarioTable& root) {
                                                      : 0.0;
   for (const AcquisitionRun& run : planned_runs(sc.spec)) {
     try {
-      check_run_inside_walls(sc.bed.model.container, sc.path, run, surface_z, sc.bed.model.dt_s);
+      check_run_inside_walls(sc.bed.model.container, sc.path, run, surface_z,
+                             sc.bed.model.time_step_s);
     } catch (const std::invalid_argument& e) {
       root.table("foot").fail("radius_m", e.what());
     }
@@ -187,7 +188,7 @@ void plot_traces(OutputDir& out, const AcquireScenario& sc,
 nlohmann::json check_acquire(const ScenarioTable& root) {
   const AcquireScenario sc = load_acquire(root);
   const long runs = static_cast<long>(planned_runs(sc.spec).size());
-  const long per_run = steps_for(sc.path.duration_s, sc.bed.model.dt_s);
+  const long per_run = steps_for(sc.path.duration_s, sc.bed.model.time_step_s);
   return {
       {"tier", "wrench"}, {"name", sc.name}, {"steps", sc.bed.settle.max_steps + runs * per_run}};
 }

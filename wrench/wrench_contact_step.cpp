@@ -98,7 +98,7 @@ void WrenchContactStep::step() {
   assemble_qp();
   solve_qp();
   integrate();
-  ++state_.steps;
+  ++state_.step;
 }
 
 // Stage 1: v_free = v + h qacc_smooth, with qacc_smooth = M^-1 (actuator + passive + applied -
@@ -261,12 +261,12 @@ void WrenchContactStep::solve_qp() {
     std::vector<int> all(static_cast<size_t>(k));
     for (int i = 0; i < k; ++i) all[static_cast<size_t>(i)] = i;
     throw WrenchStepError(
-        fmt::format("step {} (t = {:.6g} s): contact QP ill-posed with feet {}: {}", state_.steps,
-                    t, contact_names(all), e.what()));
+        fmt::format("step {} (t = {:.6g} s): contact QP ill-posed with feet {}: {}", state_.step, t,
+                    contact_names(all), e.what()));
   }
   if (solution_.status != QpStatus::kOptimal) {
     throw WrenchStepError(fmt::format("step {} (t = {:.6g} s): contact QP {} with feet {}: {}",
-                                      state_.steps, t, to_string(solution_.status),
+                                      state_.step, t, to_string(solution_.status),
                                       contact_names(solution_.conflicting_contacts),
                                       solution_.message));
   }
@@ -291,7 +291,7 @@ void WrenchContactStep::integrate() {
   if (!contacts_.empty()) v.noalias() += JMinv_.transpose() * solution_.impulse;
   if (!v.allFinite()) {
     throw WrenchStepError(fmt::format("step {} (t = {:.6g} s): the velocity is not finite",
-                                      state_.steps, robot_.time_s()));
+                                      state_.step, robot_.time_s()));
   }
   mj_integratePos(m, d->qpos, d->qvel, h);
   for (int a = 0; a < m->na; ++a) d->act[a] += h * d->act_dot[a];

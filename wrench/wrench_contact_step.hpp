@@ -80,7 +80,7 @@ struct StageSeconds {
 
 /// Everything that changes while stepping.
 struct WrenchStepState {
-  long steps = 0;
+  long step = 0;                            ///< steps taken
   std::vector<FootContact> feet;            ///< this step's contacts, one per foot
   std::vector<std::vector<int>> warm_rows;  ///< per foot: active rows of its last contact
   long contact_queries = 0;                 ///< feet in contact, summed over steps

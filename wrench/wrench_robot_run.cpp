@@ -6,7 +6,8 @@
 //                 and inertia times this), body (the body reported and drawn as the robot's pose),
 //                 feet (site names: bottom centre, z along the foot's axis),
 //                 granular_inertia [kg, kg, kg m^2] (M_g per foot, on (v_x, v_z, omega_y))
-//   [simulation]  duration_s, sample_every_s (0.01), snapshots (6)
+//   [simulation]  duration_s, time_step_s (MuJoCo's step; default the model's), sample_every_s
+//                 (0.01), snapshots (6)
 //   [[case]]      name, database (HDF5, relative to the scenario file), duration_s (optional),
 //                 slope_rad or terrain_points_m [[x, z], ...] (default: flat at z = 0),
 //                 initial_joints / initial_values (qpos of named 1-dof joints),
@@ -33,6 +34,7 @@
 #include "core/plot.hpp"
 #include "core/steps.hpp"
 #include "robot/mujoco_model.hpp"
+#include "robot/robot_scenario.hpp"
 #include "wrench/wrench_contact_step.hpp"
 #include "wrench/wrench_scenario_kinds.hpp"
 #include "wrench/wrench_space_model.hpp"
@@ -80,7 +82,7 @@ struct RobotKindScenario {
   std::vector<std::string> feet;
   Eigen::Vector3d granular_inertia = Eigen::Vector3d::Zero();
   double mass_scale = 1.0;   // every body's mass and inertia times this
-  double time_step_s = 0.0;  // the model's (MuJoCo's) step
+  double time_step_s = 0.0;  // MuJoCo's step: [simulation] time_step_s or the model's
   double sample_every_s = 0.01;
   int snapshots = 6;
   std::vector<RobotCase> cases;
@@ -99,10 +101,10 @@ int joint_id(const robot::MujocoModel& robot, const ScenarioTable& t, const std:
 
 RobotKindScenario load_robot_kind(const ScenarioTable& root) {
   RobotKindScenario sc;
-  const ScenarioHead head = read_scenario_head(root, {"foot_drop", "quadruped"});
+  const ScenarioHead head = read_wrench_head(root, {"foot_drop", "quadruped"});
   sc.name = head.name;
   sc.description = head.description;
-  sc.kind = head.kind;
+  sc.kind = head.choice("kind");
   const fs::path base = root.file().parent_path();
 
   const ScenarioTable robot_t = root.table("robot");
@@ -131,9 +133,9 @@ RobotKindScenario load_robot_kind(const ScenarioTable& root) {
                                        sc.model_file.string(), fmt::join(sites, ", ")));
     }
   }
-  sc.time_step_s = robot->time_step_s();
-
   const ScenarioTable sim = root.table("simulation");
+  robot::read_mujoco_time_step(sim, *robot);
+  sc.time_step_s = robot->time_step_s();
   const double duration = sim.number("duration_s", positive("[s]"));
   sc.sample_every_s = sim.number_or("sample_every_s", 0.01, positive("[s]"));
   sc.snapshots = sim.integer_or("snapshots", 6, 1, 50);
@@ -240,6 +242,7 @@ struct CaseResult {
 CaseResult run_case(const RobotKindScenario& sc, const RobotCase& rc, OutputDir& out,
                     const std::function<void()>& tick) {
   robot::MujocoModel robot = robot::MujocoModel::load(sc.model_file);
+  robot.set_time_step_s(sc.time_step_s);
   mjModel* m = robot.model();
   mjData* d = robot.data();
   // MuJoCo recomputes the composite inertias from body_mass and body_inertia every step, so
@@ -402,7 +405,7 @@ CaseResult run_case(const RobotKindScenario& sc, const RobotCase& rc, OutputDir&
       {"name", rc.name},
       {"database", rc.database.filename().string()},
       {"medium", predictor.database().medium.name},
-      {"steps", st.steps},
+      {"steps", st.step},
       {"duration_s", last.t},
       {"body",
        {{"name", sc.body},
@@ -418,7 +421,7 @@ CaseResult run_case(const RobotKindScenario& sc, const RobotCase& rc, OutputDir&
       {"clamped_queries", st.clamped_queries},
       {"worst_qp_stationarity", st.worst_stationarity},
       {"wall_s", wall},
-      {"us_per_step", 1e6 * wall / static_cast<double>(std::max<long>(1, st.steps))}};
+      {"us_per_step", 1e6 * wall / static_cast<double>(std::max<long>(1, st.step))}};
   return {summary, std::move(samples)};
 }
 

@@ -26,15 +26,8 @@ const KindEntry& read_kind(const ScenarioTable& root) {
 
 }  // namespace
 
-ScenarioHead read_scenario_head(const ScenarioTable& root, const std::vector<std::string>& kinds) {
-  const ScenarioTable head = root.table("scenario");
-  ScenarioHead h;
-  h.name = head.string("name");
-  h.description = head.string_or("description", "");
-  head.choice("tier", {"wrench"});
-  h.kind = head.choice("kind", kinds);
-  head.refuse_unknown_keys();
-  return h;
+ScenarioHead read_wrench_head(const ScenarioTable& root, const std::vector<std::string>& kinds) {
+  return read_scenario_head(root, "wrench", {{"kind", kinds, ""}});
 }
 
 nlohmann::json check_wrench(const ScenarioTable& root) { return read_kind(root).check(root); }

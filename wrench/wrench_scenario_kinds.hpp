@@ -9,19 +9,12 @@
 
 #include "core/output_dir.hpp"
 #include "core/progress.hpp"
-#include "core/scenario_file.hpp"
+#include "core/scenario_head.hpp"
 
 namespace talus::wrench {
 
-/// The [scenario] table every kind starts with.
-struct ScenarioHead {
-  std::string name;
-  std::string description;
-  std::string kind;
-};
-
-/// Reads [scenario] (name, description, tier = "wrench", kind among `kinds`), refusing other keys.
-ScenarioHead read_scenario_head(const ScenarioTable& root, const std::vector<std::string>& kinds);
+/// The [scenario] table of a kind among `kinds` (core/scenario_head.hpp; `kind` picks the kind).
+ScenarioHead read_wrench_head(const ScenarioTable& root, const std::vector<std::string>& kinds);
 
 /// kind = "acquire": a database from the particle tier (wrench/wrench_acquire_run.cpp).
 nlohmann::json check_acquire(const ScenarioTable& root);

@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
   try {
     ParticleState state = read_positions(in_csv, radius_m, density);
     ParticleModel model;
-    model.dt_s = settle_dt_s;
+    model.time_step_s = settle_dt_s;
     model.iterations = settle_iterations > 0 ? settle_iterations : iterations;
     model.contact_margin_m = margin_radii * radius_m;
     model.neighbour_skin_radii = skin_radii;
@@ -126,7 +126,7 @@ int main(int argc, char** argv) {
       }
     }
 
-    model.dt_s = dt_s;
+    model.time_step_s = dt_s;
     model.iterations = iterations;
     const long timed_steps = std::lround(time_s / dt_s);
     const double ke_before = kinetic_energy_J(state);

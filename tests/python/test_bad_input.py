@@ -86,7 +86,7 @@ def test_a_device_or_a_folder_is_not_a_scenario_file(tmp_path):
 
 BAD_PARTICLE_MODEL_VALUES = {
     "threads": [100000, -1],
-    "dt_s": [0.0, -1e-3, math.nan, math.inf],
+    "time_step_s": [0.0, -1e-3, math.nan, math.inf],
     "iterations": [0],
     "baumgarte": [-0.1, 1.5],
     "friction": [-1.0, math.nan],

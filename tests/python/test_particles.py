@@ -11,7 +11,7 @@ P = talus.particles
 
 def small_sim(friction=0.5):
     model = P.Model()
-    model.dt_s = 1e-3
+    model.time_step_s = 1e-3
     model.friction = model.wall_friction = model.body_friction = friction
     model.threads = 1
     model.set_box_container([0.0, -0.05, 0.0], [0.2, 0.05, 0.2])
@@ -108,7 +108,7 @@ def test_state_saves_and_loads(tmp_path):
     sim.state.save(path)
     loaded = P.load_state(path)
     again = P.Simulation(sim.model, loaded)
-    assert np.array_equal(again.z_m, sim.z_m) and loaded.steps == 5
+    assert np.array_equal(again.z_m, sim.z_m) and loaded.step == 5
     path.write_bytes(b"garbage")
     with pytest.raises(RuntimeError, match="not a talus particle state file"):
         P.load_state(path)

@@ -92,7 +92,7 @@ def test_ball_coupled_two_way_to_particles_is_carried_and_pushes_them():
     robot.forward()
     links = talus.resolve_coupling(robot, [talus.CouplingEntry(body="ball")])
     model = P.Model()
-    model.dt_s = 1e-3
+    model.time_step_s = 1e-3
     model.iterations = 8
     model.friction = model.wall_friction = model.body_friction = 0.5
     model.threads = 1

@@ -121,7 +121,7 @@ def test_particles_bodies_posed_from_python_and_snapshot_restores_bit_for_bit():
         for k in range(60, 90):
             poses, twists = particle_blade(k)
             P.step(model, s, w, body_poses=poses, body_twists=twists)
-        runs.append((s.x_m, s.z_m, s.vx_m_per_s, s.wrenches, s.steps))
+        runs.append((s.x_m, s.z_m, s.vx_m_per_s, s.wrenches, s.step))
     for a, b in zip(*runs):
         assert np.array_equal(a, b)
 
@@ -151,7 +151,7 @@ def test_particles_scenario_loader_gives_model_state_and_motions():
     sc = P.load(SCENARIOS / "particles" / "blade_push.toml")
     assert sc.body_names == ["blade"]
     state = sc.initial_state()
-    assert len(state) > 1000 and state.steps == 0
+    assert len(state) > 1000 and state.step == 0
     poses, twists = sc.body_motions(0.0)
     assert len(poses) == 1 and np.asarray(poses[0]).shape == (4, 4)
     depth = P.sky_depth(sc.model, state, [0.0, -0.1], [0.4, 0.1], 0.3, 40, 20, body_poses=poses)
