@@ -40,6 +40,329 @@ struct BodyQuery {
   Aabb bounds;  // world bounds inflated by the largest contact reach
 };
 
+// The container's walls as contact partners: per axis whether its two faces exist, and the
+// cylinder's side.
+struct Walls {
+  bool face[3] = {false, false, false};
+  float lo[3] = {0.0f, 0.0f, 0.0f};
+  float hi[3] = {0.0f, 0.0f, 0.0f};
+  bool cylinder = false;
+  float cyl_r = 0.0f, cyl_x = 0.0f, cyl_y = 0.0f;
+
+  explicit Walls(const ParticleModel& model) {
+    const Container& box = model.container;
+    if (box.kind == Container::Kind::kBox) {
+      for (int a = 0; a < 3; ++a) face[a] = a != model.periodic_axis;
+    } else if (box.kind == Container::Kind::kCylinder) {
+      face[2] = true;
+    }
+    for (int a = 0; a < 3; ++a) {
+      lo[a] = static_cast<float>(box.box.lo[a]);
+      hi[a] = static_cast<float>(box.box.hi[a]);
+    }
+    cylinder = box.kind == Container::Kind::kCylinder;
+    cyl_r = static_cast<float>(box.cylinder_radius_m);
+    cyl_x = static_cast<float>(box.cylinder_axis_xy_m.x());
+    cyl_y = static_cast<float>(box.cylinder_axis_xy_m.y());
+  }
+};
+
+// Everything the per-particle detection reads, gathered once per step.
+struct Detection {
+  const float* x;
+  const float* y;
+  const float* z;
+  const float* r;
+  const float* inv_mass;
+  float margin;
+  float mu_particle, mu_wall, mu_body;
+  MinimumImage image;
+  Walls walls;
+  std::vector<BodyQuery> bodies;
+  const SpatialHash& hash;
+  const NeighbourList* neighbours;
+  const ContactList* previous;  // last step's rows, read for the warm start when `warm`
+  bool warm;
+  float warm_factor;
+};
+
+std::vector<BodyQuery> body_queries(const ParticleModel& model, std::span<const BodyMotion> motions,
+                                    double reach_m) {
+  std::vector<BodyQuery> bodies(model.bodies.size());
+  for (std::size_t b = 0; b < bodies.size(); ++b) {
+    BodyQuery& q = bodies[b];
+    q.shape = &model.bodies[b].shape;
+    q.X_WB = motions[b].X_WB;
+    q.X_BW = motions[b].X_WB.inverse();
+    q.V_WB = motions[b].V_WB;
+    q.bounded = !std::holds_alternative<PlaneShape>(*q.shape);
+    if (q.bounded) {
+      q.bounds = world_bounds(*q.shape, q.X_WB);
+      q.bounds.lo.array() -= reach_m;
+      q.bounds.hi.array() += reach_m;
+    }
+  }
+  return bodies;
+}
+
+// One particle's contact candidates: its particle pairs first (sorted through `order`), then its
+// wall and body contacts in generation order.
+struct Candidates {
+  Candidate cand[kMaxCandidates + 1];  // + 1: the listed loop writes before it tests
+  std::uint64_t order[kMaxCandidates];
+  int found = 0;
+  int pairs = 0;
+  bool too_many = false;
+
+  const Candidate& slot(int s) const { return s < pairs ? cand[order[s] & 0xffu] : cand[s]; }
+};
+
+// Narrowphase, particle partners (§II-D): the pairs of particle i closer than the sum of radii
+// plus the margin, from the neighbour list or, without one, the hash's 27 cells.
+void find_particle_pairs(const Detection& d, std::int64_t i, Candidates& out) {
+  const float xi = d.x[i], yi = d.y[i], zi = d.z[i], ri = d.r[i];
+  // The offset o = x_i - x_j (periodic minimum image); returns |o|^2.
+  auto offset = [&](std::int32_t j, float(&o)[3]) {
+    o[0] = xi - d.x[j];
+    o[1] = yi - d.y[j];
+    o[2] = zi - d.z[j];
+    d.image.apply(o);
+    return o[0] * o[0] + o[1] * o[1] + o[2] * o[2];
+  };
+  auto reach2 = [&](std::int32_t j) {
+    const float reach = ri + d.r[j] + d.margin;
+    return reach * reach;
+  };
+  // Candidate j's contact geometry, from its offset, into cand[found].
+  auto write_candidate = [&](std::int32_t j, const float(&o)[3], float dist2) {
+    const float dist = std::sqrt(dist2);
+    Candidate& c = out.cand[out.found];
+    c.partner = j;
+    if (dist > 0.0f) {
+      const float inv = 1.0f / dist;
+      c.nx = o[0] * inv;
+      c.ny = o[1] * inv;
+      c.nz = o[2] * inv;
+    } else {  // coincident centres: opposite normals for the two copies
+      c.nx = 0.0f;
+      c.ny = 0.0f;
+      c.nz = i < j ? 1.0f : -1.0f;
+    }
+    c.gap_m = dist - (ri + d.r[j]);
+    c.mu = d.mu_particle;  // the surface velocity (ux, uy, uz) is for walls and bodies only
+  };
+  if (d.neighbours != nullptr) {
+    // The listed candidates (never i itself) are written unconditionally and kept by advancing
+    // `found`: about 2 in 3 are contacts in a bed at rest, at random, and as a branch this
+    // mispredicted; a geometry computed for a non-contact costs less.
+    const std::int64_t list_end = d.neighbours->start[i + 1];
+    for (std::int64_t a = d.neighbours->start[i]; a < list_end; ++a) {
+      const std::int32_t j = d.neighbours->partner[a];
+      float o[3];
+      const float dist2 = offset(j, o);
+      write_candidate(j, o, dist2);
+      out.found += dist2 < reach2(j) ? 1 : 0;
+      if (out.found > kMaxCandidates) {  // refused on the 257th contact, as the search does
+        out.too_many = true;
+        out.found = kMaxCandidates;
+        break;
+      }
+    }
+  } else {
+    // Searching the hash's 27 cells: most candidates are far (no geometry for them).
+    d.hash.for_each_in_neighbourhood(d.hash.cx[i], d.hash.cy[i], d.hash.cz[i], [&](std::int32_t j) {
+      if (j == i) return;
+      float o[3];
+      const float dist2 = offset(j, o);
+      if (dist2 >= reach2(j)) return;
+      if (out.found == kMaxCandidates) {
+        out.too_many = true;
+        return;
+      }
+      write_candidate(j, o, dist2);
+      ++out.found;
+    });
+  }
+  out.pairs = out.found;
+}
+
+// Canonical order of the pairs: the hash lists' order depends on thread timing (kLinkedHash).
+// Sorted as 64-bit keys (partner, candidate index), by insertion sort: a bed's sorted cells
+// deliver the candidates nearly in order, where this is linear, and the 36-byte candidates are
+// not moved. The new key stays in a register while larger ones shift up (an in-place swap form
+// stored and reloaded overlapping keys: a store-forwarding stall per candidate, ~12 % of the
+// detection pass in a profile).
+void sort_particle_pairs(Candidates& out) {
+  for (int a = 0; a < out.pairs; ++a) {
+    const std::uint64_t key =
+        (static_cast<std::uint64_t>(out.cand[a].partner) << 8) | static_cast<unsigned>(a);
+    int b = a;
+    for (; b > 0 && out.order[b - 1] > key; --b) out.order[b] = out.order[b - 1];
+    out.order[b] = key;
+  }
+}
+
+// A wall or body contact, kept when its gap is under the margin.
+void add_external(const Detection& d, Candidates& out, const Candidate& c) {
+  if (c.gap_m >= d.margin) return;
+  if (out.found == kMaxCandidates) {
+    out.too_many = true;
+    return;
+  }
+  out.cand[out.found++] = c;
+}
+
+// Narrowphase, container walls: the box's faces (those that exist) and the cylinder's side.
+void find_wall_contacts(const Detection& d, std::int64_t i, Candidates& out) {
+  const Walls& w = d.walls;
+  const float p[3] = {d.x[i], d.y[i], d.z[i]};
+  const float ri = d.r[i];
+  for (int a = 0; a < 3; ++a) {
+    if (!w.face[a]) continue;
+    float n_lo[3] = {0.0f, 0.0f, 0.0f};
+    n_lo[a] = 1.0f;
+    add_external(d, out,
+                 {wall_partner(2 * a), n_lo[0], n_lo[1], n_lo[2], p[a] - w.lo[a] - ri, 0.0f, 0.0f,
+                  0.0f, d.mu_wall});
+    add_external(d, out,
+                 {wall_partner(2 * a + 1), -n_lo[0], -n_lo[1], -n_lo[2], w.hi[a] - p[a] - ri, 0.0f,
+                  0.0f, 0.0f, d.mu_wall});
+  }
+  if (w.cylinder) {
+    const float dx = p[0] - w.cyl_x, dy = p[1] - w.cyl_y;
+    const float rho = std::sqrt(dx * dx + dy * dy);
+    if (rho > 0.0f) {
+      add_external(d, out,
+                   {wall_partner(6), -dx / rho, -dy / rho, 0.0f, w.cyl_r - rho - ri, 0.0f, 0.0f,
+                    0.0f, d.mu_wall});
+    }
+  }
+}
+
+// Narrowphase, bodies (§II-C): the signed distance of each body's shape at the particle centre
+// mapped into B, minus the radius; normal from outward_normal; the body's velocity at its
+// nearest surface point from its twist.
+void find_body_contacts(const Detection& d, std::int64_t i, Candidates& out) {
+  const float ri = d.r[i];
+  for (std::size_t b = 0; b < d.bodies.size(); ++b) {
+    const BodyQuery& q = d.bodies[b];
+    const Vec3 p_W(d.x[i], d.y[i], d.z[i]);
+    if (q.bounded && !q.bounds.contains(p_W)) continue;
+    const Vec3 p_B = q.X_BW * p_W;
+    const double dist = signed_distance(*q.shape, p_B);
+    if (dist - ri >= d.margin) continue;
+    const Vec3 n_W = q.X_WB.linear() * outward_normal(*q.shape, p_B);
+    const Vec3 p_WQ = p_W - dist * n_W;  // nearest surface point of the body
+    const Vec3 u_W = q.V_WB.velocity_of_point(q.X_WB, p_WQ);
+    add_external(
+        d, out,
+        {body_partner(static_cast<std::int32_t>(b)), float(n_W.x()), float(n_W.y()), float(n_W.z()),
+         static_cast<float>(dist - ri), float(u_W.x()), float(u_W.y()), float(u_W.z()), d.mu_body});
+  }
+}
+
+// The warm-start impulse of candidate c (§II-A): the last step's impulse of the same
+// (particle, partner) slot, scaled by the warm-start factor and projected onto the new normal
+// and friction cone; zero without one. `ps` walks the last step's row of the particle: both
+// lists are in canonical (key) order.
+void warm_impulse(const Detection& d, const Candidate& c, std::int32_t& ps, std::int32_t prev_end,
+                  float (&l)[3]) {
+  l[0] = l[1] = l[2] = 0.0f;
+  const ContactList& previous = *d.previous;
+  const std::uint32_t key = partner_key(c.partner);
+  while (ps < prev_end && partner_key(previous.partner[ps]) < key) ++ps;
+  if (!(ps < prev_end && previous.partner[ps] == c.partner)) return;
+  const float* pl = previous.impulse.data() + static_cast<std::size_t>(ps) * kSlotStride;
+  const float ox = d.warm_factor * pl[0], oy = d.warm_factor * pl[1], oz = d.warm_factor * pl[2];
+  const float ln = std::max(0.0f, ox * c.nx + oy * c.ny + oz * c.nz);
+  const float on = ox * c.nx + oy * c.ny + oz * c.nz;
+  float tx = ox - on * c.nx, ty = oy - on * c.ny, tz = oz - on * c.nz;
+  const float lt = std::sqrt(tx * tx + ty * ty + tz * tz);
+  const float cap = c.mu * ln;
+  // Onto the cone, branch-free (x 1 is exact): whether a resting contact's impulse sits on its
+  // cone is random, and as a branch this mispredicted. lt > cap >= 0 where the quotient is taken.
+  const float cone_scale = cap / lt;
+  const float scale = lt > cap ? cone_scale : 1.0f;
+  tx *= scale;
+  ty *= scale;
+  tz *= scale;
+  l[0] = ln * c.nx + tx;
+  l[1] = ln * c.ny + ty;
+  l[2] = ln * c.nz + tz;
+}
+
+// The slot arrays of the list being written, and the region of them one thread owns.
+struct SlotWriter {
+  std::int32_t* partner;
+  float* normal_gap;
+  float* surface;
+  float* impulse;
+  std::int64_t region_end;
+};
+
+// Writes particle i's row from slot k on (slots past the region are only counted) and its
+// initial Jacobi iterate record: w = v* + M^-1 sum(lambda), the split inverse mass, s = 0.
+// Returns the next free slot.
+std::int64_t write_row(const Detection& d, std::int64_t i, const Candidates& in, std::int64_t k,
+                       const SlotWriter& out, std::int32_t* row_start, std::int32_t* row_end,
+                       const float* vpx, const float* vpy, const float* vpz, float* iterate) {
+  std::int32_t ps = d.warm ? d.previous->start[i] : 0;
+  const std::int32_t prev_end = d.warm ? d.previous->end[i] : 0;
+  float sx = 0.0f, sy = 0.0f, sz = 0.0f;
+  row_start[i] = static_cast<std::int32_t>(std::min(k, out.region_end));
+  for (int s = 0; s < in.found; ++s, ++k) {
+    const Candidate& c = in.slot(s);
+    float l[3] = {0.0f, 0.0f, 0.0f};
+    if (d.warm) warm_impulse(d, c, ps, prev_end, l);
+    if (k < out.region_end) {
+      const std::size_t at = static_cast<std::size_t>(k) * kSlotStride;
+      out.partner[k] = c.partner;
+      out.normal_gap[at] = c.nx;
+      out.normal_gap[at + 1] = c.ny;
+      out.normal_gap[at + 2] = c.nz;
+      out.normal_gap[at + 3] = c.gap_m;
+      if (c.partner < 0) {
+        out.surface[at] = c.ux;
+        out.surface[at + 1] = c.uy;
+        out.surface[at + 2] = c.uz;
+        out.surface[at + 3] = c.mu;
+      }
+      out.impulse[at] = l[0];
+      out.impulse[at + 1] = l[1];
+      out.impulse[at + 2] = l[2];
+      out.impulse[at + 3] = 0.0f;
+    }
+    sx += l[0];
+    sy += l[1];
+    sz += l[2];
+  }
+  row_end[i] = static_cast<std::int32_t>(std::min(k, out.region_end));
+  float* rec = iterate + static_cast<std::size_t>(i) * kIterateStride;
+  rec[kIterW + 0] = vpx[i] + d.inv_mass[i] * sx;
+  rec[kIterW + 1] = vpy[i] + d.inv_mass[i] * sy;
+  rec[kIterW + 2] = vpz[i] + d.inv_mass[i] * sz;
+  rec[kIterSplit] = d.inv_mass[i] * static_cast<float>(in.found);
+  rec[kIterS + 0] = 0.0f;
+  rec[kIterS + 1] = 0.0f;
+  rec[kIterS + 2] = 0.0f;
+  rec[kIterS + 3] = 0.0f;
+  return k;
+}
+
+// Sizes the slot arrays for `region` slots per thread and returns their writer pointers.
+SlotWriter size_slots(ContactList& contacts, std::int64_t region, int team) {
+  if (region * team > std::numeric_limits<std::int32_t>::max()) {
+    throw std::runtime_error("particle contacts: more than 2^31 contact slots");
+  }
+  const auto slots = static_cast<std::size_t>(region * team);
+  contacts.partner.resize(slots);
+  for (auto* arr : {&contacts.normal_gap, &contacts.surface, &contacts.impulse}) {
+    arr->resize(slots * kSlotStride);
+  }
+  return SlotWriter{contacts.partner.data(), contacts.normal_gap.data(), contacts.surface.data(),
+                    contacts.impulse.data(), 0};
+}
+
 }  // namespace
 
 void balanced_chunks(const ContactList& rows, int parts, std::vector<std::int64_t>& bounds) {
@@ -93,54 +416,26 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
                      int threads) {
   const std::size_t n = state.size();
   const auto count = static_cast<std::int64_t>(n);
-  const float* x = state.x_m.data();
-  const float* y = state.y_m.data();
-  const float* z = state.z_m.data();
-  const float* r = state.radius_m.data();
-  const float* inv_mass = state.inv_mass_per_kg.data();
-  const float margin = static_cast<float>(model.contact_margin_m);
-  const float mu_particle = static_cast<float>(model.friction);
-  const float mu_wall = static_cast<float>(model.wall_friction);
-  const float mu_body = static_cast<float>(model.body_friction);
-  const int pa = model.periodic_axis;
-  const MinimumImage image(model);
   const float max_r =
       n > 0 ? *std::max_element(state.radius_m.begin(), state.radius_m.end()) : 0.0f;
-
-  // Walls: per axis whether its two faces exist.
-  const Container& box = model.container;
-  bool face[3] = {false, false, false};
-  if (box.kind == Container::Kind::kBox) {
-    for (int a = 0; a < 3; ++a) face[a] = a != pa;
-  } else if (box.kind == Container::Kind::kCylinder) {
-    face[2] = true;
-  }
-  const float lo[3] = {float(box.box.lo.x()), float(box.box.lo.y()), float(box.box.lo.z())};
-  const float hi[3] = {float(box.box.hi.x()), float(box.box.hi.y()), float(box.box.hi.z())};
-  const bool cylinder = box.kind == Container::Kind::kCylinder;
-  const float cyl_r = static_cast<float>(box.cylinder_radius_m);
-  const float cyl_x = static_cast<float>(box.cylinder_axis_xy_m.x());
-  const float cyl_y = static_cast<float>(box.cylinder_axis_xy_m.y());
-
-  std::vector<BodyQuery> bodies(model.bodies.size());
-  for (std::size_t b = 0; b < bodies.size(); ++b) {
-    BodyQuery& q = bodies[b];
-    q.shape = &model.bodies[b].shape;
-    q.X_WB = motions[b].X_WB;
-    q.X_BW = motions[b].X_WB.inverse();
-    q.V_WB = motions[b].V_WB;
-    q.bounded = !std::holds_alternative<PlaneShape>(*q.shape);
-    if (q.bounded) {
-      q.bounds = world_bounds(*q.shape, q.X_WB);
-      const double reach = double(max_r) + margin;
-      q.bounds.lo.array() -= reach;
-      q.bounds.hi.array() += reach;
-    }
-  }
-
-  const float warm_factor = static_cast<float>(model.warm_start);
-  const bool warm =
-      model.warm_start > 0.0 && previous != nullptr && previous->particles() == n && n > 0;
+  const Detection d{
+      state.x_m.data(),
+      state.y_m.data(),
+      state.z_m.data(),
+      state.radius_m.data(),
+      state.inv_mass_per_kg.data(),
+      static_cast<float>(model.contact_margin_m),
+      static_cast<float>(model.friction),
+      static_cast<float>(model.wall_friction),
+      static_cast<float>(model.body_friction),
+      MinimumImage(model),
+      Walls(model),
+      body_queries(model, motions, double(max_r) + float(model.contact_margin_m)),
+      hash,
+      neighbours,
+      previous,
+      model.warm_start > 0.0 && previous != nullptr && previous->particles() == n && n > 0,
+      static_cast<float>(model.warm_start)};
 
   // Each thread takes one contiguous chunk of particles (its own chunk bounds, not the OpenMP
   // schedule's, so that the chunk -> region mapping is explicit) and writes their rows directly
@@ -166,18 +461,7 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
   std::int64_t region = guess * 5 / 4 + 256;
   std::vector<std::int64_t> needed(static_cast<std::size_t>(max_team), 0);
   for (;;) {
-    if (region * max_team > std::numeric_limits<std::int32_t>::max()) {
-      throw std::runtime_error("particle contacts: more than 2^31 contact slots");
-    }
-    const auto slots = static_cast<std::size_t>(region * max_team);
-    contacts.partner.resize(slots);
-    for (auto* arr : {&contacts.normal_gap, &contacts.surface, &contacts.impulse}) {
-      arr->resize(slots * kSlotStride);
-    }
-    std::int32_t* c_partner = contacts.partner.data();
-    float* c_normal_gap = contacts.normal_gap.data();
-    float* c_surface = contacts.surface.data();
-    float* c_impulse = contacts.impulse.data();
+    const SlotWriter slots = size_slots(contacts, region, max_team);
     bool too_many = false;
 #pragma omp parallel num_threads(threads) reduction(|| : too_many)
     {
@@ -187,198 +471,17 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
       const std::int64_t begin = team == max_team ? chunk[t] : count * t / team;
       const std::int64_t end = team == max_team ? chunk[t + 1] : count * (t + 1) / team;
       const std::int64_t region_begin = region * t;
-      const std::int64_t region_end = region_begin + region;
+      SlotWriter mine = slots;
+      mine.region_end = region_begin + region;
       std::int64_t k = region_begin;  // next slot; past region_end only counts
       for (std::int64_t i = begin; i < end; ++i) {
-        Candidate cand[kMaxCandidates + 1];  // + 1: the listed loop writes before it tests
-        int found = 0;
-        const float xi = x[i], yi = y[i], zi = z[i], ri = r[i];
-        // The offset d = x_i - x_j (periodic minimum image); returns |d|^2.
-        auto offset = [&](std::int32_t j, float(&d)[3]) {
-          d[0] = xi - x[j];
-          d[1] = yi - y[j];
-          d[2] = zi - z[j];
-          image.apply(d);
-          return d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-        };
-        auto reach2 = [&](std::int32_t j) {
-          const float reach = ri + r[j] + margin;
-          return reach * reach;
-        };
-        // Candidate j's contact geometry, from its offset, into cand[found].
-        auto write_candidate = [&](std::int32_t j, const float(&d)[3], float dist2) {
-          const float dist = std::sqrt(dist2);
-          Candidate& c = cand[found];
-          c.partner = j;
-          if (dist > 0.0f) {
-            const float inv = 1.0f / dist;
-            c.nx = d[0] * inv;
-            c.ny = d[1] * inv;
-            c.nz = d[2] * inv;
-          } else {  // coincident centres: opposite normals for the two copies
-            c.nx = 0.0f;
-            c.ny = 0.0f;
-            c.nz = i < j ? 1.0f : -1.0f;
-          }
-          c.gap_m = dist - (ri + r[j]);
-          c.mu = mu_particle;  // the surface velocity (ux, uy, uz) is for walls and bodies only
-        };
-        if (neighbours != nullptr) {
-          // The listed candidates (never i itself) are written unconditionally and kept by
-          // advancing `found`: about 2 in 3 are contacts in a bed at rest, at random, and as a
-          // branch this mispredicted; a geometry computed for a non-contact costs less.
-          const std::int64_t list_end = neighbours->start[i + 1];
-          for (std::int64_t a = neighbours->start[i]; a < list_end; ++a) {
-            const std::int32_t j = neighbours->partner[a];
-            float d[3];
-            const float dist2 = offset(j, d);
-            write_candidate(j, d, dist2);
-            found += dist2 < reach2(j) ? 1 : 0;
-            if (found > kMaxCandidates) {  // refused on the 257th contact, as the search does
-              too_many = true;
-              found = kMaxCandidates;
-              break;
-            }
-          }
-        } else {
-          // Searching the hash's 27 cells: most candidates are far (no geometry for them).
-          hash.for_each_in_neighbourhood(hash.cx[i], hash.cy[i], hash.cz[i], [&](std::int32_t j) {
-            if (j == i) return;
-            float d[3];
-            const float dist2 = offset(j, d);
-            if (dist2 >= reach2(j)) return;
-            if (found == kMaxCandidates) {
-              too_many = true;
-              return;
-            }
-            write_candidate(j, d, dist2);
-            ++found;
-          });
-        }
-        // Canonical order: the hash lists' order depends on thread timing (kLinkedHash). Sorted
-        // as 64-bit keys (partner, candidate index), by insertion sort: a bed's sorted cells
-        // deliver the candidates nearly in order, where this is linear, and the 36-byte candidates
-        // are not moved. The new key stays in a register while larger ones shift up (an in-place
-        // swap form stored and reloaded overlapping keys: a store-forwarding stall per candidate,
-        // ~12 % of the detection pass in a profile).
-        const int pairs = found;
-        std::uint64_t order[kMaxCandidates];
-        for (int a = 0; a < pairs; ++a) {
-          const std::uint64_t key =
-              (static_cast<std::uint64_t>(cand[a].partner) << 8) | static_cast<unsigned>(a);
-          int b = a;
-          for (; b > 0 && order[b - 1] > key; --b) order[b] = order[b - 1];
-          order[b] = key;
-        }
-
-        auto add_external = [&](std::int32_t partner, float nx, float ny, float nz, float gap,
-                                float ux, float uy, float uz, float mu) {
-          if (gap >= margin) return;
-          if (found == kMaxCandidates) {
-            too_many = true;
-            return;
-          }
-          cand[found++] = Candidate{partner, nx, ny, nz, gap, ux, uy, uz, mu};
-        };
-        const float p[3] = {xi, yi, zi};
-        for (int a = 0; a < 3; ++a) {
-          if (!face[a]) continue;
-          float n_lo[3] = {0.0f, 0.0f, 0.0f};
-          n_lo[a] = 1.0f;
-          add_external(wall_partner(2 * a), n_lo[0], n_lo[1], n_lo[2], p[a] - lo[a] - ri, 0.0f,
-                       0.0f, 0.0f, mu_wall);
-          add_external(wall_partner(2 * a + 1), -n_lo[0], -n_lo[1], -n_lo[2], hi[a] - p[a] - ri,
-                       0.0f, 0.0f, 0.0f, mu_wall);
-        }
-        if (cylinder) {
-          const float dx = xi - cyl_x, dy = yi - cyl_y;
-          const float rho = std::sqrt(dx * dx + dy * dy);
-          if (rho > 0.0f) {
-            add_external(wall_partner(6), -dx / rho, -dy / rho, 0.0f, cyl_r - rho - ri, 0.0f, 0.0f,
-                         0.0f, mu_wall);
-          }
-        }
-        for (std::size_t b = 0; b < bodies.size(); ++b) {
-          const BodyQuery& q = bodies[b];
-          const Vec3 p_W(xi, yi, zi);
-          if (q.bounded && !q.bounds.contains(p_W)) continue;
-          const Vec3 p_B = q.X_BW * p_W;
-          const double dist = signed_distance(*q.shape, p_B);
-          if (dist - ri >= margin) continue;
-          const Vec3 n_W = q.X_WB.linear() * outward_normal(*q.shape, p_B);
-          const Vec3 p_WQ = p_W - dist * n_W;  // nearest surface point of the body
-          const Vec3 u_W = q.V_WB.velocity_of_point(q.X_WB, p_WQ);
-          add_external(body_partner(static_cast<std::int32_t>(b)), float(n_W.x()), float(n_W.y()),
-                       float(n_W.z()), static_cast<float>(dist - ri), float(u_W.x()),
-                       float(u_W.y()), float(u_W.z()), mu_body);
-        }
-
-        std::int32_t ps = warm ? previous->start[i] : 0;
-        const std::int32_t prev_end = warm ? previous->end[i] : 0;
-        float sx = 0.0f, sy = 0.0f, sz = 0.0f;
-        row_start[i] = static_cast<std::int32_t>(std::min(k, region_end));
-        for (int s = 0; s < found; ++s, ++k) {
-          const Candidate& c = s < pairs ? cand[order[s] & 0xffu] : cand[s];
-          float lx = 0.0f, ly = 0.0f, lz = 0.0f;
-          if (warm) {
-            // Merge walk: both slot lists are in canonical (key) order.
-            const std::uint32_t key = partner_key(c.partner);
-            while (ps < prev_end && partner_key(previous->partner[ps]) < key) ++ps;
-            if (ps < prev_end && previous->partner[ps] == c.partner) {
-              const float* pl =
-                  previous->impulse.data() + static_cast<std::size_t>(ps) * kSlotStride;
-              const float ox = warm_factor * pl[0], oy = warm_factor * pl[1],
-                          oz = warm_factor * pl[2];
-              const float ln = std::max(0.0f, ox * c.nx + oy * c.ny + oz * c.nz);
-              const float on = ox * c.nx + oy * c.ny + oz * c.nz;
-              float tx = ox - on * c.nx, ty = oy - on * c.ny, tz = oz - on * c.nz;
-              const float lt = std::sqrt(tx * tx + ty * ty + tz * tz);
-              const float cap = c.mu * ln;
-              // Onto the cone, branch-free (x 1 is exact): whether a resting contact's impulse
-              // sits on its cone is random, and as a branch this mispredicted. lt > cap >= 0
-              // where the quotient is taken.
-              const float cone_scale = cap / lt;
-              const float scale = lt > cap ? cone_scale : 1.0f;
-              tx *= scale;
-              ty *= scale;
-              tz *= scale;
-              lx = ln * c.nx + tx;
-              ly = ln * c.ny + ty;
-              lz = ln * c.nz + tz;
-            }
-          }
-          if (k < region_end) {
-            const std::size_t at = static_cast<std::size_t>(k) * kSlotStride;
-            c_partner[k] = c.partner;
-            c_normal_gap[at] = c.nx;
-            c_normal_gap[at + 1] = c.ny;
-            c_normal_gap[at + 2] = c.nz;
-            c_normal_gap[at + 3] = c.gap_m;
-            if (c.partner < 0) {
-              c_surface[at] = c.ux;
-              c_surface[at + 1] = c.uy;
-              c_surface[at + 2] = c.uz;
-              c_surface[at + 3] = c.mu;
-            }
-            c_impulse[at] = lx;
-            c_impulse[at + 1] = ly;
-            c_impulse[at + 2] = lz;
-            c_impulse[at + 3] = 0.0f;
-          }
-          sx += lx;
-          sy += ly;
-          sz += lz;
-        }
-        row_end[i] = static_cast<std::int32_t>(std::min(k, region_end));
-        float* rec = iterate + static_cast<std::size_t>(i) * kIterateStride;
-        rec[kIterW + 0] = vpx[i] + inv_mass[i] * sx;
-        rec[kIterW + 1] = vpy[i] + inv_mass[i] * sy;
-        rec[kIterW + 2] = vpz[i] + inv_mass[i] * sz;
-        rec[kIterSplit] = inv_mass[i] * static_cast<float>(found);
-        rec[kIterS + 0] = 0.0f;
-        rec[kIterS + 1] = 0.0f;
-        rec[kIterS + 2] = 0.0f;
-        rec[kIterS + 3] = 0.0f;
+        Candidates candidates;
+        find_particle_pairs(d, i, candidates);
+        sort_particle_pairs(candidates);
+        find_wall_contacts(d, i, candidates);
+        find_body_contacts(d, i, candidates);
+        too_many = too_many || candidates.too_many;
+        k = write_row(d, i, candidates, k, mine, row_start, row_end, vpx, vpy, vpz, iterate);
       }
       needed[static_cast<std::size_t>(t)] = k - region_begin;
     }

@@ -91,11 +91,8 @@ void def_particle_arrays(py::class_<Owner>& cls, GetState get) {
       "force f_W [N], [b, 1] torque tau_W [N m] about [b, 2] = p_W [m].");
 }
 
-}  // namespace
-
-void bind_particles(py::module_& m) {
-  py::module_ p = m.def_submodule("particles", "The particle tier (paper 001, GranularGym).");
-
+// State, its arrays, snapshots and state files.
+void bind_state(py::module_& p) {
   py::class_<ParticleState> state_class(
       p, "State",
       "Particles as float32 arrays (SoA), time, step count, the last step's body wrenches and "
@@ -128,7 +125,10 @@ void bind_particles(py::module_& m) {
   python::def_copy(state_class);
   p.def("load_state", &load_particle_state, py::arg("path"),
         "Reads a state saved with ParticleState.save (checked: magic, version, size, checksum).");
+}
 
+// Lattice and random beds.
+void bind_beds(py::module_& p) {
   p.def(
       "make_lattice_bed",
       [](const Vec3& lo, const Vec3& hi, double radius, double density, double spacing,
@@ -168,7 +168,13 @@ void bind_particles(py::module_& m) {
       py::arg("radius_spread") = 0.0, py::arg("density_kg_per_m3") = 1631.0, py::arg("seed") = 1,
       py::arg("cylinder_radius_m") = 0.0, py::arg("cylinder_axis_xy_m") = Vec2::Zero(),
       "Random sequential insertion of `count` non-overlapping particles at rest.");
+}
 
+// Model: every field the scenario files set, checked as it is set.
+void bind_model(py::module_& p) {
+  py::enum_<Broadphase>(p, "Broadphase")
+      .value("sorted_cells", Broadphase::kSortedCells)
+      .value("linked_hash", Broadphase::kLinkedHash);
   py::class_<ParticleModel> model_class(
       p, "Model",
       "Parameters of the particle tier; each attribute is checked as it is set, by the rules the "
@@ -190,6 +196,17 @@ void bind_particles(py::module_& m) {
   python::def_checked(model_class, "max_kinetic_energy_J", &ParticleModel::max_kinetic_energy_J,
                       check);
   python::def_checked(model_class, "periodic_axis", &ParticleModel::periodic_axis, check);
+  python::def_checked(model_class, "max_pushout_speed_m_per_s",
+                      &ParticleModel::max_pushout_speed_m_per_s, check);
+  python::def_checked(model_class, "relaxation", &ParticleModel::relaxation, check);
+  python::def_checked(model_class, "warm_start", &ParticleModel::warm_start, check);
+  python::def_checked(model_class, "contact_margin_m", &ParticleModel::contact_margin_m, check);
+  python::def_checked(model_class, "overlap_tolerance", &ParticleModel::overlap_tolerance, check);
+  python::def_checked(model_class, "hash_table_factor", &ParticleModel::hash_table_factor, check);
+  python::def_checked(
+      model_class, "broadphase", &ParticleModel::broadphase, check,
+      "talus.particles.Broadphase.sorted_cells (default) or .linked_hash (paper 001 Algorithm "
+      "2); results do not depend on it.");
   python::def_checked(
       model_class, "neighbour_skin_radii", &ParticleModel::neighbour_skin_radii, check,
       "Verlet-list skin in largest radii (0: search the hash every step); results do not "
@@ -219,7 +236,10 @@ void bind_particles(py::module_& m) {
       .def_readwrite("bodies", &ParticleModel::bodies,
                      "The bodies (talus.CoupledBody) a ContactTier couples: e.g. "
                      "talus.tier_bodies(links).");
+}
 
+// The tier as a talus.ContactTier (two-way coupling with a robot).
+void bind_contact_tier(py::module_& p) {
   py::class_<ParticleContactTier, ContactTier>(
       p, "ContactTier",
       "The particle tier as a talus.ContactTier (two-way coupling with talus.CoupledSim): its "
@@ -253,7 +273,10 @@ void bind_particles(py::module_& m) {
                              py::return_value_policy::reference_internal);
   p.def("free_surface_z_m", &free_surface_z_m, py::arg("state"),
         "Median over columns of two diameters of the highest particle top [m].");
+}
 
+// Simulation: model, state and drivers stepped together.
+void bind_simulation(py::module_& p) {
   py::class_<ParticleSimulation> simulation(
       p, "Simulation", "A model, its particles and the bodies' drivers, stepped together.");
   def_particle_arrays(simulation, [](ParticleSimulation& s) -> ParticleState& { return s.state; });
@@ -318,8 +341,10 @@ void bind_particles(py::module_& m) {
             return measure_repose_angle(s.state, o).angle_deg;
           },
           py::arg("ground_z_m") = 0.0, "Angle of repose of the particles as a pile [deg].");
+}
 
-  // ---------------------------------------------------------------- step with bodies from Python
+// Workspace and step with the bodies posed from Python.
+void bind_step(py::module_& p) {
   py::class_<ParticleWorkspace>(
       p, "Workspace",
       "Scratch memory of the step (hash, neighbour list, solver buffers): reuse one for speed; it "
@@ -340,13 +365,16 @@ void bind_particles(py::module_& m) {
       py::arg("model"), py::arg("state"), py::arg("workspace"),
       py::arg("body_poses") = std::vector<Eigen::Matrix4d>{},
       py::arg("body_twists") = std::vector<Twist>{},
-      "One step of model.time_step_s with the bodies (model.bodies) at body_poses (one 4x4 X_WB each, at "
+      "One step of model.time_step_s with the bodies (model.bodies) at body_poses (one 4x4 X_WB "
+      "each, at "
       "the START of the step) moving with body_twists (default at rest). Returns the wrenches of "
       "the particles on the bodies, (bodies, 3, 3) as State.wrenches. Releases the GIL. Raises "
       "ValueError for a wrong number of poses and RuntimeError (state unchanged) when the step "
       "diverges.");
+}
 
-  // ---------------------------------------------------------------- depth cameras
+// Sky (orthographic) and perspective depth cameras.
+void bind_cameras(py::module_& p) {
   const auto spheres = [](const ParticleState& s) {
     return ParticleSpheres{s.x_m, s.y_m, s.z_m, s.radius_m};
   };
@@ -409,8 +437,10 @@ void bind_particles(py::module_& m) {
       py::arg("body_poses") = std::vector<Eigen::Matrix4d>{},
       "Pinhole depth image from pose X_WC (looking along +z_C, x_C right, y_C down): "
       "(height_px, width_px) float32 distances along z_C [m], +inf where nothing is seen.");
+}
 
-  // ---------------------------------------------------------------- scenario files
+// Scenario files read without running them.
+void bind_scenario(py::module_& p) {
   py::class_<ParticleScenario>(p, "Scenario",
                                "A particle scenario file, read and checked, not run.")
       .def_readonly("name", &ParticleScenario::name)
@@ -448,4 +478,18 @@ void bind_particles(py::module_& m) {
       py::arg("scenario"),
       "Reads a particle scenario file into its Model, initial State and body motions without "
       "running it (raises ScenarioError naming the file, line and key).");
+}
+
+}  // namespace
+
+void bind_particles(py::module_& m) {
+  py::module_ p = m.def_submodule("particles", "The particle tier (paper 001, GranularGym).");
+  bind_state(p);
+  bind_beds(p);
+  bind_model(p);
+  bind_contact_tier(p);
+  bind_simulation(p);
+  bind_step(p);
+  bind_cameras(p);
+  bind_scenario(p);
 }

@@ -31,9 +31,10 @@ namespace talus::python {
 
 using namespace talus::shaping;
 
-void bind_shaping(py::module_& parent) {
-  py::module_ m = parent.def_submodule("shaping", "The sand-shaping tier (paper 003).");
+namespace {
 
+// Heightmap model and state, and erosion (paper 003 §3.1).
+void bind_heightmap(py::module_& m) {
   py::enum_<Connectivity>(m, "Connectivity")
       .value("Four", Connectivity::Four)
       .value("Eight", Connectivity::Eight);
@@ -109,8 +110,10 @@ void bind_shaping(py::module_& parent) {
         "Largest height difference above the repose limit over all neighbour pairs [m].");
   m.def("default_flow_rate", &default_flow_rate);
   m.def("sand_volume_m3", &sand_volume_m3, py::arg("model"), py::arg("state"));
+}
 
-  // ---------------------------------------------------------------- tools and steps
+// Tools, Model, State, Workspace and the step.
+void bind_tools_and_step(py::module_& m) {
   py::class_<ShapingTool>(m, "Tool",
                           "A shape moved by a driver (or, with step(..., tools=...), from Python).")
       .def(py::init([](std::string name, Shape shape, Driver driver) {
@@ -185,7 +188,10 @@ void bind_shaping(py::module_& parent) {
       "sand, and erosion brings it to the angle of repose. Releases the GIL. Raises RuntimeError "
       "naming the tool when one moves more than a cell in a step, and ValueError for a wrong "
       "number of poses.");
+}
 
+// The multi-stroke primitive (a straight push) and the wheel-trench driver.
+void bind_primitives(py::module_& m) {
   py::class_<StraightPush>(m, "StraightPush", "A straight blade push at constant bottom height.")
       .def(py::init([](const Vec2& a, const Vec2& b, double z, double width, double thickness,
                        double height, double speed) {
@@ -207,8 +213,10 @@ void bind_shaping(py::module_& parent) {
            py::arg("sinkage_m") = 0.0, py::arg("slip_ratio") = 0.0, py::arg("slip_angle_rad") = 0.0,
            py::arg("speed_m_per_s") = 0.03);
   m.def("wheel_trench_driver", &wheel_trench_driver, py::arg("wheel"), py::arg("motion"));
+}
 
-  // ---------------------------------------------------------------- trench planner
+// The single-stroke trench planner (paper 003 §4.2).
+void bind_planner(py::module_& m) {
   py::class_<GridCell>(m, "GridCell")
       .def(py::init([](int r, int c) {
              return GridCell{r, c};
@@ -256,8 +264,10 @@ void bind_shaping(py::module_& parent) {
   m.def("exhaustive_min_steps", &exhaustive_min_steps, py::arg("goal"),
         py::arg("start") = std::nullopt);
   m.def("letter_map", &letter_map, py::arg("letter"), "7x7 goal map of a shipped letter.");
+}
 
-  // ---------------------------------------------------------------- scenario files
+// Scenario files read without running them.
+void bind_scenario(py::module_& m) {
   py::class_<ShapingScenario>(m, "Scenario", "A shaping scenario file, read and checked, not run.")
       .def_readonly("name", &ShapingScenario::name)
       .def_readonly("description", &ShapingScenario::description)
@@ -275,6 +285,17 @@ void bind_shaping(py::module_& parent) {
       py::arg("scenario"),
       "Reads a shaping scenario file into its Model and initial State without running it (raises "
       "ScenarioError naming the file, line and key).");
+}
+
+}  // namespace
+
+void bind_shaping(py::module_& parent) {
+  py::module_ m = parent.def_submodule("shaping", "The sand-shaping tier (paper 003).");
+  bind_heightmap(m);
+  bind_tools_and_step(m);
+  bind_primitives(m);
+  bind_planner(m);
+  bind_scenario(m);
 }
 
 }  // namespace talus::python

@@ -214,3 +214,19 @@ def test_type_stubs_cover_every_public_name():
                 if isinstance(node, ast.FunctionDef) and node.name == "step")
     assert [a.arg for a in step.args.args] == ["model", "state", "workspace", "body_poses",
                                                "body_twists"]
+
+
+def test_every_particle_model_field_a_scenario_sets_is_settable_and_checked():
+    P = talus.particles
+    model = P.Model()
+    for name, good, bad in [("relaxation", 0.9, -1.0), ("warm_start", 0.5, -0.1),
+                            ("contact_margin_m", 5e-4, -1.0),
+                            ("max_pushout_speed_m_per_s", 0.3, -1.0),
+                            ("overlap_tolerance", 0.1, -1.0), ("hash_table_factor", 3.0, 0.0)]:
+        setattr(model, name, good)
+        assert getattr(model, name) == good
+        with pytest.raises(ValueError, match=name):
+            setattr(model, name, bad)
+        assert getattr(model, name) == good  # a refused value leaves the model as it was
+    model.broadphase = P.Broadphase.linked_hash
+    assert model.broadphase == P.Broadphase.linked_hash
