@@ -3,7 +3,9 @@
 // wrench spaces): the engine says where each coupled body is and how it moves; the tier advances
 // its own state over dt and returns the wrench the terrain exerts on each body.
 
+#include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 
 #include "core/pose.hpp"
@@ -36,6 +38,41 @@ class ContactTier {
   /// writes the wrench the terrain exerts on each body, about its reference point, to `wrenches`.
   virtual void step(double dt_s, std::span<const BodyMotion> motions,
                     std::span<Wrench> wrenches) = 0;
+
+  /// A copy of everything the tier's next steps read (its State), opaque to the caller: restoring
+  /// it makes the tier continue bit for bit as it did from the moment of the snapshot (tree
+  /// search, model-predictive control, fast environment reset). Tiers without one throw.
+  class Snapshot {
+   public:
+    virtual ~Snapshot() = default;
+  };
+  virtual std::unique_ptr<Snapshot> snapshot() const {
+    throw std::logic_error("this terrain tier keeps no snapshots");
+  }
+  /// Puts back a snapshot this tier (or one built the same way) took; throws
+  /// std::invalid_argument for another tier's snapshot.
+  virtual void restore(const Snapshot& /*snapshot*/) {
+    throw std::logic_error("this terrain tier keeps no snapshots");
+  }
 };
+
+/// A tier's snapshot holding a copy of its State.
+template <class State>
+class StateSnapshot final : public ContactTier::Snapshot {
+ public:
+  explicit StateSnapshot(State held) : state(std::move(held)) {}
+  State state;
+};
+
+/// The State held by `snapshot`, which must come from a tier whose state is a `State`.
+template <class State>
+const State& snapshot_state(const ContactTier::Snapshot& snapshot, const char* tier) {
+  const auto* held = dynamic_cast<const StateSnapshot<State>*>(&snapshot);
+  if (held == nullptr) {
+    throw std::invalid_argument(std::string("restore: the snapshot was not taken from a ") + tier +
+                                " tier");
+  }
+  return held->state;
+}
 
 }  // namespace talus

@@ -25,6 +25,13 @@ class ParticleContactTier final : public talus::ContactTier {
   /// by the given pose (X_WB p_BR). Throws std::invalid_argument on a size or dt mismatch and
   /// ParticleDivergence (state kept) when the step diverges.
   void step(double dt_s, std::span<const BodyMotion> motions, std::span<Wrench> wrenches) override;
+  /// A copy of the ParticleState (the workspace holds nothing the next step reads).
+  std::unique_ptr<Snapshot> snapshot() const override {
+    return std::make_unique<StateSnapshot<ParticleState>>(state_);
+  }
+  void restore(const Snapshot& snapshot) override {
+    state_ = snapshot_state<ParticleState>(snapshot, "particle");
+  }
 
   /// Lets the bed come to rest before coupling (particles/particle_bed_random.hpp's settle()) with
   /// the bodies at `held` (pass zero twists to hold them still). The contacts stay in the

@@ -151,9 +151,16 @@ void bind_robot(py::module_& m) {
           [](MujocoModel& r, int n) {
             for (int i = 0; i < n; ++i) mj_step(r.model(), r.data());
           },
-          py::arg("n") = 1, "n MuJoCo steps alone, without a tier.")
+          py::arg("n") = 1, py::call_guard<py::gil_scoped_release>(),
+          "n MuJoCo steps alone, without a tier (releases the GIL).")
       .def("forward", [](MujocoModel& r) { mj_forward(r.model(), r.data()); })
-      .def("reset", &MujocoModel::reset);
+      .def("reset", &MujocoModel::reset)
+      .def("snapshot", &MujocoModel::snapshot,
+           "A copy of the whole simulation state (MuJoCo's mjData), for restore().")
+      .def("restore", &MujocoModel::restore, py::arg("snapshot"),
+           "Puts back a snapshot of this model: the robot continues bit for bit from it. The "
+           "qpos / qvel / ctrl views stay valid (the data is copied into place).");
+  py::class_<MujocoModel::Snapshot>(m, "RobotSnapshot", "MujocoModel.snapshot()'s copy.");
 
   py::class_<CouplingEntry>(m, "CouplingEntry")
       .def(py::init([](std::string body, std::string geom, std::optional<Shape> shape,
@@ -186,6 +193,7 @@ void bind_robot(py::module_& m) {
   m.def("explicit_coupling_dt_max_s", &explicit_coupling_dt_max_s, py::arg("stiffness_n_per_m"),
         py::arg("mass_kg"), py::arg("damping_ratio"));
 
+  py::class_<CoupledSim::Snapshot>(m, "CoupledSnapshot", "CoupledSim.snapshot()'s copy.");
   py::class_<CoupledSim>(m, "CoupledSim", "A robot coupled to a tier; keeps both alive.")
       .def(py::init<MujocoModel&, std::vector<CoupledLink>, ContactTier&, int>(), py::arg("robot"),
            py::arg("links"), py::arg("tier"), py::arg("mujoco_steps_per_tier_step") = 1,
@@ -195,7 +203,12 @@ void bind_robot(py::module_& m) {
           [](CoupledSim& s, int n) {
             for (int i = 0; i < n; ++i) s.step();
           },
-          py::arg("n") = 1)
+          py::arg("n") = 1, py::call_guard<py::gil_scoped_release>(),
+          "n tier steps (releases the GIL; a tier written in Python takes it back).")
+      .def("snapshot", &CoupledSim::snapshot,
+           "The robot's and the tier's states (and the last step's motions and wrenches): "
+           "restore() makes the coupled simulation continue bit for bit from here.")
+      .def("restore", &CoupledSim::restore, py::arg("snapshot"))
       .def_property_readonly("time_s", &CoupledSim::time_s)
       .def_property_readonly("tier_time_step_s", &CoupledSim::tier_time_step_s)
       .def_property_readonly(

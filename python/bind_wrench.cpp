@@ -196,7 +196,8 @@ void bind_wrench(py::module_& m) {
            py::arg("robot"), py::arg("space"), py::arg("feet"), py::arg("slope_rad") = 0.0,
            py::arg("terrain_points_m") = std::vector<Eigen::Vector2d>{}, py::keep_alive<1, 2>(),
            py::keep_alive<1, 3>())
-      .def("step", &WrenchContactStep::step, "Advances by MuJoCo's time step.")
+      .def("step", &WrenchContactStep::step, py::call_guard<py::gil_scoped_release>(),
+           "Advances by MuJoCo's time step (releases the GIL).")
       .def_property_readonly("time_step_s", &WrenchContactStep::time_step_s)
       .def_property_readonly("steps", [](const WrenchContactStep& s) { return s.state().step; })
       .def_property_readonly("clamped_queries",

@@ -113,4 +113,16 @@ void CoupledSim::apply_wrenches() {
   }
 }
 
+CoupledSim::Snapshot CoupledSim::snapshot() const {
+  return Snapshot{robot_.snapshot(), tier_.snapshot(), motions_, tier_wrenches_, applied_};
+}
+
+void CoupledSim::restore(const Snapshot& snapshot) {
+  robot_.restore(snapshot.robot);
+  tier_.restore(*snapshot.tier);
+  motions_ = snapshot.motions;
+  tier_wrenches_ = snapshot.tier_wrenches;
+  applied_ = snapshot.applied;
+}
+
 }  // namespace talus::robot

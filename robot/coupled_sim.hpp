@@ -58,6 +58,17 @@ class CoupledSim {
   MujocoModel& robot() { return robot_; }
   ContactTier& tier() { return tier_; }
 
+  /// The robot's and the tier's states and the last step's motions and wrenches: restore()
+  /// makes the coupled simulation continue bit for bit from the moment of the snapshot.
+  struct Snapshot {
+    MujocoModel::Snapshot robot;
+    std::unique_ptr<ContactTier::Snapshot> tier;
+    std::vector<BodyMotion> motions;
+    std::vector<Wrench> tier_wrenches, applied;
+  };
+  Snapshot snapshot() const;
+  void restore(const Snapshot& snapshot);
+
  private:
   void read_motions();
   void apply_wrenches();

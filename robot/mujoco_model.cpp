@@ -114,6 +114,20 @@ void MujocoModel::set_time_step_s(double dt_s) {
 }
 double MujocoModel::time_s() const { return data_->time; }
 
+MujocoModel::Snapshot MujocoModel::snapshot() const {
+  std::unique_ptr<mjData, FreeData> copy(mj_makeData(model_.get()));
+  if (!copy) throw RobotError(file_.string() + ": MuJoCo could not allocate a snapshot's data");
+  mj_copyData(copy.get(), model_.get(), data_.get());
+  return Snapshot(model_.get(), std::move(copy));
+}
+
+void MujocoModel::restore(const Snapshot& snapshot) {
+  if (snapshot.model != model_.get()) {
+    throw RobotError(file_.string() + ": restore: the snapshot was taken of another model");
+  }
+  mj_copyData(data_.get(), model_.get(), snapshot.data.get());
+}
+
 void MujocoModel::reset() {
   mj_resetData(model_.get(), data_.get());
   mj_forward(model_.get(), data_.get());

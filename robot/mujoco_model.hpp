@@ -72,6 +72,28 @@ class MujocoModel {
   struct FreeData {
     void operator()(mjData_* d) const;
   };
+
+ public:
+  /// A copy of the whole simulation state (MuJoCo's mjData: time, qpos, qvel, act, ctrl, applied
+  /// forces, warm starts): restore() makes the robot continue bit for bit from it.
+  class Snapshot {
+   public:
+    Snapshot(Snapshot&&) noexcept = default;
+    Snapshot& operator=(Snapshot&&) noexcept = default;
+    ~Snapshot() = default;
+
+   private:
+    friend class MujocoModel;
+    Snapshot(const mjModel_* of, std::unique_ptr<mjData_, FreeData> copy)
+        : model(of), data(std::move(copy)) {}
+    const mjModel_* model;
+    std::unique_ptr<mjData_, FreeData> data;
+  };
+  Snapshot snapshot() const;
+  /// Puts back a snapshot of this model (RobotError for another model's).
+  void restore(const Snapshot& snapshot);
+
+ private:
   MujocoModel(std::filesystem::path file, mjModel_* m);
 
   std::filesystem::path file_;

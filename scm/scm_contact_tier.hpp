@@ -14,6 +14,13 @@ class ScmContactTier final : public talus::ContactTier {
   std::span<const CoupledBody> bodies() const override { return model_.bodies; }
   /// One SCM step of dt_s; see scm::step.
   void step(double dt_s, std::span<const BodyMotion> motions, std::span<Wrench> wrenches) override;
+  /// A copy of the ScmState (the workspace holds nothing the next step reads).
+  std::unique_ptr<Snapshot> snapshot() const override {
+    return std::make_unique<StateSnapshot<ScmState>>(state_);
+  }
+  void restore(const Snapshot& snapshot) override {
+    state_ = snapshot_state<ScmState>(snapshot, "SCM");
+  }
 
   const ScmModel& model() const { return model_; }
   const ScmState& state() const { return state_; }

@@ -230,3 +230,47 @@ def test_every_particle_model_field_a_scenario_sets_is_settable_and_checked():
         assert getattr(model, name) == good  # a refused value leaves the model as it was
     model.broadphase = P.Broadphase.linked_hash
     assert model.broadphase == P.Broadphase.linked_hash
+
+
+# ---------------------------------------------------------------- robots on a tier
+
+def test_robot_on_particles_snapshot_restores_robot_and_tier_bit_for_bit():
+    P = talus.particles
+    ball = pathlib.Path(os.environ.get("TALUS_SOURCE_DIR", pathlib.Path(__file__).parents[2])) \
+        / "tests" / "data" / "robot" / "particle_ball.xml"
+    robot = talus.RobotModel.load(ball)
+    robot.qpos[2] = 0.03 + 0.005 + 0.03 + 0.01
+    robot.forward()
+    links = talus.resolve_coupling(robot, [talus.CouplingEntry(body="ball")])
+    model = P.Model()
+    model.threads = 1
+    model.set_box_container([-0.06, -0.06, 0.0], [0.06, 0.06, 0.2])
+    model.bodies = talus.tier_bodies(links)
+    bed = P.make_lattice_bed([-0.0548, -0.0548, 0.0052], [0.0548, 0.0548, 0.03], radius_m=0.005)
+    tier = P.ContactTier(model, bed)
+    sim = talus.CoupledSim(robot, links, tier)
+    sim.step(40)                      # the ball falls onto the bed
+    snapshot = sim.snapshot()
+    runs = []
+    for _ in range(2):
+        sim.step(60)                  # it lands and pushes particles
+        runs.append((robot.qpos.copy(), robot.qvel.copy(), tier.state.z_m, sim.time_s))
+        sim.restore(snapshot)
+    assert sim.time_s == pytest.approx(0.04)
+    for a, b in zip(*runs):
+        assert np.array_equal(a, b)
+    assert runs[0][0][2] < 0.075      # it did fall in the 60 steps: the runs compared motion
+
+
+def test_a_tier_without_snapshots_says_so():
+    class Ground(talus.ContactTier):
+        def bodies(self):
+            return []
+
+        def step(self, dt_s, motions):
+            return []
+
+    with pytest.raises(RuntimeError, match="keeps no snapshots"):
+        talus.CoupledSim(talus.RobotModel.load(
+            pathlib.Path(os.environ.get("TALUS_SOURCE_DIR", pathlib.Path(__file__).parents[2]))
+            / "tests" / "data" / "robot" / "particle_ball.xml"), [], Ground()).snapshot()
