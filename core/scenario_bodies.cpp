@@ -118,4 +118,45 @@ Driver read_common_driver(const ScenarioTable& t, const std::string& kind) {
   return driver;
 }
 
+ScenarioBody read_body(const ScenarioTable& t, const BodyRules& rules) {
+  ScenarioBody body;
+  body.name = t.string("name");
+  const ScenarioTable motion = t.table("motion");
+  const std::string kind = motion.choice("kind", rules.motion_kinds);
+  std::optional<Shape> sized;
+  if (rules.motion_sized_shape) sized = rules.motion_sized_shape(motion, kind);
+  if (sized) {
+    if (t.has("shape")) {
+      t.fail("shape", fmt::format("a {} motion sizes its body; expected no [body.shape]", kind));
+    }
+    body.shape = *sized;
+  } else {
+    const ScenarioTable shape = t.table("shape");
+    body.shape = rules.read_body_shape ? rules.read_body_shape(shape) : read_shape(shape);
+  }
+  const bool common = kind == "waypoints" || kind == "constant_twist";
+  body.driver =
+      common ? read_common_driver(motion, kind) : rules.read_tier_motion(motion, kind, body.shape);
+  if (rules.reference_point && t.has("reference_point_m")) {
+    body.p_BR = t.vec3("reference_point_m", any_finite("[m]"));
+  }
+  motion.refuse_unknown_keys();
+  t.refuse_unknown_keys();
+  return body;
+}
+
+std::vector<ScenarioBody> read_bodies(const ScenarioTable& root, const BodyRules& rules) {
+  if (root.has("tool")) root.fail("tool", std::string("renamed to ") + kBodyTable);
+  std::vector<ScenarioBody> bodies;
+  for (const ScenarioTable& t : root.tables("body")) {
+    bodies.push_back(read_body(t, rules));
+    for (std::size_t k = 0; k + 1 < bodies.size(); ++k) {
+      if (bodies[k].name == bodies.back().name) {
+        t.fail("name", fmt::format("body '{}' is named twice", bodies.back().name));
+      }
+    }
+  }
+  return bodies;
+}
+
 }  // namespace talus
