@@ -78,6 +78,10 @@ Shape read_shape(const ScenarioTable& t) {
   return shape;
 }
 
+namespace {
+
+// The motions every tier reads: kind "waypoints" (times_s, positions_m, optional rpy_deg) or
+// "constant_twist" (position_m, optional rpy_deg, velocity_m_per_s, angular_velocity_rad_per_s).
 Driver read_common_driver(const ScenarioTable& t, const std::string& kind) {
   Driver driver;
   if (kind == "waypoints") {
@@ -103,7 +107,7 @@ Driver read_common_driver(const ScenarioTable& t, const std::string& kind) {
     }
     validate_at(t, "times_s", Driver(d));
     driver = d;
-  } else if (kind == "constant_twist") {
+  } else {  // constant_twist
     ConstantTwistDriver d;
     d.X_WB0 = read_pose(t, "position_m");
     d.V_WB.v_WBo = t.vec3("velocity_m_per_s", any_finite("[m/s]"));
@@ -111,12 +115,16 @@ Driver read_common_driver(const ScenarioTable& t, const std::string& kind) {
       d.V_WB.w_W = t.vec3("angular_velocity_rad_per_s", any_finite("[rad/s]"));
     }
     driver = d;
-  } else {
-    t.fail("kind", fmt::format("unknown motion kind \"{}\"", kind));
   }
   validate_at(t, "", driver);
   return driver;
 }
+
+bool is_common_motion(const std::string& kind) {
+  return kind == "waypoints" || kind == "constant_twist";
+}
+
+}  // namespace
 
 ScenarioBody read_body(const ScenarioTable& t, const BodyRules& rules) {
   ScenarioBody body;
@@ -134,9 +142,8 @@ ScenarioBody read_body(const ScenarioTable& t, const BodyRules& rules) {
     const ScenarioTable shape = t.table("shape");
     body.shape = rules.read_body_shape ? rules.read_body_shape(shape) : read_shape(shape);
   }
-  const bool common = kind == "waypoints" || kind == "constant_twist";
-  body.driver =
-      common ? read_common_driver(motion, kind) : rules.read_tier_motion(motion, kind, body.shape);
+  body.driver = is_common_motion(kind) ? read_common_driver(motion, kind)
+                                       : rules.read_tier_motion(motion, kind, body.shape);
   if (rules.reference_point && t.has("reference_point_m")) {
     body.p_BR = t.vec3("reference_point_m", any_finite("[m]"));
   }

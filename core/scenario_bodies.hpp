@@ -21,10 +21,6 @@ namespace talus {
 /// docs/meshes.md). Validated; errors name file, line and key.
 Shape read_shape(const ScenarioTable& table);
 
-/// A motion table of kind "waypoints" (times_s, positions_m, optional rpy_deg) or
-/// "constant_twist" (position_m, optional rpy_deg, velocity_m_per_s, angular_velocity_rad_per_s).
-Driver read_common_driver(const ScenarioTable& table, const std::string& kind);
-
 /// Where a body's keys are now, for refuse_moved_key and the message refusing [[tool]].
 inline constexpr const char* kBodyTable = "[[body]] (one table for every tier's bodies)";
 
@@ -40,7 +36,9 @@ struct ScenarioBody {
 /// What a tier adds to the reading of its [[body]] tables.
 struct BodyRules {
   /// The motion kinds the tier accepts, listed in this order when another is given. "waypoints"
-  /// and "constant_twist" are read by read_common_driver, every other kind by read_tier_motion.
+  /// (times_s, positions_m, optional rpy_deg) and "constant_twist" (position_m, optional rpy_deg,
+  /// velocity_m_per_s, optional angular_velocity_rad_per_s) are read here, any other kind by
+  /// read_tier_motion.
   std::vector<std::string> motion_kinds{"waypoints", "constant_twist"};
   /// Reads a tier's own motion of `kind` for a body of `shape` ([body.motion] is `motion`).
   std::function<Driver(const ScenarioTable& motion, const std::string& kind, const Shape& shape)>
