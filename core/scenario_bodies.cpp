@@ -78,6 +78,10 @@ Shape read_shape(const ScenarioTable& t) {
   return shape;
 }
 
+namespace {
+
+// The motions every tier reads: kind "waypoints" (times_s, positions_m, optional rpy_deg) or
+// "constant_twist" (position_m, optional rpy_deg, velocity_m_per_s, angular_velocity_rad_per_s).
 Driver read_common_driver(const ScenarioTable& t, const std::string& kind) {
   Driver driver;
   if (kind == "waypoints") {
@@ -103,7 +107,7 @@ Driver read_common_driver(const ScenarioTable& t, const std::string& kind) {
     }
     validate_at(t, "times_s", Driver(d));
     driver = d;
-  } else if (kind == "constant_twist") {
+  } else {  // constant_twist
     ConstantTwistDriver d;
     d.X_WB0 = read_pose(t, "position_m");
     d.V_WB.v_WBo = t.vec3("velocity_m_per_s", any_finite("[m/s]"));
@@ -111,11 +115,55 @@ Driver read_common_driver(const ScenarioTable& t, const std::string& kind) {
       d.V_WB.w_W = t.vec3("angular_velocity_rad_per_s", any_finite("[rad/s]"));
     }
     driver = d;
-  } else {
-    t.fail("kind", fmt::format("unknown motion kind \"{}\"", kind));
   }
   validate_at(t, "", driver);
   return driver;
+}
+
+bool is_common_motion(const std::string& kind) {
+  return kind == "waypoints" || kind == "constant_twist";
+}
+
+}  // namespace
+
+ScenarioBody read_body(const ScenarioTable& t, const BodyRules& rules) {
+  ScenarioBody body;
+  body.name = t.string("name");
+  const ScenarioTable motion = t.table("motion");
+  const std::string kind = motion.choice("kind", rules.motion_kinds);
+  std::optional<Shape> sized;
+  if (rules.motion_sized_shape) sized = rules.motion_sized_shape(motion, kind);
+  if (sized) {
+    if (t.has("shape")) {
+      t.fail("shape", fmt::format("a {} motion sizes its body; expected no [body.shape]", kind));
+    }
+    body.shape = *sized;
+  } else {
+    const ScenarioTable shape = t.table("shape");
+    body.shape = rules.read_body_shape ? rules.read_body_shape(shape) : read_shape(shape);
+  }
+  body.driver = is_common_motion(kind) ? read_common_driver(motion, kind)
+                                       : rules.read_tier_motion(motion, kind, body.shape);
+  if (rules.reference_point && t.has("reference_point_m")) {
+    body.p_BR = t.vec3("reference_point_m", any_finite("[m]"));
+  }
+  motion.refuse_unknown_keys();
+  t.refuse_unknown_keys();
+  return body;
+}
+
+std::vector<ScenarioBody> read_bodies(const ScenarioTable& root, const BodyRules& rules) {
+  if (root.has("tool")) root.fail("tool", std::string("renamed to ") + kBodyTable);
+  std::vector<ScenarioBody> bodies;
+  for (const ScenarioTable& t : root.tables("body")) {
+    bodies.push_back(read_body(t, rules));
+    for (std::size_t k = 0; k + 1 < bodies.size(); ++k) {
+      if (bodies[k].name == bodies.back().name) {
+        t.fail("name", fmt::format("body '{}' is named twice", bodies.back().name));
+      }
+    }
+  }
+  return bodies;
 }
 
 }  // namespace talus

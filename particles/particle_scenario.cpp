@@ -40,31 +40,27 @@ Shape read_body_shape(const ScenarioTable& t) {
   }
 }
 
-void read_bodies(const ScenarioTable& root, ParticleScenario& sc) {
-  for (const ScenarioTable& t : root.tables("body")) {
-    CoupledBody body;
-    body.name = t.string("name");
-    for (const CoupledBody& b : sc.model.bodies) {
-      if (b.name == body.name) t.fail("name", fmt::format("body '{}' is named twice", body.name));
-    }
-    body.shape = read_body_shape(t.table("shape"));
-    body.p_BR =
-        t.has("reference_point_m") ? t.vec3("reference_point_m", any_finite("[m]")) : Vec3::Zero();
-    const ScenarioTable motion = t.table("motion");
-    const std::string kind = motion.choice("kind", {"static", "waypoints", "constant_twist"});
-    if (kind == "static") {
-      const Vec3 p = motion.vec3("position_m", any_finite("[m]"));
-      const Vec3 rpy =
-          motion.has("rpy_deg") ? motion.vec3("rpy_deg", any_finite("[deg]")) : Vec3::Zero();
-      ConstantTwistDriver d;
-      d.X_WB0 = make_pose(p, deg_to_rad(rpy.x()), deg_to_rad(rpy.y()), deg_to_rad(rpy.z()));
-      sc.drivers.emplace_back(d);
-    } else {
-      sc.drivers.push_back(read_common_driver(motion, kind));
-    }
-    motion.refuse_unknown_keys();
-    t.refuse_unknown_keys();
-    sc.model.bodies.push_back(std::move(body));
+// Kind "static": at rest at position_m, turned by rpy_deg.
+Driver read_static_motion(const ScenarioTable& motion, const std::string&, const Shape&) {
+  const Vec3 p = motion.vec3("position_m", any_finite("[m]"));
+  const Vec3 rpy =
+      motion.has("rpy_deg") ? motion.vec3("rpy_deg", any_finite("[deg]")) : Vec3::Zero();
+  ConstantTwistDriver d;
+  d.X_WB0 = make_pose(p, deg_to_rad(rpy.x()), deg_to_rad(rpy.y()), deg_to_rad(rpy.z()));
+  return d;
+}
+
+// The particle tier's [[body]] tables: gears besides the core shapes, a static pose besides the
+// common motions, and a torque reference point.
+void read_coupled_bodies(const ScenarioTable& root, ParticleScenario& sc) {
+  BodyRules rules;
+  rules.motion_kinds = {"static", "waypoints", "constant_twist"};
+  rules.read_tier_motion = read_static_motion;
+  rules.read_body_shape = read_body_shape;
+  rules.reference_point = true;
+  for (ScenarioBody& b : read_bodies(root, rules)) {
+    sc.model.bodies.push_back({std::move(b.name), std::move(b.shape), b.p_BR});
+    sc.drivers.push_back(std::move(b.driver));
   }
 }
 
@@ -119,7 +115,7 @@ ParticleScenario load_particle_scenario(const ScenarioTable& root) {
   const ScenarioTable sim = root.table("simulation");
   sc.model.time_step_s = sim.number("time_step_s", positive("[s]"));
   read_container(root.table("container"), sc.model);
-  read_bodies(root, sc);
+  read_coupled_bodies(root, sc);
   sc.initial = read_bed(root.table("bed"), particles, sc.bed_kind);
   if (root.table("bed").boolean_or("clear_bodies", false)) {
     std::vector<Pose> X_WB;

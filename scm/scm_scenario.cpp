@@ -191,13 +191,29 @@ void read_wheel(const ScenarioTable& t, const ScmModel& m, WheelTest& w, bool ne
   t.refuse_unknown_keys();
 }
 
-void read_blade(const ScenarioTable& t, BladeTest& b) {
-  b.half_extents_m = 0.5 * t.vec3("size_m", positive("[m]"));
-  b.driver = read_common_driver(t.table("motion"), t.table("motion").choice("kind", {"waypoints"}));
+// The blade run: [experiment] holds only its kind; the blade is the file's one [[body]], a box
+// moved along waypoints.
+void read_blade(const ScenarioTable& root, const ScenarioTable& ex, BladeTest& b) {
+  refuse_moved_key(ex, "size_m", kBodyTable);
+  refuse_moved_key(ex, "motion", kBodyTable);
+  refuse_moved_key(ex, "duration_s", "[simulation] duration_s");
+  ex.refuse_unknown_keys();
+  const std::vector<ScenarioTable> bodies = root.tables("body");
+  if (bodies.size() != 1) {
+    const std::string message =
+        fmt::format("a blade run moves exactly one [[body]], the blade; got {}", bodies.size());
+    if (bodies.empty()) ex.fail("kind", message);
+    root.fail("body", message);
+  }
+  BodyRules rules;
+  rules.motion_kinds = {"waypoints"};
+  const ScenarioBody blade = read_body(bodies[0], rules);
+  const auto* box = std::get_if<BoxShape>(&blade.shape);
+  if (!box) bodies[0].table("shape").fail("kind", "the blade must be a shape of kind \"box\"");
+  b.half_extents_m = box->half_extents_m;
+  b.driver = blade.driver;
   const WaypointDriver& d = std::get<WaypointDriver>(b.driver);
   b.duration_s = d.times_s.back() - d.times_s.front();  // [simulation] duration_s may change it
-  refuse_moved_key(t, "duration_s", "[simulation] duration_s");
-  t.refuse_unknown_keys();
 }
 
 // Plate and wheel runs last their phases (`phases`, keys of [experiment]): a duration of its own
@@ -236,7 +252,7 @@ ScmScenario load_scm_scenario(const ScenarioTable& root) {
     sc.steps = steps_for(sim, "time_step_s", sc.plate.ramp_s + sc.plate.hold_s, dt);
   } else if (kind == "blade") {
     sc.experiment = Experiment::Blade;
-    read_blade(ex, sc.blade);
+    read_blade(root, ex, sc.blade);
     sc.blade.duration_s = sim.number_or("duration_s", sc.blade.duration_s, positive("[s]"));
     sc.steps = steps_for(sim, "time_step_s", sc.blade.duration_s, dt);
   } else {

@@ -112,60 +112,65 @@ TrenchPlanSetup read_planner(const ScenarioTable& t, const HeightmapModel& hm) {
   return p;
 }
 
-ShapingTool read_tool(const ScenarioTable& t, const ShapingScenario& sc) {
-  ShapingTool tool;
-  tool.name = t.string("name");
-  const ScenarioTable motion = t.table("motion");
-  const std::string kind = motion.choice(
-      "kind", {"wheel_trench", "straight_push", "trench_plan", "waypoints", "constant_twist"});
-  if (kind == "trench_plan") {
+// A wheel towed at a slip and sinkage through the sand, for a body of kind "wheel".
+Driver read_wheel_trench(const ScenarioTable& motion, const Shape& shape, double surface_z_m) {
+  const auto* wheel = std::get_if<WheelShape>(&shape);
+  if (!wheel) motion.fail("kind", "a wheel_trench motion needs a shape of kind \"wheel\"");
+  WheelTrenchMotion m;
+  m.start_W = motion.vec2("start_m", any_finite("[m]"));
+  m.heading_rad = deg_to_rad(motion.number_or("heading_deg", 0.0, any_finite("[deg]")));
+  m.surface_z_m = surface_z_m;
+  m.sinkage_m =
+      motion.number("sinkage_m", in_open_range(0.0, wheel->radius_m, "[m] (below the rim radius)"));
+  m.slip_ratio = motion.number("slip_ratio", in_closed_range(0.0, 0.95, ""));
+  m.slip_angle_rad = deg_to_rad(motion.number("slip_angle_deg", in_closed_range(-89, 89, "[deg]")));
+  m.speed_m_per_s = motion.number_or("speed_m_per_s", 0.03, positive("[m/s]"));
+  return wheel_trench_driver(*wheel, m);
+}
+
+// A blade (a body of kind "box") pushed along a straight line at a depth below the surface.
+Driver read_straight_push(const ScenarioTable& motion, const Shape& shape, double surface_z_m) {
+  const auto* box = std::get_if<BoxShape>(&shape);
+  if (!box) motion.fail("kind", "a straight_push motion needs a blade: a shape of kind \"box\"");
+  StraightPush p;
+  p.start_W = motion.vec2("start_m", any_finite("[m]"));
+  p.end_W = motion.vec2("end_m", any_finite("[m]"));
+  if ((p.end_W - p.start_W).norm() < 1e-12) motion.fail("end_m", "must differ from start_m");
+  p.bottom_z_m =
+      surface_z_m - motion.number("depth_m", non_negative("[m] below the initial surface"));
+  p.blade_thickness_m = 2.0 * box->half_extents_m.x();
+  p.blade_width_m = 2.0 * box->half_extents_m.y();
+  p.blade_height_m = 2.0 * box->half_extents_m.z();
+  p.speed_m_per_s = motion.number_or("speed_m_per_s", 0.05, positive("[m/s]"));
+  return straight_push_driver(p, motion.number_or("start_time_s", 0.0, non_negative("[s]")));
+}
+
+// The trench_plan blade's height: its shape and its path (the blade's centre) both use it.
+double trench_blade_height_m(const ScenarioTable& motion) {
+  return motion.number_or("blade_height_m", 0.1, positive("[m]"));
+}
+
+// The shaping tier's [[body]] rules: its own motions besides the common ones, and the
+// trench_plan blade sized by the [planner].
+BodyRules tool_rules(const ShapingScenario& sc) {
+  BodyRules rules;
+  rules.motion_kinds = {"wheel_trench", "straight_push", "trench_plan", "waypoints",
+                        "constant_twist"};
+  rules.motion_sized_shape = [&sc](const ScenarioTable& motion,
+                                   const std::string& kind) -> std::optional<Shape> {
+    if (kind != "trench_plan") return std::nullopt;
     if (!sc.planner) motion.fail("kind", "a trench_plan motion needs a [planner] section");
-    if (t.has("shape")) t.fail("shape", "a trench_plan tool's blade is sized by the planner");
-    const double height = motion.number_or("blade_height_m", 0.1, positive("[m]"));
-    tool.shape = trench_plan_blade(sc.planner->placement, height);
-    tool.driver = trench_plan_driver(sc.planner->plan, sc.planner->placement,
-                                     sc.initial_height_m - sc.planner->depth_m, height,
-                                     sc.planner->seconds_per_cell);
-    motion.refuse_unknown_keys();
-    t.refuse_unknown_keys();
-    return tool;
-  }
-  tool.shape = read_shape(t.table("shape"));
-  if (kind == "wheel_trench") {
-    const auto* wheel = std::get_if<WheelShape>(&tool.shape);
-    if (!wheel) motion.fail("kind", "a wheel_trench motion needs a shape of kind \"wheel\"");
-    WheelTrenchMotion m;
-    m.start_W = motion.vec2("start_m", any_finite("[m]"));
-    m.heading_rad = deg_to_rad(motion.number_or("heading_deg", 0.0, any_finite("[deg]")));
-    m.surface_z_m = sc.initial_height_m;
-    m.sinkage_m = motion.number("sinkage_m",
-                                in_open_range(0.0, wheel->radius_m, "[m] (below the rim radius)"));
-    m.slip_ratio = motion.number("slip_ratio", in_closed_range(0.0, 0.95, ""));
-    m.slip_angle_rad =
-        deg_to_rad(motion.number("slip_angle_deg", in_closed_range(-89, 89, "[deg]")));
-    m.speed_m_per_s = motion.number_or("speed_m_per_s", 0.03, positive("[m/s]"));
-    tool.driver = wheel_trench_driver(*wheel, m);
-  } else if (kind == "straight_push") {
-    const auto* box = std::get_if<BoxShape>(&tool.shape);
-    if (!box) motion.fail("kind", "a straight_push motion needs a blade: a shape of kind \"box\"");
-    StraightPush p;
-    p.start_W = motion.vec2("start_m", any_finite("[m]"));
-    p.end_W = motion.vec2("end_m", any_finite("[m]"));
-    if ((p.end_W - p.start_W).norm() < 1e-12) motion.fail("end_m", "must differ from start_m");
-    p.bottom_z_m = sc.initial_height_m -
-                   motion.number("depth_m", non_negative("[m] below the initial surface"));
-    p.blade_thickness_m = 2.0 * box->half_extents_m.x();
-    p.blade_width_m = 2.0 * box->half_extents_m.y();
-    p.blade_height_m = 2.0 * box->half_extents_m.z();
-    p.speed_m_per_s = motion.number_or("speed_m_per_s", 0.05, positive("[m/s]"));
-    tool.driver =
-        straight_push_driver(p, motion.number_or("start_time_s", 0.0, non_negative("[s]")));
-  } else {
-    tool.driver = read_common_driver(motion, kind);
-  }
-  motion.refuse_unknown_keys();
-  t.refuse_unknown_keys();
-  return tool;
+    return trench_plan_blade(sc.planner->placement, trench_blade_height_m(motion));
+  };
+  rules.read_tier_motion = [&sc](const ScenarioTable& motion, const std::string& kind,
+                                 const Shape& shape) -> Driver {
+    if (kind == "wheel_trench") return read_wheel_trench(motion, shape, sc.initial_height_m);
+    if (kind == "straight_push") return read_straight_push(motion, shape, sc.initial_height_m);
+    return trench_plan_driver(sc.planner->plan, sc.planner->placement,
+                              sc.initial_height_m - sc.planner->depth_m,
+                              trench_blade_height_m(motion), sc.planner->seconds_per_cell);
+  };
+  return rules;
 }
 
 }  // namespace
@@ -183,13 +188,12 @@ ShapingScenario load_shaping_scenario(const ScenarioTable& root) {
   if (const auto planner = root.optional_table("planner")) {
     sc.planner = read_planner(*planner, sc.model.heightmap);
   }
-  const std::vector<ScenarioTable> tools = root.tables("tool");
-  if (tools.empty()) root.fail("", "a shaping scenario needs at least one [[tool]]");
   double end_time = 0.0;
-  for (const ScenarioTable& t : tools) {
-    sc.model.tools.push_back(read_tool(t, sc));
-    end_time = std::max(end_time, end_time_s(sc.model.tools.back().driver));
+  for (ScenarioBody& b : read_bodies(root, tool_rules(sc))) {
+    end_time = std::max(end_time, end_time_s(b.driver));
+    sc.model.tools.push_back({std::move(b.name), std::move(b.shape), std::move(b.driver)});
   }
+  if (sc.model.tools.empty()) root.fail("", "a shaping scenario needs at least one [[body]]");
 
   const ScenarioTable sim = root.table("simulation");
   sc.model.time_step_s = sim.number("time_step_s", positive("[s]"));
@@ -203,7 +207,7 @@ ShapingScenario load_shaping_scenario(const ScenarioTable& root) {
   if (sc.steps < 1) sim.fail("duration_s", "gives no step; expected at least one time step");
   // A tool may move at most one cell per step (shaping_step.cpp, check_tool_travel).
   const double cell = sc.model.heightmap.cell_size_m;
-  for (std::size_t k = 0; k < tools.size(); ++k) {
+  for (std::size_t k = 0; k < sc.model.tools.size(); ++k) {
     const double speed = max_speed_m_per_s(sc.model.tools[k].driver);
     if (speed * sc.model.time_step_s > cell * (1.0 + 1e-9)) {
       sim.fail("time_step_s",

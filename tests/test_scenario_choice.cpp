@@ -1,11 +1,13 @@
 // ScenarioTable::choice_entry: the dispatch tables of the runner (tiers) and of the wrench tier
 // (kinds) pick their entry through it. read_scenario_head: the one [scenario] reader of every tier.
+// read_bodies: the one [[body]] reader of the shaping, particle and SCM tiers.
 
 #include <gtest/gtest.h>
 
 #include <array>
 #include <string>
 
+#include "core/scenario_bodies.hpp"
 #include "core/scenario_file.hpp"
 #include "core/scenario_head.hpp"
 
@@ -115,6 +117,108 @@ TEST(ScenarioHead, AMovedKeyIsRefusedNamingWhereItIsNow) {
   }
   const auto fresh = ScenarioDocument::parse("[solver]\niterations = 4\n", "new.toml");
   EXPECT_NO_THROW(refuse_moved_key(fresh->root().table("solver"), "time_step_s", kTimeStepKey));
+}
+
+// read_bodies: the one [[body]] reader of the shaping, particle and SCM tiers.
+const char* kHoverBody = R"([[body]]
+name = "blade"
+reference_point_m = [0.0, 0.0, 0.1]
+[body.shape]
+kind = "box"
+size_m = [0.01, 0.1, 0.2]
+[body.motion]
+kind = "hover"
+height_m = 0.3
+)";
+
+// A tier with a motion of its own ("hover": at rest at height_m) besides waypoints.
+BodyRules hover_rules() {
+  BodyRules rules;
+  rules.motion_kinds = {"hover", "waypoints"};
+  rules.read_tier_motion = [](const ScenarioTable& motion, const std::string&,
+                              const Shape&) -> Driver {
+    ConstantTwistDriver d;
+    d.X_WB0 = make_pose(Vec3(0.0, 0.0, motion.number("height_m", positive("[m]"))));
+    return d;
+  };
+  rules.reference_point = true;
+  return rules;
+}
+
+std::vector<ScenarioBody> bodies_of(const std::string& text, const BodyRules& rules) {
+  const auto doc = ScenarioDocument::parse(text, "bodies.toml");
+  return read_bodies(doc->root(), rules);
+}
+
+std::string bodies_error(const std::string& text, const BodyRules& rules) {
+  try {
+    bodies_of(text, rules);
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no error for:\n" << text;
+  return "";
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto pos = text.find(from);
+  EXPECT_NE(pos, std::string::npos) << from;
+  return text.replace(pos, from.size(), to);
+}
+
+TEST(ScenarioBodies, ReadsNameShapeTheTiersMotionAndReferencePoint) {
+  const std::vector<ScenarioBody> bodies = bodies_of(kHoverBody, hover_rules());
+  ASSERT_EQ(bodies.size(), 1u);
+  EXPECT_EQ(bodies[0].name, "blade");
+  EXPECT_EQ(std::get<BoxShape>(bodies[0].shape).half_extents_m, Vec3(0.005, 0.05, 0.1));
+  EXPECT_EQ(pose_at(bodies[0].driver, 1.0).translation(), Vec3(0.0, 0.0, 0.3));
+  EXPECT_EQ(bodies[0].p_BR, Vec3(0.0, 0.0, 0.1));
+}
+
+TEST(ScenarioBodies, RefusesAnUnknownMotionKindNamingTheKindsTheTierAccepts) {
+  const std::string msg =
+      bodies_error(replaced(kHoverBody, "\"hover\"", "\"orbit\""), hover_rules());
+  EXPECT_NE(msg.find("bodies.toml:8:8: body[0].motion.kind: expected one of \"hover\", "
+                     "\"waypoints\", got \"orbit\""),
+            std::string::npos)
+      << msg;
+}
+
+TEST(ScenarioBodies, AReferencePointIsAnUnknownKeyWhereTheTierDoesNotUseIt) {
+  BodyRules rules = hover_rules();
+  rules.reference_point = false;
+  const std::string msg = bodies_error(kHoverBody, rules);
+  EXPECT_NE(msg.find("bodies.toml:3:21: body[0].reference_point_m: unknown key"), std::string::npos)
+      << msg;
+}
+
+TEST(ScenarioBodies, RefusesANameGivenTwice) {
+  const std::string msg = bodies_error(std::string(kHoverBody) + kHoverBody, hover_rules());
+  EXPECT_NE(msg.find("body[1].name: body 'blade' is named twice"), std::string::npos) << msg;
+}
+
+TEST(ScenarioBodies, AMotionThatSizesItsBodyTakesNoShapeTable) {
+  BodyRules rules = hover_rules();
+  rules.motion_sized_shape = [](const ScenarioTable&,
+                                const std::string& kind) -> std::optional<Shape> {
+    if (kind == "hover") return SphereShape{0.25};
+    return std::nullopt;
+  };
+  const std::string msg = bodies_error(kHoverBody, rules);
+  EXPECT_NE(msg.find("body[0].shape: a hover motion sizes its body; expected no [body.shape]"),
+            std::string::npos)
+      << msg;
+  const std::string shapeless =
+      replaced(kHoverBody, "[body.shape]\nkind = \"box\"\nsize_m = [0.01, 0.1, 0.2]\n", "");
+  EXPECT_EQ(std::get<SphereShape>(bodies_of(shapeless, rules)[0].shape).radius_m, 0.25);
+}
+
+TEST(ScenarioBodies, TheOldToolTableIsRefusedNamingBody) {
+  const std::string msg = bodies_error("[[tool]]\nname = \"blade\"\n", hover_rules());
+  EXPECT_NE(
+      msg.find("bodies.toml:1:1: tool: renamed to [[body]] (one table for every tier's bodies)"),
+      std::string::npos)
+      << msg;
 }
 
 }  // namespace

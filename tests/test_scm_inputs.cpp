@@ -157,7 +157,19 @@ TEST(ScmInputs, FlowApproximationKeysAreRangeChecked) {
   EXPECT_NE(error_of([&] { validate(m); }).find("flow.cluster_nodes = -2"), std::string::npos);
 }
 
-const char* kBlade = R"([scenario]
+const char* kBladeBody = R"([[body]]
+name = "blade"
+[body.shape]
+kind = "box"
+size_m = [0.01, 0.12, 0.2]
+[body.motion]
+kind = "waypoints"
+times_s = [0.0, 0.5, 2.5]
+positions_m = [[0.2, 0.2, 0.1], [0.2, 0.2, 0.05], [0.4, 0.2, 0.05]]
+rpy_deg = [[0.0, 5.0, 0.0], [0.0, 5.0, 0.0], [0.0, 5.0, 0.0]]
+)";
+
+const std::string kBlade = R"([scenario]
 name = "b"
 tier = "scm"
 [grid]
@@ -171,13 +183,7 @@ method = "border"
 time_step_s = 0.002
 [experiment]
 kind = "blade"
-size_m = [0.01, 0.12, 0.2]
-[experiment.motion]
-kind = "waypoints"
-times_s = [0.0, 0.5, 2.5]
-positions_m = [[0.2, 0.2, 0.1], [0.2, 0.2, 0.05], [0.4, 0.2, 0.05]]
-rpy_deg = [[0.0, 5.0, 0.0], [0.0, 5.0, 0.0], [0.0, 5.0, 0.0]]
-)";
+)" + std::string(kBladeBody);
 
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
   text.replace(text.find(from), from.size(), to);
@@ -191,6 +197,10 @@ long steps_of(const std::string& text) {
 
 TEST(ScmInputs, TheBladeRunsForSimulationDurationOrItsMotion) {
   EXPECT_EQ(steps_of(kBlade), 1250);  // the waypoints' 2.5 s in steps of 2 ms
+  const auto doc = ScenarioDocument::parse(kBlade, "blade.toml");
+  const BladeTest blade = load_scm_scenario(doc->root()).blade;
+  EXPECT_EQ(blade.half_extents_m, Vec3(0.005, 0.06, 0.1));
+  EXPECT_TRUE(pose_at(blade.driver, 2.5).translation().isApprox(Vec3(0.4, 0.2, 0.05), 1e-12));
   EXPECT_EQ(
       steps_of(replaced(kBlade, "time_step_s = 0.002", "time_step_s = 0.002\nduration_s = 1.0")),
       500);
@@ -202,6 +212,46 @@ TEST(ScmInputs, TheBladesOldDurationKeyIsRefusedNamingTheNewOne) {
   EXPECT_NE(e.find("bad.toml:15:14: experiment.duration_s: moved to [simulation] duration_s"),
             std::string::npos)
       << e;
+}
+
+// Issue 15: the blade is a [[body]] as in every tier; [experiment] keeps only its kind.
+TEST(ScmInputs, TheBladesOldKeysInExperimentAreRefusedNamingBody) {
+  const std::string size = scenario_error(
+      replaced(kBlade, "kind = \"blade\"", "kind = \"blade\"\nsize_m = [0.01, 0.12, 0.2]"));
+  EXPECT_NE(size.find("bad.toml:15:10: experiment.size_m: moved to [[body]] (one table for every "
+                      "tier's bodies)"),
+            std::string::npos)
+      << size;
+  const std::string motion = scenario_error(replaced(
+      kBlade, "kind = \"blade\"", "kind = \"blade\"\n[experiment.motion]\nkind = \"waypoints\""));
+  EXPECT_NE(motion.find("experiment.motion: moved to [[body]]"), std::string::npos) << motion;
+}
+
+TEST(ScmInputs, ABladeRunMovesExactlyOneBoxAlongWaypoints) {
+  const std::string two = scenario_error(std::string(kBlade) + kBladeBody);
+  EXPECT_NE(two.find("body: a blade run moves exactly one [[body]], the blade; got 2"),
+            std::string::npos)
+      << two;
+  const std::string none = scenario_error(replaced(kBlade, kBladeBody, ""));
+  EXPECT_NE(none.find("a blade run moves exactly one [[body]], the blade; got 0"),
+            std::string::npos)
+      << none;
+  const std::string sphere = scenario_error(replaced(
+      kBlade, "kind = \"box\"\nsize_m = [0.01, 0.12, 0.2]", "kind = \"sphere\"\nradius_m = 0.1"));
+  EXPECT_NE(sphere.find("body[0].shape.kind: the blade must be a shape of kind \"box\""),
+            std::string::npos)
+      << sphere;
+  const std::string twist =
+      scenario_error(replaced(kBlade, "kind = \"waypoints\"", "kind = \"constant_twist\""));
+  EXPECT_NE(
+      twist.find("body[0].motion.kind: expected one of \"waypoints\", got \"constant_twist\""),
+      std::string::npos)
+      << twist;
+}
+
+TEST(ScmInputs, PlateAndWheelRunsRefuseABody) {
+  const std::string e = scenario_error(plate_with("") + kBladeBody);
+  EXPECT_NE(e.find("body: unknown key"), std::string::npos) << e;
 }
 
 TEST(ScmInputs, PlateAndWheelRunsRefuseADurationNamingTheKeysThatSetTheirLength) {

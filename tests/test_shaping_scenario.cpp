@@ -50,12 +50,12 @@ cell_size_m = 0.005
 initial_height_m = 0.05
 repose_angle_deg = 30.0
 
-[[tool]]
+[[body]]
 name = "blade"
-[tool.shape]
+[body.shape]
 kind = "box"
 size_m = [0.005, 0.04, 0.05]
-[tool.motion]
+[body.motion]
 kind = "straight_push"
 start_m = [0.05, 0.05]
 end_m = [0.12, 0.05]
@@ -143,14 +143,14 @@ speed_m_per_s = 0.05)",
 times_s = [0.0, 1.0, 1.0]
 positions_m = [[0.05, 0.05, 0.06], [0.1, 0.05, 0.06], [0.12, 0.05, 0.06]])");
   const std::string msg = error_of(text);
-  EXPECT_NE(msg.find("tool[0].motion.times_s"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("body[0].motion.times_s"), std::string::npos) << msg;
   EXPECT_NE(msg.find("bad.toml:18:"), std::string::npos) << msg;
   EXPECT_NE(msg.find("not after"), std::string::npos) << msg;
 }
 
 TEST(ShapingScenario, MissingKeyNamesTheTableAndTheExpectedForm) {
   const std::string msg = error_of(with(kSmallPush, "depth_m = 0.01\n", ""));
-  EXPECT_NE(msg.find("tool[0].motion: missing key 'depth_m': expected a number >= 0 [m] below the "
+  EXPECT_NE(msg.find("body[0].motion: missing key 'depth_m': expected a number >= 0 [m] below the "
                      "initial surface"),
             std::string::npos)
       << msg;
@@ -167,8 +167,55 @@ TEST(ShapingScenario, MissingSectionAndBadChoiceAreNamed) {
                 .find("missing table [simulation]"),
             std::string::npos);
   const std::string msg = error_of(with(kSmallPush, "kind = \"box\"", "kind = \"cube\""));
-  EXPECT_NE(msg.find("tool[0].shape.kind: expected one of \"box\", \"sphere\""), std::string::npos)
+  EXPECT_NE(msg.find("body[0].shape.kind: expected one of \"box\", \"sphere\""), std::string::npos)
       << msg;
+}
+
+// Issue 15: every tier's moved bodies are [[body]] tables; the old [[tool]] is refused.
+TEST(ShapingScenario, TheOldToolTableIsRefusedNamingBodyAndItsLine) {
+  std::string old = with(kSmallPush, "[[body]]", "[[tool]]");
+  old = with(old, "[body.shape]", "[tool.shape]");
+  old = with(old, "[body.motion]", "[tool.motion]");
+  const std::string msg = error_of(old);
+  EXPECT_NE(msg.find("bad.toml:11:1: tool: renamed to [[body]] (one table for every tier's "
+                     "bodies)"),
+            std::string::npos)
+      << msg;
+}
+
+TEST(ShapingScenario, AnUnknownMotionKindNamesTheKindsOfTheShapingTier) {
+  const std::string msg =
+      error_of(with(kSmallPush, "kind = \"straight_push\"", "kind = \"static\""));
+  EXPECT_NE(msg.find("bad.toml:17:8: body[0].motion.kind: expected one of \"wheel_trench\", "
+                     "\"straight_push\", \"trench_plan\", \"waypoints\", \"constant_twist\", got "
+                     "\"static\""),
+            std::string::npos)
+      << msg;
+}
+
+TEST(ShapingScenario, ATrenchPlanBladeTakesNoShapeTable) {
+  const std::string planned =
+      with(with(kSmallPush, "[[body]]",
+                "[planner]\nletter = \"T\"\ncell_size_m = 0.01\ndepth_m = 0.01\n\n[[body]]"),
+           R"(kind = "straight_push"
+start_m = [0.05, 0.05]
+end_m = [0.12, 0.05]
+depth_m = 0.01
+speed_m_per_s = 0.05)",
+           "kind = \"trench_plan\"");
+  const std::string msg = error_of(planned);
+  EXPECT_NE(msg.find("body[0].shape: a trench_plan motion sizes its body; expected no "
+                     "[body.shape]"),
+            std::string::npos)
+      << msg;
+}
+
+TEST(ShapingScenario, TwoBodiesWithOneNameAreRefused) {
+  const std::string body = std::string(kSmallPush).substr(std::string(kSmallPush).find("[[body]]"));
+  const std::string twice =
+      with(kSmallPush, "[simulation]", body.substr(0, body.find("[simulation]")) + "[simulation]");
+  const std::string msg = error_of(twice);
+  EXPECT_NE(msg.find("body[1].name: body 'blade' is named twice"), std::string::npos) << msg;
 }
 
 TEST(ShapingScenario, RunWritesEveryOutputAndConservesVolume) {

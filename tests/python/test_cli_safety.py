@@ -30,13 +30,13 @@ cell_size_m = 0.004
 initial_height_m = 0.05
 repose_angle_deg = 29.0
 
-[[tool]]
+[[body]]
 name = "wheel"
-[tool.shape]
+[body.shape]
 kind = "wheel"
 radius_m = 0.048
 width_m = 0.050
-[tool.motion]
+[body.motion]
 kind = "wheel_trench"
 start_m = [0.07, 0.10]
 heading_deg = 0.0
