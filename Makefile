@@ -35,12 +35,13 @@ bench: build
 	@$(BUILD)/bin/talus_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
 	  --benchmark_out=$(BUILD)/bench.json --benchmark_out_format=json
 
-# The C++ tests under AddressSanitizer and UndefinedBehaviorSanitizer (CI runs this too). -O1 with
+# The C++ and Python tests under AddressSanitizer and UndefinedBehaviorSanitizer (CI runs this
+# too; the Python suite runs the instrumented module with ASan's runtime preloaded). -O1 with
 # line tables only (-g1): the instrumented build at -O2 -g took 4-5x the Release build's compile
 # time and was most of CI's time; -O1 -g1 about halves it and keeps file:line in the reports.
 asan: deps
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
-	  -DTALUS_SANITIZE=ON -DTALUS_PYTHON=OFF \
+	  -DTALUS_SANITIZE=ON \
 	  -DTALUS_BENCH=OFF -DTALUS_WERROR=$(WERROR) > build-asan.configure.log 2>&1 || { cat build-asan.configure.log; exit 1; }
 	@cmake --build build-asan -j$(JOBS) -- --no-print-directory
 	@cd build-asan && ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j$(JOBS)

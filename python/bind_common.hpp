@@ -5,6 +5,7 @@
 #include <pybind11/eigen.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl/filesystem.h>
 
 #include <stdexcept>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "core/contact_tier.hpp"
 #include "core/pose.hpp"
+#include "core/scenario_file.hpp"
 #include "core/wrench.hpp"
 
 namespace talus::python {
@@ -61,6 +63,23 @@ void def_copy(py::class_<State>& cls) {
       .def("__copy__", [](const State& s) { return State(s); })
       .def(
           "__deepcopy__", [](const State& s, py::dict) { return State(s); }, py::arg("memo"));
+}
+
+// `load(scenario)` of a tier's submodule: reads a scenario file with `loader` (the tier's
+// load_*_scenario) into its model and initial state without running it; a bad file raises
+// ScenarioError naming the file, line and key.
+template <class Loader>
+void def_load(py::module_& m, Loader loader, const char* what) {
+  m.def(
+      "load",
+      [loader](const std::filesystem::path& file) {
+        return loader(ScenarioDocument::load(file)->root());
+      },
+      py::arg("scenario"),
+      (std::string("Reads a ") + what +
+       " scenario file into its Model and initial State without running it (raises "
+       "ScenarioError naming the file, line and key).")
+          .c_str());
 }
 
 // The bodies' motions for one step, given from Python: one 4x4 pose per body and, optionally,

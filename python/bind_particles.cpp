@@ -470,14 +470,7 @@ void bind_scenario(py::module_& p) {
           py::arg("t_s"),
           "The file's body motions at time t_s: (poses, twists), ready for step(body_poses=..., "
           "body_twists=...).");
-  p.def(
-      "load",
-      [](const std::filesystem::path& file) {
-        return load_particle_scenario(ScenarioDocument::load(file)->root());
-      },
-      py::arg("scenario"),
-      "Reads a particle scenario file into its Model, initial State and body motions without "
-      "running it (raises ScenarioError naming the file, line and key).");
+  python::def_load(p, &load_particle_scenario, "particle");
 }
 
 }  // namespace

@@ -354,14 +354,7 @@ void bind_scm(py::module_& parent) {
       .def(
           "initial_state", [](const ScmScenario& sc) { return ScmState(sc.model); },
           "A fresh State: untouched soil over the base terrain.");
-  m.def(
-      "load",
-      [](const std::filesystem::path& file) {
-        return load_scm_scenario(ScenarioDocument::load(file)->root());
-      },
-      py::arg("scenario"),
-      "Reads an SCM scenario file into its Model and initial State without running it (raises "
-      "ScenarioError naming the file, line and key).");
+  def_load(m, &load_scm_scenario, "SCM");
 }
 
 }  // namespace talus::python

@@ -277,14 +277,7 @@ void bind_scenario(py::module_& m) {
           "initial_state",
           [](const ShapingScenario& sc) { return ShapingState::initial(sc.model, sc.initial); },
           "A fresh State: the undisturbed sand at time 0.");
-  m.def(
-      "load",
-      [](const std::filesystem::path& file) {
-        return load_shaping_scenario(ScenarioDocument::load(file)->root());
-      },
-      py::arg("scenario"),
-      "Reads a shaping scenario file into its Model and initial State without running it (raises "
-      "ScenarioError naming the file, line and key).");
+  def_load(m, &load_shaping_scenario, "shaping");
 }
 
 }  // namespace

@@ -116,6 +116,10 @@ def test_ball_coupled_two_way_to_particles_is_carried_and_pushes_them():
     dp = m * robot.qvel[:3]
     np.testing.assert_allclose(dp, impulse + m * np.array([0.0, 0.0, -9.81]) * sim.time_s,
                                atol=1e-9)
-    assert abs(robot.qvel[2]) < 0.02                              # at rest ...
-    assert robot.qpos[2] - 0.03 == pytest.approx(surface, abs=0.01)  # ... on the surface
+    # At rest on the surface: the ball rocks a little in the bed after landing, so allow it
+    # another 0.4 s (the exact bits of the settling differ between builds: -O1 under the
+    # sanitizers left it at 0.03 m/s after 0.4 s).
+    sim.step(400)
+    assert abs(robot.qvel[2]) < 0.02
+    assert robot.qpos[2] - 0.03 == pytest.approx(surface, abs=0.01)
     assert min_vz < -0.05                                         # the landing pushed particles
