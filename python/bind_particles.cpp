@@ -366,8 +366,8 @@ void bind_step(py::module_& p) {
       py::arg("body_poses") = std::vector<Eigen::Matrix4d>{},
       py::arg("body_twists") = std::vector<Twist>{},
       "One step of model.time_step_s with the bodies (model.bodies) at body_poses (one 4x4 X_WB "
-      "each, at "
-      "the START of the step) moving with body_twists (default at rest). Returns the wrenches of "
+      "each, at the START of the step) moving with body_twists (default at rest). Returns the "
+      "wrenches of "
       "the particles on the bodies, (bodies, 3, 3) as State.wrenches. Releases the GIL. Raises "
       "ValueError for a wrong number of poses and RuntimeError (state unchanged) when the step "
       "diverges.");

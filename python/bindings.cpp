@@ -26,13 +26,14 @@ void bind_shaping(py::module_& m);  // python/bind_shaping.cpp
 std::vector<BodyMotion> motions_from(const std::vector<Eigen::Matrix4d>& X_WB,
                                      const std::vector<Twist>& V_WB, std::size_t bodies,
                                      const std::string& what) {
+  const std::string many = what == "body" ? "bodies" : what + "s";
   if (X_WB.size() != bodies) {
     throw std::invalid_argument(
-        fmt::format("{} {} poses given for {} {}s", X_WB.size(), what, bodies, what));
+        fmt::format("{} {} poses given for {} {}", X_WB.size(), what, bodies, many));
   }
   if (!V_WB.empty() && V_WB.size() != bodies) {
     throw std::invalid_argument(
-        fmt::format("{} {} twists given for {} {}s", V_WB.size(), what, bodies, what));
+        fmt::format("{} {} twists given for {} {}", V_WB.size(), what, bodies, many));
   }
   std::vector<BodyMotion> motions(bodies);
   for (std::size_t b = 0; b < bodies; ++b) {

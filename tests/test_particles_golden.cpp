@@ -53,7 +53,6 @@ std::uint64_t run_case(Case c, int threads) {
     model.container.cylinder_radius_m = 0.03;
     model.container.cylinder_axis_xy_m = Vec2(0.025, 0.025);
     model.container.box = Aabb{Vec3(-0.005, -0.005, 0.0), Vec3(0.055, 0.055, 0.1)};
-    std::vector<std::size_t> keep;
     ParticleState inside;
     for (std::size_t i = 0; i < state.size(); ++i) {
       const double dx = state.x_m[i] - 0.025, dy = state.y_m[i] - 0.025;
