@@ -280,6 +280,142 @@ TEST(WrenchSpaceDatabase, FuzzFoundShapeBeyondTheStoredBytesIsRefused) {
   expect_load_error(path, "the file is corrupted");
 }
 
+// Replaces the saved database's wrenches dataset (n x m x 3) by one created with `create_plist`
+// (chunking, filters; chunked data is made extendible, as h5py's maxshape=None makes it);
+// writes the database's own values unless `write` is false.
+void rewrite_wrenches(const fs::path& path, const WrenchDatabase& db, hid_t create_plist,
+                      bool write) {
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  H5Ldelete(file, "wrenches", H5P_DEFAULT);
+  const hsize_t dims[3] = {static_cast<hsize_t>(db.configuration_count()),
+                           static_cast<hsize_t>(db.direction_count()), 3};
+  const hsize_t unlimited[3] = {H5S_UNLIMITED, H5S_UNLIMITED, H5S_UNLIMITED};
+  const bool chunked = H5Pget_layout(create_plist) == H5D_CHUNKED;
+  const hid_t space = H5Screate_simple(3, dims, chunked ? unlimited : nullptr);
+  const hid_t set =
+      H5Dcreate2(file, "wrenches", H5T_IEEE_F64LE, space, H5P_DEFAULT, create_plist, H5P_DEFAULT);
+  std::vector<double> values;
+  for (const Eigen::MatrixXd& w : db.wrenches) {
+    for (Eigen::Index i = 0; i < w.rows(); ++i) {
+      for (Eigen::Index k = 0; k < w.cols(); ++k) values.push_back(w(i, k));
+    }
+  }
+  if (write) H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data());
+  H5Dclose(set);
+  H5Sclose(space);
+  H5Fclose(file);
+}
+
+// Files written by other tools may be chunked and compressed with gzip (h5py's
+// compression="gzip"): they load as written.
+TEST(WrenchSpaceDatabase, GzipCompressedChunkedDataLoads) {
+  const WrenchDatabase db = acquire_database(small_spec(), fake_wrench);
+  const fs::path path = temp_path("gzip.h5");
+  save_database(db, path);
+  const hid_t plist = H5Pcreate(H5P_DATASET_CREATE);
+  const hsize_t chunk[3] = {4, 26, 3};
+  H5Pset_chunk(plist, 3, chunk);
+  H5Pset_shuffle(plist);
+  H5Pset_deflate(plist, 6);
+  rewrite_wrenches(path, db, plist, true);
+  H5Pclose(plist);
+  const WrenchDatabase loaded = load_database(path);
+  ASSERT_EQ(loaded.wrenches.size(), db.wrenches.size());
+  for (size_t j = 0; j < db.wrenches.size(); ++j) {
+    EXPECT_EQ(loaded.wrenches[j], db.wrenches[j]) << "configuration " << j;
+  }
+  fs::remove_all(path.parent_path());
+}
+
+// Found by fuzz/fuzz_wrench_database in CI: inputs of a few kilobytes made the loader allocate
+// over 4 GB for chunked data the file does not hold. A dataset whose chunks were never written
+// is refused before anything is allocated for it, and so is a filter talus cannot bound.
+TEST(WrenchSpaceDatabase, DataTheFileDoesNotHoldIsRefusedBeforeAllocating) {
+  const WrenchDatabase db = acquire_database(small_spec(), fake_wrench);
+  const fs::path path = temp_path("unwritten.h5");
+  save_database(db, path);
+  const hid_t chunked = H5Pcreate(H5P_DATASET_CREATE);
+  const hsize_t chunk[3] = {1, 26, 3};
+  H5Pset_chunk(chunked, 3, chunk);
+  rewrite_wrenches(path, db, chunked, false);
+  expect_load_error(path, "wrenches: the file stores no data for some of its values");
+  H5Pset_nbit(chunked);
+  save_database(db, path);
+  rewrite_wrenches(path, db, chunked, true);
+  expect_load_error(path, "wrenches: stored with HDF5 filter 5, which talus does not read");
+  H5Pclose(chunked);
+  fs::remove_all(path.parent_path());
+}
+
+// Numbers must be stored as one of HDF5's standard types: an unusual one (here a 32-bit integer
+// with 20 bits of precision) is refused before HDF5's conversion code reads it.
+TEST(WrenchSpaceDatabase, NumbersOfAnUnusualTypeAreRefused) {
+  const WrenchDatabase db = acquire_database(small_spec(), fake_wrench);
+  const fs::path path = temp_path("types.h5");
+  save_database(db, path);
+  {
+    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    H5Ldelete(file, "velocity_scale", H5P_DEFAULT);
+    const hsize_t count = 3;
+    const hid_t space = H5Screate_simple(1, &count, nullptr);
+    const hid_t odd = H5Tcopy(H5T_STD_I32LE);
+    ASSERT_GE(H5Tset_precision(odd, 20), 0);
+    const hid_t set =
+        H5Dcreate2(file, "velocity_scale", odd, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    const int scale[3] = {1, 1, 3};
+    H5Dwrite(set, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, scale);
+    H5Dclose(set);
+    H5Tclose(odd);
+    H5Sclose(space);
+    H5Fclose(file);
+  }
+  expect_load_error(path, "velocity_scale: expected numbers (IEEE 32- or 64-bit floats");
+  fs::remove_all(path.parent_path());
+}
+
+// Found by fuzz/fuzz_wrench_database: a dataset of 0 x 10^18 values holds nothing, but the loops
+// over its rows ran for ever. Empty datasets are refused.
+TEST(WrenchSpaceDatabase, AnEmptyDatasetIsRefused) {
+  const WrenchDatabase db = acquire_database(small_spec(), fake_wrench);
+  const fs::path path = temp_path("empty.h5");
+  save_database(db, path);
+  {
+    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    H5Ldelete(file, "velocity_directions", H5P_DEFAULT);
+    const hsize_t dims[2] = {hsize_t{1} << 60, 0};
+    const hid_t space = H5Screate_simple(2, dims, nullptr);
+    const hid_t set = H5Dcreate2(file, "velocity_directions", H5T_IEEE_F64LE, space, H5P_DEFAULT,
+                                 H5P_DEFAULT, H5P_DEFAULT);
+    H5Dclose(set);
+    H5Sclose(space);
+    H5Fclose(file);
+  }
+  expect_load_error(path, "velocity_directions: holds no values (a dimension is 0)");
+  fs::remove_all(path.parent_path());
+}
+
+// An attribute is read into one value: one that holds several is refused, not read past the end.
+TEST(WrenchSpaceDatabase, AnAttributeHoldingSeveralValuesIsRefused) {
+  const WrenchDatabase db = acquire_database(small_spec(), fake_wrench);
+  const fs::path path = temp_path("attribute.h5");
+  save_database(db, path);
+  {
+    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    H5Adelete(file, "format_version");
+    const hsize_t count = 1000;
+    const hid_t space = H5Screate_simple(1, &count, nullptr);
+    const hid_t attr =
+        H5Acreate2(file, "format_version", H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT);
+    const std::vector<int> versions(count, 1);
+    H5Awrite(attr, H5T_NATIVE_INT, versions.data());
+    H5Aclose(attr);
+    H5Sclose(space);
+    H5Fclose(file);
+  }
+  expect_load_error(path, "format_version: expected one value, the attribute holds 1000");
+  fs::remove_all(path.parent_path());
+}
+
 TEST(WrenchSpaceDatabase, ValidateRejectsInconsistentData) {
   WrenchDatabase db = acquire_database(small_spec(), fake_wrench);
   WrenchDatabase bad = db;

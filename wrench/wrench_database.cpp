@@ -166,6 +166,116 @@ void write_number_attribute(hid_t object, const std::string& where, const char* 
   }
 }
 
+// Numbers are read as one of HDF5's standard types, which every writer (HDF5's own, h5py, MATLAB)
+// uses. A type with any other precision, offset or padding is refused before HDF5 converts it:
+// its conversion code trusts those fields, and a corrupted float type smashed HDF5's stack in
+// H5T__bit_get_d (found by fuzz/fuzz_wrench_database).
+constexpr const char* kStandardNumbers =
+    "IEEE 32- or 64-bit floats or 8- to 64-bit integers, either byte order";
+
+bool is_standard_number(hid_t type) {
+  const hid_t standard[] = {H5T_IEEE_F32LE, H5T_IEEE_F32BE, H5T_IEEE_F64LE, H5T_IEEE_F64BE,
+                            H5T_STD_I8LE,   H5T_STD_I8BE,   H5T_STD_U8LE,   H5T_STD_U8BE,
+                            H5T_STD_I16LE,  H5T_STD_I16BE,  H5T_STD_U16LE,  H5T_STD_U16BE,
+                            H5T_STD_I32LE,  H5T_STD_I32BE,  H5T_STD_U32LE,  H5T_STD_U32BE,
+                            H5T_STD_I64LE,  H5T_STD_I64BE,  H5T_STD_U64LE,  H5T_STD_U64BE};
+  for (const hid_t candidate : standard) {
+    if (H5Tequal(type, candidate) > 0) return true;
+  }
+  return false;
+}
+
+// Deflate's largest expansion: one 258-byte match per 2 bits of a Huffman code comes to about
+// 1032:1 (zlib's technical notes, "Maximum compression factor"). Datasets compressed with it
+// cannot yield more than this many bytes per stored byte.
+constexpr double kDeflateMaxExpansion = 1032.0;
+
+// The largest factor by which a dataset's filters can expand its stored bytes; refuses filters
+// talus does not read. Shuffle and Fletcher-32 do not expand data; deflate (gzip) is what h5py
+// and HDF5's tools write when asked to compress.
+double filter_expansion(hid_t create_plist, const std::string& where, const char* name) {
+  double expansion = 1.0;
+  const int filters = H5Pget_nfilters(create_plist);
+  for (int k = 0; k < filters; ++k) {
+    unsigned flags = 0;
+    size_t values = 0;
+    unsigned filter_config = 0;
+    const H5Z_filter_t filter = H5Pget_filter2(create_plist, static_cast<unsigned>(k), &flags,
+                                               &values, nullptr, 0, nullptr, &filter_config);
+    if (filter == H5Z_FILTER_DEFLATE) {
+      expansion = kDeflateMaxExpansion;
+    } else if (filter != H5Z_FILTER_SHUFFLE && filter != H5Z_FILTER_FLETCHER32) {
+      throw DatabaseError(fmt::format(
+          "{}: {}: stored with HDF5 filter {}, which talus does not read; write it uncompressed "
+          "or with gzip (deflate)",
+          where, name, static_cast<int>(filter)));
+    }
+  }
+  return expansion;
+}
+
+// A chunked dataset's chunk shape (empty for other layouts or an unreadable one).
+std::vector<hsize_t> chunk_dims(hid_t create_plist, int rank) {
+  if (H5Pget_layout(create_plist) != H5D_CHUNKED || rank < 1 || rank > H5S_MAX_RANK) return {};
+  std::vector<hsize_t> chunk(static_cast<size_t>(rank));
+  if (H5Pget_chunk(create_plist, rank, chunk.data()) != rank) return {};
+  return chunk;
+}
+
+// Whether every value of the dataset is stored in the file rather than left to HDF5's fill value.
+// For chunked data, H5Dget_space_status compares stored bytes with the uncompressed size and so
+// calls compressed data partly allocated; the written chunks are counted instead.
+bool all_data_stored(hid_t set, hid_t create_plist, const std::vector<hsize_t>& dims) {
+  if (H5Pget_layout(create_plist) != H5D_CHUNKED) {
+    H5D_space_status_t status = H5D_SPACE_STATUS_ERROR;
+    return H5Dget_space_status(set, &status) >= 0 && status == H5D_SPACE_STATUS_ALLOCATED;
+  }
+  const std::vector<hsize_t> chunk = chunk_dims(create_plist, static_cast<int>(dims.size()));
+  if (chunk.empty()) return false;
+  double chunks_needed = 1.0;
+  for (size_t k = 0; k < dims.size(); ++k) {
+    if (chunk[k] == 0) return false;
+    chunks_needed *= std::ceil(static_cast<double>(dims[k]) / static_cast<double>(chunk[k]));
+  }
+  // HDF5 1.10 refuses H5S_ALL here: the dataset's own dataspace selects all of it.
+  const Handle space(H5Dget_space(set), H5Sclose);
+  hsize_t chunks_stored = 0;
+  return H5Dget_num_chunks(set, space.get(), &chunks_stored) >= 0 &&
+         static_cast<double>(chunks_stored) >= chunks_needed;
+}
+
+// A dataset's shape comes from the file, and so does the claim of how many bytes hold its data;
+// a corrupted file can claim gigabytes in a few kilobytes (found by fuzz/fuzz_wrench_database,
+// whose inputs made the loader allocate over 4 GB). Before anything is allocated for the values
+// (`dims`, `value_bytes` each): all of the data must be stored (no chunk left to HDF5's fill
+// value), the stored bytes must lie within the file and be able to expand to the values through
+// the dataset's filters. This bounds talus's allocation for a dataset by the file's size times
+// deflate's largest expansion.
+void check_stored_bytes_cover(hid_t file, hid_t set, const std::string& where, const char* name,
+                              const std::vector<hsize_t>& dims, size_t value_bytes) {
+  double bytes = static_cast<double>(value_bytes);
+  for (const hsize_t d : dims) bytes *= static_cast<double>(d);
+  if (bytes <= 0.0) return;
+  const Handle plist(H5Dget_create_plist(set), H5Pclose);
+  if (!plist.ok()) throw DatabaseError(fmt::format("{}: {}: cannot read its layout", where, name));
+  if (!all_data_stored(set, plist.get(), dims)) {
+    throw DatabaseError(
+        fmt::format("{}: {}: the file stores no data for some of its values; the file is "
+                    "corrupted or was not completely written",
+                    where, name));
+  }
+  const double expansion = filter_expansion(plist.get(), where, name);
+  hsize_t file_bytes = 0;
+  const auto stored = static_cast<double>(H5Dget_storage_size(set));
+  if (H5Fget_filesize(file, &file_bytes) < 0 || stored > static_cast<double>(file_bytes) ||
+      stored * expansion < bytes) {
+    throw DatabaseError(fmt::format(
+        "{}: {}: its shape holds {:.3g} bytes of values but the file stores {:.3g} bytes for it "
+        "(the file has {}); the file is corrupted",
+        where, name, bytes, stored, file_bytes));
+  }
+}
+
 // Reads a dataset of doubles, checking its rank; returns dims.
 std::vector<double> read_dataset(hid_t file, const std::string& where, const char* name, int rank,
                                  std::vector<hsize_t>& dims) {
@@ -183,32 +293,27 @@ std::vector<double> read_dataset(hid_t file, const std::string& where, const cha
   dims.assign(static_cast<size_t>(rank), 0);
   H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
   const Handle type(H5Dget_type(set.get()), H5Tclose);
-  const H5T_class_t type_class = H5Tget_class(type.get());
-  if (type_class != H5T_FLOAT && type_class != H5T_INTEGER) {
-    throw DatabaseError(fmt::format("{}: {}: expected numbers", where, name));
+  if (!is_standard_number(type.get())) {
+    throw DatabaseError(
+        fmt::format("{}: {}: expected numbers ({})", where, name, kStandardNumbers));
   }
   // The shape comes from the file: a corrupted one can claim any size (found by
   // fuzz/fuzz_wrench_database: 1.2e17 values). Refuse what overflows or cannot fit in memory.
   double values = 1.0;
   for (const hsize_t d : dims) values *= static_cast<double>(d);
+  // Every dataset of a database holds values; an empty one with a huge other dimension (found by
+  // fuzz/fuzz_wrench_database: 0 x 10^18) would have the loops below run for ever on nothing.
+  if (values == 0.0) {
+    throw DatabaseError(fmt::format("{}: {}: holds no values (a dimension is 0)", where, name));
+  }
   if (values * sizeof(double) > static_cast<double>(memory_budget_bytes())) {
     throw DatabaseError(
         fmt::format("{}: {}: its shape holds {:.3g} values, more than this machine's "
                     "memory allows; the file is corrupted",
                     where, name, values));
   }
+  check_stored_bytes_cover(file, set.get(), where, name, dims, H5Tget_size(type.get()));
   const auto count = static_cast<size_t>(values);
-  // Uncompressed contiguous data (what save_database writes) lies in the file: a shape larger
-  // than the stored bytes is a corrupted file, refused before allocating for it.
-  const Handle plist(H5Dget_create_plist(set.get()), H5Pclose);
-  if (plist.ok() && H5Pget_layout(plist.get()) == H5D_CONTIGUOUS &&
-      static_cast<double>(H5Dget_storage_size(set.get())) <
-          values * static_cast<double>(H5Tget_size(type.get()))) {
-    throw DatabaseError(
-        fmt::format("{}: {}: its shape holds {:.3g} values but the file stores "
-                    "{} bytes for it; the file is corrupted",
-                    where, name, values, H5Dget_storage_size(set.get())));
-  }
   std::vector<double> data(count);
   if (count > 0 &&
       H5Dread(set.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()) < 0) {
@@ -217,12 +322,24 @@ std::vector<double> read_dataset(hid_t file, const std::string& where, const cha
   return data;
 }
 
+// The attribute readers read one value: an attribute whose dataspace holds more would be read
+// past the end of the one-value buffer.
+void check_one_value(hid_t attr, const std::string& where, const std::string& label) {
+  const Handle space(H5Aget_space(attr), H5Sclose);
+  const hssize_t points = space.ok() ? H5Sget_simple_extent_npoints(space.get()) : -1;
+  if (points != 1) {
+    throw DatabaseError(
+        fmt::format("{}: {}: expected one value, the attribute holds {}", where, label, points));
+  }
+}
+
 std::string read_string_attribute(hid_t object, const std::string& where, const std::string& label,
                                   const char* name) {
   if (H5Aexists(object, name) <= 0) {
     throw DatabaseError(fmt::format("{}: {}: missing attribute", where, label));
   }
   const Handle attr(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
+  check_one_value(attr.get(), where, label);
   const Handle file_type(H5Aget_type(attr.get()), H5Tclose);
   if (H5Tget_class(file_type.get()) != H5T_STRING) {
     throw DatabaseError(fmt::format("{}: {}: expected a string", where, label));
@@ -242,6 +359,14 @@ std::string read_string_attribute(hid_t object, const std::string& where, const 
   // Fixed-length: read into a null-terminated type one longer, so that a null-padded string that
   // fills its whole size keeps its last character.
   const size_t size = H5Tget_size(file_type.get());
+  const Handle file(H5Iget_file_id(attr.get()), H5Fclose);
+  hsize_t file_bytes = 0;
+  if (!file.ok() || H5Fget_filesize(file.get(), &file_bytes) < 0 || size > file_bytes) {
+    throw DatabaseError(
+        fmt::format("{}: {}: a string of {} bytes in a file of {}; the file is "
+                    "corrupted",
+                    where, label, size, file_bytes));
+  }
   const Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
   H5Tset_size(mem.get(), size + 1);
   std::string buffer(size + 1, '\0');
@@ -257,10 +382,11 @@ double read_number_attribute(hid_t object, const std::string& where, const std::
     throw DatabaseError(fmt::format("{}: {}: missing attribute", where, label));
   }
   const Handle attr(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
+  check_one_value(attr.get(), where, label);
   const Handle file_type(H5Aget_type(attr.get()), H5Tclose);
-  const H5T_class_t type_class = H5Tget_class(file_type.get());
-  if (type_class != H5T_FLOAT && type_class != H5T_INTEGER) {
-    throw DatabaseError(fmt::format("{}: {}: expected a number", where, label));
+  if (!is_standard_number(file_type.get())) {
+    throw DatabaseError(
+        fmt::format("{}: {}: expected a number ({})", where, label, kStandardNumbers));
   }
   double value = 0.0;
   if (H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &value) < 0) {
