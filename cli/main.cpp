@@ -121,12 +121,20 @@ int main(int argc, char** argv) {
                   "Threads for the run (default: TALUS_THREADS, else OMP_NUM_THREADS, else every "
                   "core); on a machine busy with other work, fewer threads can be faster")
       ->check(CLI::Range(1, talus::kMaxThreads));
+  std::string tier;
+  const auto tier_check = CLI::IsMember(talus::scenario_tier_names());
+  run->add_option("--tier", tier,
+                  "Run on this tier instead of the file's [scenario] tier (a [terrain] file runs "
+                  "unchanged on shaping, scm and particles)")
+      ->check(tier_check);
   run->add_flag("-q,--quiet", quiet,
                 "No progress (a bar on a terminal, otherwise a line every 10 s)");
 
   CLI::App* check = app.add_subcommand(
       "check", "Read and validate a scenario without running it (exit code 2 if it is wrong)");
   check->add_option("scenario", scenario, "Scenario file (.toml)")->required();
+  check->add_option("--tier", tier, "Check it for this tier instead of its [scenario] tier")
+      ->check(tier_check);
 
   // CLI11 answers an unknown command with "A subcommand is required", without naming it.
   const std::string first = argc > 1 ? argv[1] : "";
@@ -144,7 +152,7 @@ int main(int argc, char** argv) {
 
   try {
     if (*check) {
-      const auto info = talus::check_scenario_file(scenario);
+      const auto info = talus::check_scenario_file(scenario, tier);
       if (info.contains("warnings")) {
         for (const auto& w : info["warnings"])
           std::cerr << "warning: " << w.get<std::string>() << "\n";
@@ -165,12 +173,14 @@ int main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     const talus::OutputTarget target(
         out_dir, replace ? talus::ExistingOutput::replace : talus::ExistingOutput::refuse);
-    const auto summary =
-        talus::run_scenario_file(scenario, target, [&](long done, long total, double t) {
+    const auto summary = talus::run_scenario_file(
+        scenario, target,
+        [&](long done, long total, double t) {
           talus::throw_if_interrupted();
           if (adapt) adapt->update();
           bar.update(done, total, t);
-        });
+        },
+        tier);
     const double wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     // Tiers name their step count differently (some run several experiments); the wall time is

@@ -111,6 +111,16 @@ std::shared_ptr<const ScenarioDocument> ScenarioDocument::parse(const std::strin
   return doc;
 }
 
+std::shared_ptr<const ScenarioDocument> ScenarioDocument::with_tier(const std::string& tier) const {
+  std::shared_ptr<ScenarioDocument> doc(new ScenarioDocument());
+  doc->path_ = path_;
+  doc->root_ = std::make_unique<toml::table>(*root_);
+  if (toml::table* head = doc->root_->get_as<toml::table>("scenario")) {
+    head->insert_or_assign("tier", tier);
+  }
+  return doc;
+}
+
 ScenarioTable ScenarioDocument::root() const {
   return ScenarioTable(shared_from_this(), root_.get(), "");
 }

@@ -128,6 +128,10 @@ class ScenarioDocument : public std::enable_shared_from_this<ScenarioDocument> {
 
   ScenarioTable root() const;
   const std::filesystem::path& path() const { return path_; }
+  /// A copy whose [scenario] tier is `tier` (`talus run --tier`): a file whose physics several
+  /// tiers share (a [terrain] file) runs on another tier without being edited. A file without a
+  /// [scenario] table is copied as it is (its reader refuses it).
+  std::shared_ptr<const ScenarioDocument> with_tier(const std::string& tier) const;
 
  private:
   ScenarioDocument();

@@ -12,6 +12,7 @@
 #include "core/gear.hpp"
 #include "core/scenario_bodies.hpp"
 #include "core/scenario_head.hpp"
+#include "core/scenario_terrain.hpp"
 #include "core/steps.hpp"
 #include "particles/particle_scenario_tables.hpp"
 
@@ -90,6 +91,90 @@ DragSetup read_drag(const ScenarioTable& t) {
   return d;
 }
 
+// The particle tier's own ground tables: [particles], [solver], [container], [bed], [settle]
+// (with the bodies, which clear_bodies needs).
+void read_own_ground(const ScenarioTable& root, const ScenarioTable& sim, ParticleScenario& sc) {
+  const ScenarioTable particles = root.table("particles");
+  sc.model.friction = particles.number("friction", non_negative(""));
+  read_solver(root.table("solver"), sc.model);  // first: it refuses the old time step key
+  sc.model.time_step_s = sim.number("time_step_s", positive("[s]"));
+  read_container(root.table("container"), sc.model);
+  read_coupled_bodies(root, sc);
+  sc.initial = read_bed(root.table("bed"), particles, sc.bed_kind);
+  if (root.table("bed").boolean_or("clear_bodies", false)) {
+    std::vector<Pose> X_WB;
+    for (const Driver& d : sc.drivers) X_WB.push_back(pose_at(d, 0.0));
+    sc.particles_removed_in_bodies = remove_particles_in_bodies(sc.initial, sc.model.bodies, X_WB);
+  }
+  particles.refuse_unknown_keys();
+  if (const auto s = root.optional_table("settle")) sc.settle = read_settle(*s);
+}
+
+// The particle ground of a [terrain]: a box container over the patch whose walls stand three
+// surfaces high, a jittered lattice of spheres of particle_radius_m and the material's grain
+// density filling it up to the surface, friction tan(phi) between grains and against walls and
+// bodies, and a settling phase (at least 200 steps, until the mean kinetic energy per particle
+// is below 1e-9 J or 2000 steps have run) before the bodies move.
+void set_terrain_ground(const Terrain& terrain, const ScenarioTable& t, ParticleScenario& sc) {
+  ParticleModel& m = sc.model;
+  m.friction = std::tan(terrain.material.friction_angle_rad);
+  m.wall_friction = m.friction;
+  m.body_friction = m.friction;
+  m.container.kind = Container::Kind::kBox;
+  m.container.box = Aabb{Vec3(terrain.lo_m.x(), terrain.lo_m.y(), 0.0),
+                         Vec3(terrain.hi_m.x(), terrain.hi_m.y(), 3.0 * terrain.surface_z_m)};
+  LatticeBed bed;
+  bed.radius_m = terrain.particle_radius_m;
+  bed.density_kg_per_m3 = terrain.material.grain_density_kg_per_m3;
+  const double inset = bed.radius_m * bed.spacing_factor;  // centres clear of the walls
+  // Layers fill upwards 2 r spacing_factor apart; the top layer is the one whose grains' tops
+  // come nearest the surface (a cubic lattice hardly compacts as it settles: the settled surface
+  // of blade_push lies within 2 mm of it).
+  const double layer_spacing = 2.0 * inset;
+  bed.region = Aabb{m.container.box.lo + Vec3::Constant(inset),
+                    Vec3(terrain.hi_m.x() - inset, terrain.hi_m.y() - inset,
+                         terrain.surface_z_m - bed.radius_m + 0.5 * layer_spacing)};
+  sc.bed_kind = "lattice";
+  sc.initial = make_lattice_bed_within_memory(bed, t, "particle_radius_m");
+  SettleOptions settle;
+  settle.min_steps = 200;
+  settle.max_steps = 2000;
+  settle.kinetic_energy_per_particle_J = 1e-9;
+  sc.settle = settle;
+}
+
+// The keys every particle file ends with ([simulation]'s lengths) and the engine's own checks.
+void finish_loading(const ScenarioTable& root, const ScenarioTable& sim, ParticleScenario& sc) {
+  const double duration =
+      sim.number_or("duration_s", 0.0, non_negative("[s] (0: no main run, e.g. drag only)"));
+  sc.steps = steps_for(sim, "duration_s", duration, sc.model.time_step_s);
+  if (sc.steps == 0 && sc.measure != Measurement::kDrag) {
+    sim.fail("duration_s", "must be at least one time step (only a drag measurement runs without)");
+  }
+  sc.log_every_steps = sim.integer_or("log_every_steps", 10, 1, 100000000);
+  sc.frame_every_steps = sim.integer_or("frame_every_steps", 0, 0, 100000000);
+  sc.depth_image_px = sim.integer_or("depth_image_px", 256, 0, 4096);
+  sim.refuse_unknown_keys();
+  root.refuse_unknown_keys();
+
+  try {
+    validate(sc.model);
+  } catch (const std::invalid_argument& e) {
+    root.fail("solver", e.what());
+  }
+  for (std::size_t b = 0; b < sc.drivers.size(); ++b) {
+    try {
+      validate(sc.drivers[b]);
+    } catch (const std::invalid_argument& e) {
+      root.fail("body", fmt::format("body '{}': {}", sc.model.bodies[b].name, e.what()));
+    }
+  }
+  try {
+    check_initial_state(sc.model, sc.initial);
+  } catch (const std::invalid_argument& e) {
+    root.table(root.has("terrain") ? "terrain" : "bed").fail("", e.what());
+  }
+}
 }  // namespace
 
 long ParticleScenario::total_steps() const {
@@ -109,23 +194,21 @@ ParticleScenario load_particle_scenario(const ScenarioTable& root) {
   sc.name = head.name;
   sc.description = head.description;
 
-  const ScenarioTable particles = root.table("particles");
-  sc.model.friction = particles.number("friction", non_negative(""));
-  read_solver(root.table("solver"), sc.model);  // first: it refuses the old time step key
+  const std::optional<Terrain> terrain =
+      read_terrain_instead_of(root, {"particles", "bed", "container"});
   const ScenarioTable sim = root.table("simulation");
-  sc.model.time_step_s = sim.number("time_step_s", positive("[s]"));
-  read_container(root.table("container"), sc.model);
-  read_coupled_bodies(root, sc);
-  sc.initial = read_bed(root.table("bed"), particles, sc.bed_kind);
-  if (root.table("bed").boolean_or("clear_bodies", false)) {
-    std::vector<Pose> X_WB;
-    for (const Driver& d : sc.drivers) X_WB.push_back(pose_at(d, 0.0));
-    sc.particles_removed_in_bodies = remove_particles_in_bodies(sc.initial, sc.model.bodies, X_WB);
+  if (terrain) {
+    set_terrain_ground(*terrain, root.table("terrain"), sc);
+    sc.model.time_step_s = sim.number("time_step_s", positive("[s]"));
+    read_coupled_bodies(root, sc);
+  } else {
+    read_own_ground(root, sim, sc);
   }
-  particles.refuse_unknown_keys();
-
-  if (const auto s = root.optional_table("settle")) sc.settle = read_settle(*s);
-
+  // A [terrain] file measures what every tier does: the bodies' forces (no [measure] needed).
+  if (terrain && !root.has("measure")) {
+    finish_loading(root, sim, sc);
+    return sc;
+  }
   const ScenarioTable measure = root.table("measure");
   const std::string kind = measure.choice("kind", {"none", "at_rest", "repose", "drag"});
   if (kind == "at_rest") sc.measure = Measurement::kAtRest;
@@ -156,36 +239,7 @@ ParticleScenario load_particle_scenario(const ScenarioTable& root) {
     }
   }
   measure.refuse_unknown_keys();
-
-  const double duration =
-      sim.number_or("duration_s", 0.0, non_negative("[s] (0: no main run, e.g. drag only)"));
-  sc.steps = steps_for(sim, "duration_s", duration, sc.model.time_step_s);
-  if (sc.steps == 0 && sc.measure != Measurement::kDrag) {
-    sim.fail("duration_s", "must be at least one time step (only a drag measurement runs without)");
-  }
-  sc.log_every_steps = sim.integer_or("log_every_steps", 10, 1, 100000000);
-  sc.frame_every_steps = sim.integer_or("frame_every_steps", 0, 0, 100000000);
-  sc.depth_image_px = sim.integer_or("depth_image_px", 256, 0, 4096);
-  sim.refuse_unknown_keys();
-  root.refuse_unknown_keys();
-
-  try {
-    validate(sc.model);
-  } catch (const std::invalid_argument& e) {
-    root.fail("solver", e.what());
-  }
-  for (std::size_t b = 0; b < sc.drivers.size(); ++b) {
-    try {
-      validate(sc.drivers[b]);
-    } catch (const std::invalid_argument& e) {
-      root.fail("body", fmt::format("body '{}': {}", sc.model.bodies[b].name, e.what()));
-    }
-  }
-  try {
-    check_initial_state(sc.model, sc.initial);
-  } catch (const std::invalid_argument& e) {
-    root.table("bed").fail("", e.what());
-  }
+  finish_loading(root, sim, sc);
   return sc;
 }
 

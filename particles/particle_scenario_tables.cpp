@@ -73,6 +73,18 @@ void read_solver(const ScenarioTable& t, ParticleModel& m) {
 // contact slots, neighbour lists, output buffers); 2 KiB leaves room for denser packings.
 constexpr double kBytesPerParticle = 2048.0;
 
+ParticleState make_lattice_bed_within_memory(const LatticeBed& bed, const ScenarioTable& t,
+                                             const std::string& key) {
+  const Vec3 extent = bed.region.hi - bed.region.lo;
+  const double spacing = 2.0 * bed.radius_m * bed.spacing_factor;
+  double count = 1.0;
+  for (int a = 0; a < 3; ++a) count *= std::floor(std::max(0.0, extent[a]) / spacing) + 1.0;
+  if (bed.max_particles > 0) count = std::min(count, static_cast<double>(bed.max_particles));
+  check_memory_estimate(t, key, count * kBytesPerParticle,
+                        fmt::format("the lattice bed's {:.3g} particles", count));
+  return make_lattice_bed(bed);
+}
+
 ParticleState read_bed(const ScenarioTable& t, const ScenarioTable& particles, std::string& kind) {
   kind = t.choice("kind", {"lattice", "random", "file"});
   t.boolean_or("clear_bodies", false);  // read by the caller; known here
@@ -112,14 +124,7 @@ ParticleState read_bed(const ScenarioTable& t, const ScenarioTable& particles, s
       bed.cylinder_axis_xy_m = cyl_xy;
       bed.max_particles = static_cast<std::size_t>(t.integer_or("max_particles", 0, 0, 100000000));
       t.refuse_unknown_keys();
-      const Vec3 extent = region.hi - region.lo;
-      const double spacing = 2.0 * radius * bed.spacing_factor;
-      double count = 1.0;
-      for (int a = 0; a < 3; ++a) count *= std::floor(std::max(0.0, extent[a]) / spacing) + 1.0;
-      if (bed.max_particles > 0) count = std::min(count, static_cast<double>(bed.max_particles));
-      check_memory_estimate(t, "hi_m", count * kBytesPerParticle,
-                            fmt::format("the lattice bed's {:.3g} particles", count));
-      return make_lattice_bed(bed);
+      return make_lattice_bed_within_memory(bed, t, "hi_m");
     }
     RandomBed bed;
     bed.region = region;

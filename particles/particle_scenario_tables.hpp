@@ -9,6 +9,7 @@
 
 #include "core/contact_tier.hpp"
 #include "core/scenario_file.hpp"
+#include "particles/particle_bed.hpp"
 #include "particles/particle_bed_random.hpp"
 #include "particles/particle_model.hpp"
 #include "particles/particle_state.hpp"
@@ -31,6 +32,10 @@ void read_solver(const ScenarioTable& t, ParticleModel& m);
 /// `kind` to the bed's kind.
 ParticleState read_bed(const ScenarioTable& t, const ScenarioTable& particles, std::string& kind);
 
+/// make_lattice_bed, after refusing (at `key` of `t`) a bed whose particles would not fit in
+/// this machine's memory.
+ParticleState make_lattice_bed_within_memory(const LatticeBed& bed, const ScenarioTable& t,
+                                             const std::string& key);
 /// [settle]: max_steps, min_steps, kinetic_energy_per_particle_J, check_every.
 SettleOptions read_settle(const ScenarioTable& t);
 

@@ -67,18 +67,22 @@ void def_copy(py::class_<State>& cls) {
 
 // `load(scenario)` of a tier's submodule: reads a scenario file with `loader` (the tier's
 // load_*_scenario) into its model and initial state without running it; a bad file raises
-// ScenarioError naming the file, line and key.
+// ScenarioError naming the file, line and key. A [terrain] file (one several tiers share) is read
+// as this submodule's tier (`tier`), whatever its [scenario] tier line says.
 template <class Loader>
-void def_load(py::module_& m, Loader loader, const char* what) {
+void def_load(py::module_& m, Loader loader, const char* what, const std::string& tier) {
   m.def(
       "load",
-      [loader](const std::filesystem::path& file) {
-        return loader(ScenarioDocument::load(file)->root());
+      [loader, tier](const std::filesystem::path& file) {
+        auto doc = ScenarioDocument::load(file);
+        if (doc->root().has("terrain")) doc = doc->with_tier(tier);
+        return loader(doc->root());
       },
       py::arg("scenario"),
       (std::string("Reads a ") + what +
        " scenario file into its Model and initial State without running it (raises "
-       "ScenarioError naming the file, line and key).")
+       "ScenarioError naming the file, line and key). A file with a [terrain] table is read as a " +
+       what + " scenario whatever its [scenario] tier says.")
           .c_str());
 }
 

@@ -470,7 +470,7 @@ void bind_scenario(py::module_& p) {
           py::arg("t_s"),
           "The file's body motions at time t_s: (poses, twists), ready for step(body_poses=..., "
           "body_twists=...).");
-  python::def_load(p, &load_particle_scenario, "particle");
+  python::def_load(p, &load_particle_scenario, "particle", "particles");
 }
 
 }  // namespace

@@ -354,7 +354,7 @@ void bind_scm(py::module_& parent) {
       .def(
           "initial_state", [](const ScmScenario& sc) { return ScmState(sc.model); },
           "A fresh State: untouched soil over the base terrain.");
-  def_load(m, &load_scm_scenario, "SCM");
+  def_load(m, &load_scm_scenario, "SCM", "scm");
 }
 
 }  // namespace talus::python

@@ -277,7 +277,7 @@ void bind_scenario(py::module_& m) {
           "initial_state",
           [](const ShapingScenario& sc) { return ShapingState::initial(sc.model, sc.initial); },
           "A fresh State: the undisturbed sand at time 0.");
-  def_load(m, &load_shaping_scenario, "shaping");
+  def_load(m, &load_shaping_scenario, "shaping", "shaping");
 }
 
 }  // namespace

@@ -186,19 +186,25 @@ PYBIND11_MODULE(_talus, m) {
   // ---------------------------------------------------------------- scenarios
   m.def(
       "run_scenario",
-      [](const std::filesystem::path& file, const std::filesystem::path& out, bool replace) {
-        return run_scenario_file(file, OutputTarget(out, replace ? ExistingOutput::replace
-                                                                 : ExistingOutput::refuse))
+      [](const std::filesystem::path& file, const std::filesystem::path& out, bool replace,
+         const std::string& tier) {
+        return run_scenario_file(
+                   file,
+                   OutputTarget(out, replace ? ExistingOutput::replace : ExistingOutput::refuse),
+                   {}, tier)
             .dump();
       },
-      py::arg("scenario"), py::arg("out"), py::arg("replace") = false,
+      py::arg("scenario"), py::arg("out"), py::arg("replace") = false, py::arg("tier") = "",
       "Runs a scenario file into `out` (a new or empty folder, or with replace=True an earlier "
-      "talus output); returns summary.json's text. Raises ValueError for bad input or a folder "
-      "talus may not write.");
+      "talus output); returns summary.json's text. A non-empty `tier` runs the file on that tier "
+      "instead of its [scenario] tier (a [terrain] file runs on shaping, scm and particles). "
+      "Raises ValueError for bad input or a folder talus may not write.");
   m.def(
       "check_scenario",
-      [](const std::filesystem::path& file) { return check_scenario_file(file).dump(); },
-      py::arg("scenario"));
+      [](const std::filesystem::path& file, const std::string& tier) {
+        return check_scenario_file(file, tier).dump();
+      },
+      py::arg("scenario"), py::arg("tier") = "");
 
   bind_scm(m);
 }

@@ -70,22 +70,36 @@ const TierEntry& read_tier(const ScenarioTable& root) {
   return root.table("scenario").choice_entry("tier", kTiers);
 }
 
+std::shared_ptr<const ScenarioDocument> load_document(const std::filesystem::path& scenario_file,
+                                                      const std::string& tier) {
+  const auto doc = ScenarioDocument::load(scenario_file);
+  return tier.empty() ? doc : doc->with_tier(tier);
+}
+
 }  // namespace
 
-nlohmann::json check_scenario_file(const std::filesystem::path& scenario_file) {
-  const auto doc = ScenarioDocument::load(scenario_file);
+std::vector<std::string> scenario_tier_names() {
+  std::vector<std::string> names;
+  for (const TierEntry& t : kTiers) names.emplace_back(t.name);
+  return names;
+}
+
+nlohmann::json check_scenario_file(const std::filesystem::path& scenario_file,
+                                   const std::string& tier) {
+  const auto doc = load_document(scenario_file, tier);
   const ScenarioTable root = doc->root();
   return read_tier(root).check(root);
 }
 
 nlohmann::json run_scenario_file(const std::filesystem::path& scenario_file,
-                                 const OutputTarget& out_dir, const RunProgress& progress) {
-  const auto doc = ScenarioDocument::load(scenario_file);
+                                 const OutputTarget& out_dir, const RunProgress& progress,
+                                 const std::string& tier) {
+  const auto doc = load_document(scenario_file, tier);
   const ScenarioTable root = doc->root();
-  const TierEntry& tier = read_tier(root);
+  const TierEntry& entry = read_tier(root);
   // Before any work: a folder talus may not write is refused now, not after a long run.
   check_output_target(out_dir.dir, out_dir.existing);
-  return tier.run(root, out_dir, progress);
+  return entry.run(root, out_dir, progress);
 }
 
 }  // namespace talus

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "core/output_dir.hpp"
 #include "core/progress.hpp"
@@ -12,16 +13,21 @@
 namespace talus {
 
 /// Reads and validates `scenario_file` without running it; returns its tier and name. Throws
-/// ScenarioError (file, line, key, expectation) when the file cannot run as written.
-nlohmann::json check_scenario_file(const std::filesystem::path& scenario_file);
+/// ScenarioError (file, line, key, expectation) when the file cannot run as written. A non-empty
+/// `tier` replaces the file's [scenario] tier (ScenarioDocument::with_tier).
+nlohmann::json check_scenario_file(const std::filesystem::path& scenario_file,
+                                   const std::string& tier = "");
 
 /// Runs `scenario_file` and writes its outputs to `out_dir.dir`: a new or empty folder, or an
 /// earlier talus output when `out_dir.existing` allows replacing it (core/output_target.hpp),
 /// which is replaced only once the run completed; on any error an existing folder is left
 /// untouched. The target is checked before anything runs. Returns summary.json's content.
 /// Throws ScenarioError for bad input, OutputTargetError for a folder talus may not write,
-/// std::runtime_error when the run fails.
+/// std::runtime_error when the run fails. A non-empty `tier` replaces the file's [scenario] tier.
 nlohmann::json run_scenario_file(const std::filesystem::path& scenario_file,
-                                 const OutputTarget& out_dir, const RunProgress& progress = {});
+                                 const OutputTarget& out_dir, const RunProgress& progress = {},
+                                 const std::string& tier = "");
+/// The tiers a scenario's [scenario] tier (or `tier` above) may name.
+std::vector<std::string> scenario_tier_names();
 
 }  // namespace talus

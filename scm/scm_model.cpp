@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "core/image.hpp"
+#include "core/scenario_terrain.hpp"
 #include "core/units.hpp"
 
 namespace talus::scm {
@@ -32,9 +33,7 @@ SoilParameters named_soil(const std::string& name) {
     s.kphi = 1528.43e3;
     s.exponent_n = 1.1;
     s.cohesion_pa = 1.04e3;
-    s.friction_angle_rad = deg_to_rad(28.0);
     s.janosi_shear_modulus_m = 0.01;
-    s.repose_angle_rad = deg_to_rad(30.5);
     s.residual_cohesion_pa = 0.0;
     s.residual_friction_angle_rad = deg_to_rad(24.0);
   } else if (name == "lunar_regolith") {
@@ -46,20 +45,22 @@ SoilParameters named_soil(const std::string& name) {
     s.kphi = 820e3;
     s.exponent_n = 1.0;
     s.cohesion_pa = 170.0;
-    s.friction_angle_rad = deg_to_rad(35.0);
     s.janosi_shear_modulus_m = 0.018;
-    s.repose_angle_rad = deg_to_rad(40.0);
     s.residual_cohesion_pa = 0.0;
     s.residual_friction_angle_rad = deg_to_rad(31.0);
   } else {
     throw std::invalid_argument(
         fmt::format("unknown soil '{}': expected one of dry_sand, lunar_regolith", name));
   }
+  // phi and the angle of repose are the material's, which the other tiers read too ([terrain]).
+  const TerrainMaterial material = terrain_material(name);
+  s.friction_angle_rad = material.friction_angle_rad;
+  s.repose_angle_rad = material.repose_angle_rad;
   s.failure_shear_m = s.janosi_shear_modulus_m;
   return s;
 }
 
-std::vector<std::string> named_soil_names() { return {"dry_sand", "lunar_regolith"}; }
+std::vector<std::string> named_soil_names() { return terrain_material_names(); }
 
 std::string flow_method_name(FlowMethod method) {
   return method == FlowMethod::Fields ? "fields" : "border";

@@ -378,6 +378,10 @@ nlohmann::json run_blade(const ScmScenario& sc, OutputDir& out, const RunProgres
   const double t0 = std::get<WaypointDriver>(sc.blade.driver).times_s.front();
   CsvWriter log(out.path("blade.csv"),
                 {"time_s", "x_m", "z_m", "force_x_n", "force_z_n", "displaced_m3", "deposited_m3"});
+  // The mean force over the second half of the run (the steady part of a push), as the particle
+  // tier reports its bodies' (particle_run.cpp), so that a [terrain] file's tiers compare.
+  Vec3 force_sum_N = Vec3::Zero();
+  long force_count = 0;
   for (long s = 1; s <= sc.steps; ++s) {
     const double t = t0 + static_cast<double>(s) * m.time_step_s;
     motion[0].X_WB = pose_at(sc.blade.driver, t);
@@ -386,6 +390,10 @@ nlohmann::json run_blade(const ScmScenario& sc, OutputDir& out, const RunProgres
     log.write_row({t, motion[0].X_WB.translation().x(), motion[0].X_WB.translation().z(),
                    wrench[0].f_W.x(), wrench[0].f_W.z(), r.displaced_volume_m3,
                    r.deposited_volume_m3});
+    if (s > sc.steps / 2) {
+      force_sum_N += wrench[0].f_W;
+      ++force_count;
+    }
     if (progress && s % 100 == 0) progress(s, sc.steps, 0.0);
   }
   log.close();
@@ -414,7 +422,14 @@ nlohmann::json run_blade(const ScmScenario& sc, OutputDir& out, const RunProgres
                   export_region(m, state, node_i(m, p.x()) - 3 * pad, j - pad,
                                 node_i(m, p.x()) + 2 * pad, j + pad),
                   sc.name + ": surface at the end");
-  return {{"hill_peak_height_m", peak}, {"storage", storage_summary(state)}};
+  const Vec3 mean_N =
+      force_count > 0 ? Vec3(force_sum_N / static_cast<double>(force_count)) : Vec3::Zero();
+  return {
+      {"hill_peak_height_m", peak},
+      {"hill_peak_above_base_m", peak - m.base_height_m},
+      {"bodies",
+       {{{"name", "blade"}, {"mean_force_second_half_N", {mean_N.x(), mean_N.y(), mean_N.z()}}}}},
+      {"storage", storage_summary(state)}};
 }
 
 }  // namespace

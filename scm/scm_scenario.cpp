@@ -9,6 +9,7 @@
 #include "core/output_dir.hpp"
 #include "core/scenario_bodies.hpp"
 #include "core/scenario_head.hpp"
+#include "core/scenario_terrain.hpp"
 #include "core/steps.hpp"
 #include "core/units.hpp"
 #include "scm/rig_stability.hpp"
@@ -64,17 +65,30 @@ SoilParameters read_soil(const ScenarioTable& t) {
   return s;
 }
 
-void read_grid(const ScenarioTable& t, ScmModel& m) {
-  const Vec2 size = t.vec2("size_m", positive("[m]"));
-  m.cell_size_m = t.number("cell_size_m", positive("[m]"));
+namespace {
+
+// The nodes of spacing `cell_size_m` spanning `size` [m]; `t` is where a grid too coarse or too
+// large is reported (at cell_size_m).
+void set_nodes(ScmModel& m, Vec2 size, double cell_size_m, const ScenarioTable& t) {
+  m.cell_size_m = cell_size_m;
   const double nx = std::round(size.x() / m.cell_size_m) + 1;
   const double ny = std::round(size.y() / m.cell_size_m) + 1;
   if (nx < 3 || ny < 3 || nx > 2e9 || ny > 2e9) {
     t.fail("cell_size_m",
-           fmt::format("gives {:g} x {:g} nodes for size_m; expected at least 3 x 3", nx, ny));
+           fmt::format("gives {:g} x {:g} nodes for the grid's size; expected at least 3 x 3", nx,
+                       ny));
   }
   m.nx = static_cast<int>(nx);
   m.ny = static_cast<int>(ny);
+}
+
+}  // namespace
+
+void read_grid(const ScenarioTable& t, ScmModel& m) {
+  const Vec2 size = t.vec2("size_m", positive("[m]"));
+  set_nodes(m, size, t.number("cell_size_m", positive("[m]")), t);
+  const double nx = m.nx;
+  const double ny = m.ny;
   if (t.has("origin_m")) {
     const Vec2 o = t.vec2("origin_m", any_finite("[m]"));
     m.origin_x_m = o.x();
@@ -193,16 +207,14 @@ void read_wheel(const ScenarioTable& t, const ScmModel& m, WheelTest& w, bool ne
 
 // The blade run: [experiment] holds only its kind; the blade is the file's one [[body]], a box
 // moved along waypoints.
-void read_blade(const ScenarioTable& root, const ScenarioTable& ex, BladeTest& b) {
-  refuse_moved_key(ex, "size_m", kBodyTable);
-  refuse_moved_key(ex, "motion", kBodyTable);
-  refuse_moved_key(ex, "duration_s", "[simulation] duration_s");
-  ex.refuse_unknown_keys();
+// The blade: the file's one [[body]], a box moved along waypoints. A file without one is told at
+// its [experiment] kind when it has one (`experiment`), else at its root.
+void read_blade_body(const ScenarioTable& root, const ScenarioTable* experiment, BladeTest& b) {
   const std::vector<ScenarioTable> bodies = root.tables("body");
   if (bodies.size() != 1) {
     const std::string message =
         fmt::format("a blade run moves exactly one [[body]], the blade; got {}", bodies.size());
-    if (bodies.empty()) ex.fail("kind", message);
+    if (bodies.empty() && experiment) experiment->fail("kind", message);
     root.fail("body", message);
   }
   BodyRules rules;
@@ -214,6 +226,34 @@ void read_blade(const ScenarioTable& root, const ScenarioTable& ex, BladeTest& b
   b.driver = blade.driver;
   const WaypointDriver& d = std::get<WaypointDriver>(b.driver);
   b.duration_s = d.times_s.back() - d.times_s.front();  // [simulation] duration_s may change it
+}
+
+void read_blade(const ScenarioTable& root, const ScenarioTable& ex, BladeTest& b) {
+  refuse_moved_key(ex, "size_m", kBodyTable);
+  refuse_moved_key(ex, "motion", kBodyTable);
+  refuse_moved_key(ex, "duration_s", "[simulation] duration_s");
+  ex.refuse_unknown_keys();
+  read_blade_body(root, &ex, b);
+}
+
+// The SCM ground of a [terrain]: nodes over the patch at its surface height, the named soil's
+// Bekker-Wong parameters, and paper 002's soil flow (flow fields with its parameters, the
+// FlowParameters defaults).
+void set_terrain(const Terrain& terrain, const ScenarioTable& t, ScmModel& m) {
+  set_nodes(m, terrain.hi_m - terrain.lo_m, terrain.cell_size_m, t);
+  m.origin_x_m = terrain.lo_m.x();
+  m.origin_y_m = terrain.lo_m.y();
+  m.base_height_m = terrain.surface_z_m;
+  m.soil = named_soil(terrain.material.name);
+  m.method = FlowMethod::Fields;
+}
+
+void validate_model(const ScmModel& m, const ScenarioTable& root) {
+  try {
+    validate(m);
+  } catch (const std::invalid_argument& e) {
+    root.fail("", e.what());
+  }
 }
 
 // Plate and wheel runs last their phases (`phases`, keys of [experiment]): a duration of its own
@@ -235,12 +275,28 @@ ScmScenario load_scm_scenario(const ScenarioTable& root) {
   sc.description = head.description;
 
   ScmModel& m = sc.model;
-  read_grid(root.table("grid"), m);
-  m.soil = read_soil(root.table("soil"));
-  read_flow(root.table("flow"), m);
+  const std::optional<Terrain> terrain = read_terrain_instead_of(root, {"grid", "soil", "flow"});
+  if (terrain) {
+    set_terrain(*terrain, root.table("terrain"), m);
+  } else {
+    read_grid(root.table("grid"), m);
+    m.soil = read_soil(root.table("soil"));
+    read_flow(root.table("flow"), m);
+  }
   const ScenarioTable sim = root.table("simulation");
   m.time_step_s = sim.number("time_step_s", positive("[s]"));
 
+  // A [terrain] file's bodies push the soil as a blade run does (its one experiment there).
+  if (terrain && !root.has("experiment")) {
+    sc.experiment = Experiment::Blade;
+    read_blade_body(root, nullptr, sc.blade);
+    sc.blade.duration_s = sim.number_or("duration_s", sc.blade.duration_s, positive("[s]"));
+    sc.steps = steps_for(sim, "time_step_s", sc.blade.duration_s, m.time_step_s);
+    sim.refuse_unknown_keys();
+    root.refuse_unknown_keys();
+    validate_model(m, root);
+    return sc;
+  }
   const ScenarioTable ex = root.table("experiment");
   const std::string kind = ex.choice(
       "kind", {"plate_sinkage", "single_wheel", "multipass", "slip_sweep", "strip_load", "blade"});
@@ -273,11 +329,7 @@ ScmScenario load_scm_scenario(const ScenarioTable& root) {
   }
   sim.refuse_unknown_keys();
   root.refuse_unknown_keys();
-  try {
-    validate(m);
-  } catch (const std::invalid_argument& e) {
-    root.fail("", e.what());
-  }
+  validate_model(m, root);
   return sc;
 }
 

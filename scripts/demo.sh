@@ -6,18 +6,31 @@ talus=$1
 out=$2
 mkdir -p "$out"
 status=0
-for scenario in $(find scenarios -name '*.toml' | sort); do
-  tier=$(basename "$(dirname "$scenario")")
-  name=$(basename "$scenario" .toml)
-  dest="$out/$tier/$name"
-  echo "== $scenario -> $dest"
+# run SCENARIO DEST [talus run options]
+run() {
+  local scenario=$1 dest=$2
+  shift 2
+  echo "== $scenario $* -> $dest"
+  local start elapsed_ms
   start=$(date +%s%N)
-  if "$talus" run "$scenario" --out "$dest" --replace; then
+  if "$talus" run "$scenario" --out "$dest" --replace "$@"; then
     elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
     printf '   done in %d.%03d s: %s\n' $((elapsed_ms / 1000)) $((elapsed_ms % 1000)) "$(ls "$dest" | tr '\n' ' ')"
   else
-    echo "   FAILED: $scenario" >&2
+    echo "   FAILED: $scenario $*" >&2
     status=1
+  fi
+}
+for scenario in $(find scenarios -name '*.toml' | sort); do
+  tier=$(basename "$(dirname "$scenario")")
+  name=$(basename "$scenario" .toml)
+  if [ "$tier" = terrain ]; then
+    # A [terrain] file runs unchanged on each tier that simulates the ground itself.
+    for ground in shaping scm particles; do
+      run "$scenario" "$out/terrain/${name}_$ground" --tier "$ground"
+    done
+  else
+    run "$scenario" "$out/$tier/$name"
   fi
 done
 echo "Outputs are in $out/ (open the .png files; summary.json holds each run's key figures)."

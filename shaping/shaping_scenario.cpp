@@ -7,6 +7,7 @@
 
 #include "core/scenario_bodies.hpp"
 #include "core/scenario_head.hpp"
+#include "core/scenario_terrain.hpp"
 #include "core/steps.hpp"
 #include "core/units.hpp"
 #include "shaping/erosion.hpp"
@@ -16,19 +17,34 @@ namespace talus::shaping {
 
 namespace {
 
-HeightmapModel read_heightmap(const ScenarioTable& t, double& initial_height_m) {
-  HeightmapModel m;
-  const Vec2 size = t.vec2("size_m", positive("[m]"));
-  m.cell_size_m = t.number("cell_size_m", positive("[m]"));
+// The grid of cells of `cell_size_m` covering `size` [m]; `t` and `key` are where a grid too
+// coarse or too large is reported.
+void set_cells(HeightmapModel& m, Vec2 size, double cell_size_m, const ScenarioTable& t,
+               const std::string& key) {
+  m.cell_size_m = cell_size_m;
   const double nx = std::round(size.x() / m.cell_size_m);
   const double ny = std::round(size.y() / m.cell_size_m);
   if (nx < 2 || ny < 2 || nx * ny > 64e6) {
-    t.fail("cell_size_m", fmt::format("gives a {:g} x {:g} cell grid for size_m; expected at least "
-                                      "2 x 2 and at most 64 million cells",
-                                      nx, ny));
+    t.fail(key, fmt::format("gives a {:g} x {:g} cell grid; expected at least 2 x 2 and at most "
+                            "64 million cells",
+                            nx, ny));
   }
   m.nx = static_cast<int>(nx);
   m.ny = static_cast<int>(ny);
+}
+
+void validate_heightmap(const HeightmapModel& m, const ScenarioTable& t) {
+  try {
+    validate(m);
+  } catch (const std::invalid_argument& e) {
+    t.fail("", e.what());
+  }
+}
+
+HeightmapModel read_heightmap(const ScenarioTable& t, double& initial_height_m) {
+  HeightmapModel m;
+  const Vec2 size = t.vec2("size_m", positive("[m]"));
+  set_cells(m, size, t.number("cell_size_m", positive("[m]")), t, "cell_size_m");
   if (t.has("origin_m")) {
     const Vec2 o = t.vec2("origin_m", any_finite("[m]"));
     m.origin_x_m = o.x();
@@ -43,13 +59,23 @@ HeightmapModel read_heightmap(const ScenarioTable& t, double& initial_height_m) 
   m.connectivity = connectivity == 4 ? Connectivity::Four : Connectivity::Eight;
   m.flow_rate = t.number_or("flow_rate", 0.0, in_closed_range(0.0, 0.5, "(0 = derived default)"));
   m.tolerance_m = t.number_or("tolerance_m", 1e-9, positive("[m]"));
-  m.max_updates = t.integer_or("max_updates", 100000, 1, 100000000);
+  m.max_updates = t.integer_or("max_updates", m.max_updates, 1, 100000000);
   t.refuse_unknown_keys();
-  try {
-    validate(m);
-  } catch (const std::invalid_argument& e) {
-    t.fail("", e.what());
-  }
+  validate_heightmap(m, t);
+  return m;
+}
+
+// The heightmap of a [terrain]: cells over the patch, level at its surface, relaxing to the
+// material's angle of repose; the other [heightmap] keys keep their defaults.
+HeightmapModel terrain_heightmap(const Terrain& terrain, const ScenarioTable& t,
+                                 double& initial_height_m) {
+  HeightmapModel m;
+  set_cells(m, terrain.hi_m - terrain.lo_m, terrain.cell_size_m, t, "cell_size_m");
+  m.origin_x_m = terrain.lo_m.x();
+  m.origin_y_m = terrain.lo_m.y();
+  m.repose_angle_rad = terrain.material.repose_angle_rad;
+  initial_height_m = terrain.surface_z_m;
+  validate_heightmap(m, t);
   return m;
 }
 
@@ -182,7 +208,11 @@ ShapingScenario load_shaping_scenario(const ScenarioTable& root) {
   sc.name = head.name;
   sc.description = head.description;
 
-  sc.model.heightmap = read_heightmap(root.table("heightmap"), sc.initial_height_m);
+  if (const auto terrain = read_terrain_instead_of(root, {"heightmap"})) {
+    sc.model.heightmap = terrain_heightmap(*terrain, root.table("terrain"), sc.initial_height_m);
+  } else {
+    sc.model.heightmap = read_heightmap(root.table("heightmap"), sc.initial_height_m);
+  }
   sc.initial = HeightmapState::flat(sc.model.heightmap, sc.initial_height_m);
 
   if (const auto planner = root.optional_table("planner")) {

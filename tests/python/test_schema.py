@@ -2,6 +2,8 @@
 a shipped scenario written with an old key exits 2 at check naming the key, its line and the new
 key."""
 
+import json
+import math
 import os
 import re
 import subprocess
@@ -36,3 +38,44 @@ def test_an_old_time_step_key_exits_2_naming_the_new_one(tmp_path, shipped, sect
     assert r.returncode == 2, r.stdout + r.stderr
     assert (f"old.toml:{line}:15: {section}.time_step_s: moved to [simulation] time_step_s "
             "(one key for every tier)") in r.stderr, r.stderr
+
+
+BLADE = SOURCE / "scenarios/terrain/blade_push.toml"
+
+
+@pytest.mark.parametrize("tier", ["shaping", "scm", "particles"])
+def test_the_terrain_blade_file_checks_on_every_ground_tier(tier):
+    r = subprocess.run([CLI, "check", str(BLADE), "--tier", tier], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert f"({tier} scenario 'blade_push'" in r.stdout, r.stdout
+
+
+def test_an_unknown_tier_option_exits_2_listing_the_tiers():
+    r = subprocess.run([CLI, "check", str(BLADE), "--tier", "gravel"], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2
+    assert "gravel" in r.stderr and "scm" in r.stderr and "particles" in r.stderr, r.stderr
+
+
+def test_the_terrain_blade_file_runs_on_scm_and_reports_the_blades_resistance(tmp_path):
+    r = subprocess.run([CLI, "run", str(BLADE), "--tier", "scm", "--out", str(tmp_path / "o"),
+                        "-q"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["tier"] == "scm"
+    fx, _, fz = summary["result"]["bodies"][0]["mean_force_second_half_N"]
+    # The sand resists the push along +x and carries the blade's bottom: 5 cm deep, 18 cm wide.
+    assert -200.0 < fx < -20.0 and fz > 0.0, (fx, fz)
+    assert 0.02 < summary["result"]["hill_peak_above_base_m"] < 0.1
+
+
+def test_each_ground_submodule_loads_the_terrain_file_as_its_own_tier():
+    import talus
+    shaping = talus.shaping.load(str(BLADE))
+    scm = talus.scm.load(str(BLADE))
+    particles = talus.particles.load(str(BLADE))
+    assert shaping.model.heightmap.nx == 120
+    assert scm.model.nx == 121
+    assert abs(particles.model.friction - math.tan(math.radians(28.0))) < 1e-12
+    assert len(particles.initial_state().x_m) > 10000
