@@ -402,6 +402,9 @@ nlohmann::json run_particle_scenario(const ParticleScenario& sc, OutputDir& out,
                             {"time_step_s", sc.model.time_step_s},
                             {"iterations", sc.model.iterations},
                             {"friction", sc.model.friction}};
+  if (sc.particles_removed_in_bodies > 0) {
+    summary["particles_removed_in_bodies"] = sc.particles_removed_in_bodies;
+  }
   run.energy_csv.emplace(
       out.path("energy.csv"),
       std::vector<std::string>{"t_s", "step", "kinetic_energy_J", "kinetic_energy_per_particle_J",

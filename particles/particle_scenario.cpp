@@ -91,6 +91,13 @@ DragSetup read_drag(const ScenarioTable& t) {
   return d;
 }
 
+// Removes the particles that overlap a body at its pose at t = 0.
+void clear_bodies(ParticleScenario& sc) {
+  std::vector<Pose> X_WB;
+  for (const Driver& d : sc.drivers) X_WB.push_back(pose_at(d, 0.0));
+  sc.particles_removed_in_bodies = remove_particles_in_bodies(sc.initial, sc.model.bodies, X_WB);
+}
+
 // The particle tier's own ground tables: [particles], [solver], [container], [bed], [settle]
 // (with the bodies, which clear_bodies needs).
 void read_own_ground(const ScenarioTable& root, const ScenarioTable& sim, ParticleScenario& sc) {
@@ -101,11 +108,7 @@ void read_own_ground(const ScenarioTable& root, const ScenarioTable& sim, Partic
   read_container(root.table("container"), sc.model);
   read_coupled_bodies(root, sc);
   sc.initial = read_bed(root.table("bed"), particles, sc.bed_kind);
-  if (root.table("bed").boolean_or("clear_bodies", false)) {
-    std::vector<Pose> X_WB;
-    for (const Driver& d : sc.drivers) X_WB.push_back(pose_at(d, 0.0));
-    sc.particles_removed_in_bodies = remove_particles_in_bodies(sc.initial, sc.model.bodies, X_WB);
-  }
+  if (root.table("bed").boolean_or("clear_bodies", false)) clear_bodies(sc);
   particles.refuse_unknown_keys();
   if (const auto s = root.optional_table("settle")) sc.settle = read_settle(*s);
 }
@@ -201,6 +204,7 @@ ParticleScenario load_particle_scenario(const ScenarioTable& root) {
     set_terrain_ground(*terrain, root.table("terrain"), sc);
     sc.model.time_step_s = sim.number("time_step_s", positive("[s]"));
     read_coupled_bodies(root, sc);
+    clear_bodies(sc);  // a body may start in the ground (a wheel at its sinkage)
   } else {
     read_own_ground(root, sim, sc);
   }

@@ -369,13 +369,14 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
 
 nlohmann::json run_blade(const ScmScenario& sc, OutputDir& out, const RunProgress& progress) {
   ScmModel m = sc.model;
-  m.bodies = {CoupledBody{"blade", BoxShape{sc.blade.half_extents_m}, Vec3::Zero()}};
+  m.bodies = {CoupledBody{sc.blade.name, sc.blade.shape, Vec3::Zero()}};
   validate(m);
   ScmState state(m);
   ScmWorkspace work;
   std::vector<BodyMotion> motion(1);
   std::vector<Wrench> wrench(1);
-  const double t0 = std::get<WaypointDriver>(sc.blade.driver).times_s.front();
+  const auto* waypoints = std::get_if<WaypointDriver>(&sc.blade.driver);
+  const double t0 = waypoints ? waypoints->times_s.front() : 0.0;
   CsvWriter log(out.path("blade.csv"),
                 {"time_s", "x_m", "z_m", "force_x_n", "force_z_n", "displaced_m3", "deposited_m3"});
   // The mean force over the second half of the run (the steady part of a push), as the particle
@@ -412,8 +413,8 @@ nlohmann::json run_blade(const ScmScenario& sc, OutputDir& out, const RunProgres
   }
   prof.close();
   PlotSpec q;
-  q.title = sc.name + ": hill in front of the blade (centre line)";
-  q.x_label = "distance from the blade centre [m]";
+  q.title = sc.name + ": hill in front of the " + sc.blade.name + " (centre line)";
+  q.x_label = "distance from the " + sc.blade.name + " centre [m]";
   q.y_label = "height [mm]";
   q.series = {series("surface", d, h)};
   write_png(out.path("hill_profile.png"), plot_lines(q));
@@ -424,12 +425,12 @@ nlohmann::json run_blade(const ScmScenario& sc, OutputDir& out, const RunProgres
                   sc.name + ": surface at the end");
   const Vec3 mean_N =
       force_count > 0 ? Vec3(force_sum_N / static_cast<double>(force_count)) : Vec3::Zero();
-  return {
-      {"hill_peak_height_m", peak},
-      {"hill_peak_above_base_m", peak - m.base_height_m},
-      {"bodies",
-       {{{"name", "blade"}, {"mean_force_second_half_N", {mean_N.x(), mean_N.y(), mean_N.z()}}}}},
-      {"storage", storage_summary(state)}};
+  return {{"hill_peak_height_m", peak},
+          {"hill_peak_above_base_m", peak - m.base_height_m},
+          {"bodies",
+           {{{"name", sc.blade.name},
+             {"mean_force_second_half_N", {mean_N.x(), mean_N.y(), mean_N.z()}}}}},
+          {"storage", storage_summary(state)}};
 }
 
 }  // namespace

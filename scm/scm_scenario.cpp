@@ -205,27 +205,35 @@ void read_wheel(const ScenarioTable& t, const ScmModel& m, WheelTest& w, bool ne
   t.refuse_unknown_keys();
 }
 
-// The blade run: [experiment] holds only its kind; the blade is the file's one [[body]], a box
-// moved along waypoints.
-// The blade: the file's one [[body]], a box moved along waypoints. A file without one is told at
-// its [experiment] kind when it has one (`experiment`), else at its root.
+// The body of a blade run or of a [terrain] file: the file's one [[body]]. A blade run's is a box
+// moved along waypoints; a [terrain] file's (`experiment` null) any core shape moved along
+// waypoints or at a constant twist, which needs [simulation] duration_s (read by the caller).
+// A file without one is told at its [experiment] kind when it has one, else at its root.
 void read_blade_body(const ScenarioTable& root, const ScenarioTable* experiment, BladeTest& b) {
   const std::vector<ScenarioTable> bodies = root.tables("body");
   if (bodies.size() != 1) {
     const std::string message =
-        fmt::format("a blade run moves exactly one [[body]], the blade; got {}", bodies.size());
+        experiment
+            ? fmt::format("a blade run moves exactly one [[body]], the blade; got {}",
+                          bodies.size())
+            : fmt::format("an SCM run of a [terrain] file moves exactly one [[body]]; got {}",
+                          bodies.size());
     if (bodies.empty() && experiment) experiment->fail("kind", message);
     root.fail("body", message);
   }
   BodyRules rules;
   rules.motion_kinds = {"waypoints"};
-  const ScenarioBody blade = read_body(bodies[0], rules);
-  const auto* box = std::get_if<BoxShape>(&blade.shape);
-  if (!box) bodies[0].table("shape").fail("kind", "the blade must be a shape of kind \"box\"");
-  b.half_extents_m = box->half_extents_m;
-  b.driver = blade.driver;
-  const WaypointDriver& d = std::get<WaypointDriver>(b.driver);
-  b.duration_s = d.times_s.back() - d.times_s.front();  // [simulation] duration_s may change it
+  if (!experiment) rules.motion_kinds.push_back("constant_twist");
+  ScenarioBody body = read_body(bodies[0], rules);
+  if (experiment && !std::holds_alternative<BoxShape>(body.shape)) {
+    bodies[0].table("shape").fail("kind", "the blade must be a shape of kind \"box\"");
+  }
+  b.name = std::move(body.name);
+  b.shape = std::move(body.shape);
+  b.driver = std::move(body.driver);
+  if (const auto* d = std::get_if<WaypointDriver>(&b.driver)) {
+    b.duration_s = d->times_s.back() - d->times_s.front();  // [simulation] duration_s may change it
+  }
 }
 
 void read_blade(const ScenarioTable& root, const ScenarioTable& ex, BladeTest& b) {
@@ -290,7 +298,10 @@ ScmScenario load_scm_scenario(const ScenarioTable& root) {
   if (terrain && !root.has("experiment")) {
     sc.experiment = Experiment::Blade;
     read_blade_body(root, nullptr, sc.blade);
-    sc.blade.duration_s = sim.number_or("duration_s", sc.blade.duration_s, positive("[s]"));
+    sc.blade.duration_s =
+        std::holds_alternative<WaypointDriver>(sc.blade.driver)
+            ? sim.number_or("duration_s", sc.blade.duration_s, positive("[s]"))
+            : sim.number("duration_s", positive("[s] (a constant twist never ends)"));
     sc.steps = steps_for(sim, "time_step_s", sc.blade.duration_s, m.time_step_s);
     sim.refuse_unknown_keys();
     root.refuse_unknown_keys();

@@ -21,9 +21,12 @@ namespace talus::scm {
 
 enum class Experiment { PlateSinkage, SingleWheel, Multipass, SlipSweep, StripLoad, Blade };
 
-/// A blade (a box) moved by a prescribed driver (waypoints) through the soil: paper 002 Fig. 8-9.
+/// A body moved by a prescribed driver through the soil: the blade run's blade (a box along
+/// waypoints, paper 002 Fig. 8-9), or a [terrain] file's one body (any core shape, waypoints or a
+/// constant twist: a blade, a driven wheel).
 struct BladeTest {
-  Vec3 half_extents_m{0.005, 0.06, 0.1};
+  std::string name = "blade";
+  Shape shape = BoxShape{Vec3(0.005, 0.06, 0.1)};
   Driver driver;
   double duration_s = 1.0;  ///< [simulation] duration_s, default the motion's span
 };

@@ -73,7 +73,7 @@ TEST(ScenarioTerrain, TheBladePushFileBuildsTheSameGroundOnThreeTiers) {
   EXPECT_DOUBLE_EQ(sc.model.soil.kphi, scm::named_soil("dry_sand").kphi);
   EXPECT_DOUBLE_EQ(sc.model.soil.repose_angle_rad, repose);
   EXPECT_EQ(sc.experiment, scm::Experiment::Blade);
-  EXPECT_DOUBLE_EQ(sc.blade.half_extents_m.y(), 0.09);
+  EXPECT_DOUBLE_EQ(std::get<BoxShape>(sc.blade.shape).half_extents_m.y(), 0.09);
   EXPECT_EQ(sc.steps, 1300);
   // Particles: a box over the patch filled to the surface with grains of the material.
   const particles::ParticleScenario pa =
@@ -89,6 +89,35 @@ TEST(ScenarioTerrain, TheBladePushFileBuildsTheSameGroundOnThreeTiers) {
   ASSERT_EQ(pa.model.bodies.size(), 1u);
   ASSERT_TRUE(pa.settle.has_value());
   EXPECT_EQ(pa.steps, 1300);
+}
+
+// The driven wheel: a wheel shape at a constant twist, which SCM runs as the [terrain] file's one
+// body and the particle tier clears of the grains it starts in.
+TEST(ScenarioTerrain, TheDrivenWheelFileLoadsOnThreeTiers) {
+  const std::filesystem::path file = kBladePush.parent_path() / "driven_wheel.toml";
+  const auto doc = ScenarioDocument::load(file);
+  const scm::ScmScenario sc = scm::load_scm_scenario(doc->with_tier("scm")->root());
+  EXPECT_TRUE(std::holds_alternative<WheelShape>(sc.blade.shape));
+  EXPECT_TRUE(std::holds_alternative<ConstantTwistDriver>(sc.blade.driver));
+  EXPECT_EQ(sc.blade.name, "wheel");
+  EXPECT_EQ(sc.steps, 2000);
+  const particles::ParticleScenario pa =
+      particles::load_particle_scenario(doc->with_tier("particles")->root());
+  EXPECT_GT(pa.particles_removed_in_bodies, 100u);  // the wheel starts 2 cm deep
+  const shaping::ShapingScenario sh =
+      shaping::load_shaping_scenario(doc->with_tier("shaping")->root());
+  EXPECT_EQ(sh.steps, 2000);
+}
+
+TEST(ScenarioTerrain, ScmNeedsADurationForABodyThatNeverStops) {
+  const std::string wheel =
+      "[scenario]\nname = \"w\"\ntier = \"scm\"\n[terrain]\n" + kTerrain +
+      "\n[simulation]\ntime_step_s = 0.001\n[[body]]\nname = \"wheel\"\n[body.shape]\n"
+      "kind = \"wheel\"\nradius_m = 0.05\nwidth_m = 0.04\n[body.motion]\nkind = "
+      "\"constant_twist\"\nposition_m = [0.1, 0.0, 0.09]\nvelocity_m_per_s = [0.1, 0.0, 0.0]\n";
+  EXPECT_NE(error_loading(wheel, "scm").find("simulation: missing key 'duration_s'"),
+            std::string::npos)
+      << error_loading(wheel, "scm");
 }
 
 TEST(ScenarioTerrain, WithTierChangesOnlyTheTierAndLeavesTheFileAlone) {

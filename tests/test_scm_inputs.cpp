@@ -199,7 +199,7 @@ TEST(ScmInputs, TheBladeRunsForSimulationDurationOrItsMotion) {
   EXPECT_EQ(steps_of(kBlade), 1250);  // the waypoints' 2.5 s in steps of 2 ms
   const auto doc = ScenarioDocument::parse(kBlade, "blade.toml");
   const BladeTest blade = load_scm_scenario(doc->root()).blade;
-  EXPECT_EQ(blade.half_extents_m, Vec3(0.005, 0.06, 0.1));
+  EXPECT_EQ(std::get<BoxShape>(blade.shape).half_extents_m, Vec3(0.005, 0.06, 0.1));
   EXPECT_TRUE(pose_at(blade.driver, 2.5).translation().isApprox(Vec3(0.4, 0.2, 0.05), 1e-12));
   EXPECT_EQ(
       steps_of(replaced(kBlade, "time_step_s = 0.002", "time_step_s = 0.002\nduration_s = 1.0")),
