@@ -94,36 +94,8 @@ void draw_arrow(RgbImage& image, int x0, int y0, int x1, int y1, Rgb colour) {
   }
 }
 
-}  // namespace
-
-Rgb height_colormap(double t) {
-  if (std::isnan(t)) return kNoData;
-  t = std::clamp(t, 0.0, 1.0);
-  const double s = t * (kStopCount - 1);
-  const int k = std::min(static_cast<int>(s), kStopCount - 2);
-  const double f = s - k;
-  const Rgb a = kHeightStops[k];
-  const Rgb b = kHeightStops[k + 1];
-  return {to_byte(a.r + f * (b.r - a.r)), to_byte(a.g + f * (b.g - a.g)),
-          to_byte(a.b + f * (b.b - a.b))};
-}
-
-double relative_luminance(Rgb colour) {
-  return 0.2126 * srgb_to_linear(colour.r) + 0.7152 * srgb_to_linear(colour.g) +
-         0.0722 * srgb_to_linear(colour.b);
-}
-
-int HeightmapImageLayout::pixel_x(double i) const {
-  return map_x + static_cast<int>(std::floor((i + 0.5) * pixels_per_cell));
-}
-
-int HeightmapImageLayout::pixel_y(double j) const {
-  return map_y + static_cast<int>(std::floor((ny - 0.5 - j) * pixels_per_cell));
-}
-
-RgbImage render_heightmap(const double* height_m, int nx, int ny, double cell_size_m,
-                          const HeightmapImageOptions& options, HeightmapImageLayout* layout) {
-  // ---- validate
+void validate_heightmap(const double* height_m, int nx, int ny, double cell_size_m,
+                        const HeightmapImageOptions& options) {
   if (height_m == nullptr) throw std::runtime_error("render_heightmap: height_m is null");
   if (nx <= 0 || ny <= 0) {
     throw std::runtime_error(
@@ -163,9 +135,16 @@ RgbImage render_heightmap(const double* height_m, int nx, int ny, double cell_si
     throw std::runtime_error(fmt::format("render_heightmap: fixed z range [{}, {}] m is empty",
                                          *options.z_min_m, *options.z_max_m));
   }
+}
 
-  // ---- colour range
-  const std::size_t cells = static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny);
+// Heights at the two ends of the colour ramp: the fixed ends, the others from the finite data.
+struct ColourRange {
+  double z_lo = 0.0;
+  double z_hi = 0.0;
+};
+
+ColourRange colour_range(const double* height_m, std::size_t cells,
+                         const HeightmapImageOptions& options) {
   double data_min = INFINITY, data_max = -INFINITY;
   for (std::size_t k = 0; k < cells; ++k) {
     if (std::isfinite(height_m[k])) {
@@ -186,68 +165,102 @@ RgbImage render_heightmap(const double* height_m, int nx, int ny, double cell_si
       z_hi += 0.5e-3;
     }
   }
+  return {z_lo, z_hi};
+}
 
-  // ---- layout
-  const int ppc =
-      options.pixels_per_cell > 0 ? options.pixels_per_cell : auto_pixels_per_cell(nx, ny);
-  const long long map_w_ll = static_cast<long long>(nx) * ppc;
-  const long long map_h_ll = static_cast<long long>(ny) * ppc;
+// Where everything goes in the picture, and the texts whose widths decide it.
+struct HeightmapFrame {
+  int ppc = 1;  ///< pixels per cell
+  int map_x = 0, map_y = 0, map_w = 0, map_h = 0;
+  int text_h = 0, cap_h = 0;
+  std::string labels[3];  ///< colour bar: max, mid, min
+  int label_w = 0;
+  int bar_x = 0, bar_y = 0, bar_h = 0;
+  int content_h = 0;  ///< height of the map and colour bar row
+  int scale_px = 0;   ///< length of the scale bar
+  std::string scale_label, grid_info;
+  int width = 0, height = 0;
+};
+constexpr int kBarGap = 24, kBarWidth = 22, kTickLength = 5;
+constexpr int kAxesWidth = 44;  // the axis arrows left of the scale bar
+
+// The map's size in pixels: each cell a square of ppc pixels, at most 30000 px either way.
+void place_map(int nx, int ny, const HeightmapImageOptions& options, HeightmapFrame& f) {
+  f.ppc = options.pixels_per_cell > 0 ? options.pixels_per_cell : auto_pixels_per_cell(nx, ny);
+  const long long map_w_ll = static_cast<long long>(nx) * f.ppc;
+  const long long map_h_ll = static_cast<long long>(ny) * f.ppc;
   if (map_w_ll > 30000 || map_h_ll > 30000) {
     throw std::runtime_error(fmt::format(
         "render_heightmap: the map would be {} x {} px (over 30000); lower pixels_per_cell",
         map_w_ll, map_h_ll));
   }
-  const int map_w = static_cast<int>(map_w_ll);
-  const int map_h = static_cast<int>(map_h_ll);
-  const int text_h = text_height_px("0", kTextScale);
-  const int cap_h = kFontCapHeight * kTextScale;
+  f.map_w = static_cast<int>(map_w_ll);
+  f.map_h = static_cast<int>(map_h_ll);
+  f.text_h = text_height_px("0", kTextScale);
+  f.cap_h = kFontCapHeight * kTextScale;
 
   const int title_h = options.title.empty() ? 0 : text_height_px(options.title, kTextScale) + 12;
-  const int map_x = kMargin;
-  const int map_y = kMargin + title_h;
+  f.map_x = kMargin;
+  f.map_y = kMargin + title_h;
+}
 
-  // Colour bar labels: max at the top, mid in the middle, min at the bottom.
+// Colour bar labels: max at the top, mid in the middle, min at the bottom.
+void label_colour_bar(const ColourRange& range, HeightmapFrame& f) {
+  const double z_lo = range.z_lo, z_hi = range.z_hi;
   const double range_mm = (z_hi - z_lo) * 1e3;
   const int decimals = decimals_for(range_mm / 2.0);
   const double label_values_mm[3] = {z_hi * 1e3, 0.5 * (z_lo + z_hi) * 1e3, z_lo * 1e3};
-  std::string labels[3];
-  int label_w = 0;
   for (int k = 0; k < 3; ++k) {
     double v = label_values_mm[k];
     if (std::abs(v) < 0.5 * std::pow(10.0, -decimals)) v = 0.0;  // no "-0.0"
-    labels[k] = fmt::format("{:.{}f} mm", v, decimals);
-    label_w = std::max(label_w, text_width_px(labels[k], kTextScale));
+    f.labels[k] = fmt::format("{:.{}f} mm", v, decimals);
+    f.label_w = std::max(f.label_w, text_width_px(f.labels[k], kTextScale));
   }
-  const int bar_gap = 24, bar_w = 22, tick_len = 5;
-  const int bar_h = std::max(map_h, 160);
-  const int bar_x = map_x + map_w + bar_gap;
-  const int bar_y = map_y;
-  const int colour_bar_w = options.colour_bar ? bar_gap + bar_w + tick_len + 4 + label_w : 0;
+  f.bar_h = std::max(f.map_h, 160);
+  f.bar_x = f.map_x + f.map_w + kBarGap;
+  f.bar_y = f.map_y;
+}
+
+// The picture's layout: the map under the title, the colour bar right of it, the scale bar row
+// below, and the picture's size to hold them all.
+HeightmapFrame frame_layout(int nx, int ny, double cell_size_m,
+                            const HeightmapImageOptions& options, const ColourRange& range) {
+  HeightmapFrame f;
+  place_map(nx, ny, options, f);
+  label_colour_bar(range, f);
+  const int colour_bar_w =
+      options.colour_bar ? kBarGap + kBarWidth + kTickLength + 4 + f.label_w : 0;
 
   // Scale bar: the longest 1-2-5 length that fits in a quarter of the map (at least 40 px).
   const double map_width_m = nx * cell_size_m;
   const double bar_len_m = nice_floor(map_width_m / 4.0);
-  const int scale_px = std::max(1, static_cast<int>(std::lround(bar_len_m / cell_size_m * ppc)));
-  const std::string scale_label = format_length(bar_len_m);
-  const std::string grid_info =
-      fmt::format("{} x {} cells of {}, {} x {}", nx, ny, format_length(cell_size_m),
-                  format_length(map_width_m), format_length(ny * cell_size_m));
-  const int axes_w = 44;
-  const int bottom_row_w = axes_w + 16 + scale_px + 8 + text_width_px(scale_label, kTextScale) +
-                           24 + text_width_px(grid_info, kTextScale);
-  const int content_h = options.colour_bar ? std::max(map_h, bar_h + text_h / 2) : map_h;
+  f.scale_px = std::max(1, static_cast<int>(std::lround(bar_len_m / cell_size_m * f.ppc)));
+  f.scale_label = format_length(bar_len_m);
+  f.grid_info = fmt::format("{} x {} cells of {}, {} x {}", nx, ny, format_length(cell_size_m),
+                            format_length(map_width_m), format_length(ny * cell_size_m));
+  const int bottom_row_w = kAxesWidth + 16 + f.scale_px + 8 +
+                           text_width_px(f.scale_label, kTextScale) + 24 +
+                           text_width_px(f.grid_info, kTextScale);
+  f.content_h = options.colour_bar ? std::max(f.map_h, f.bar_h + f.text_h / 2) : f.map_h;
   const int bottom_h = options.scale_bar ? 56 : 0;
 
-  int width = map_x + map_w + colour_bar_w + kMargin;
-  if (options.scale_bar) width = std::max(width, map_x + bottom_row_w + kMargin);
+  f.width = f.map_x + f.map_w + colour_bar_w + kMargin;
+  if (options.scale_bar) f.width = std::max(f.width, f.map_x + bottom_row_w + kMargin);
   if (!options.title.empty()) {
-    width = std::max(width, 2 * kMargin + text_width_px(options.title, kTextScale));
+    f.width = std::max(f.width, 2 * kMargin + text_width_px(options.title, kTextScale));
   }
-  const int height = map_y + content_h + bottom_h + kMargin;
-  RgbImage image(width, height, kWhite);
+  f.height = f.map_y + f.content_h + bottom_h + kMargin;
+  return f;
+}
 
-  // ---- the map: colour, shading, overlays (drawn on the map alone so they clip at its edge)
-  RgbImage map(map_w, map_h, kNoData);
+// The map's cells in their colours, hill-shaded (Lambertian, see render_heightmap's header);
+// non-finite heights stay grey.
+RgbImage shaded_map(const double* height_m, int nx, int ny, double cell_size_m,
+                    const HeightmapImageOptions& options, const ColourRange& range,
+                    const HeightmapFrame& f) {
+  const double z_lo = range.z_lo, z_hi = range.z_hi;
+  const int ppc = f.ppc;
+  RgbImage map(f.map_w, f.map_h, kNoData);
   const double az = deg_to_rad(options.light_azimuth_deg);
   const double alt = deg_to_rad(options.light_altitude_deg);
   const double light_x = std::sin(az) * std::cos(alt);
@@ -272,8 +285,13 @@ RgbImage render_heightmap(const double* height_m, int nx, int ny, double cell_si
       map.fill_rect(i * ppc, (ny - 1 - j) * ppc, ppc, ppc, colour);
     }
   }
-  HeightmapImageLayout local{0, 0, ppc, nx, ny, z_lo, z_hi, {}};  // map-local coordinates
-  for (const HeightmapPolyline& line : options.polylines) {
+  return map;
+}
+
+// The polylines on the map (local: the map's own pixel coordinates), each with a black border.
+void draw_polylines(const std::vector<HeightmapPolyline>& polylines,
+                    const HeightmapImageLayout& local, RgbImage& map) {
+  for (const HeightmapPolyline& line : polylines) {
     const int w = std::max(1, line.width_px);
     for (int pass = 0; pass < 2; ++pass) {  // black border first, then the colour on top
       for (std::size_t p = 1; p < line.points_ij.size(); ++p) {
@@ -288,7 +306,12 @@ RgbImage render_heightmap(const double* height_m, int nx, int ny, double cell_si
                       w / 2 + 1, line.colour);
     }
   }
-  for (const HeightmapMarker& marker : options.markers) {
+}
+
+// The markers on the map, each a ringed dot with its label boxed beside it, inside the map.
+void draw_markers(const std::vector<HeightmapMarker>& markers, const HeightmapImageLayout& local,
+                  int cap_h, RgbImage& map) {
+  for (const HeightmapMarker& marker : markers) {
     const int cx = local.pixel_x(marker.i);
     const int cy = local.pixel_y(marker.j);
     const int r = std::max(1, marker.radius_px);
@@ -298,58 +321,104 @@ RgbImage render_heightmap(const double* height_m, int nx, int ny, double cell_si
       // Right of the marker, or left of it where the label would leave the map.
       const int tw = text_width_px(marker.label, kTextScale);
       int tx = cx + r + 6;
-      if (tx + tw + 3 > map_w) tx = std::max(3, cx - r - 6 - tw);
-      const int ty = std::clamp(cy - cap_h / 2, 3, std::max(3, map_h - cap_h - 3));
+      if (tx + tw + 3 > map.width) tx = std::max(3, cx - r - 6 - tw);
+      const int ty = std::clamp(cy - cap_h / 2, 3, std::max(3, map.height - cap_h - 3));
       map.fill_rect(tx - 3, ty - 3, tw + 6, cap_h + 6, kWhite);
       map.draw_rect(tx - 3, ty - 3, tw + 6, cap_h + 6, kBlack);
       map.draw_text(tx, ty, marker.label, kText, kTextScale);
     }
   }
-  image.blit(map, map_x, map_y);
-  image.draw_rect(map_x - 1, map_y - 1, map_w + 2, map_h + 2, kBlack);
+}
 
-  // ---- title
+// The colour ramp (max at the top) with three ticks and their labels.
+void draw_colour_bar(const HeightmapFrame& f, RgbImage& image) {
+  const int bar_x = f.bar_x, bar_y = f.bar_y, bar_h = f.bar_h;
+  for (int row = 0; row < bar_h; ++row) {
+    const double t = bar_h == 1 ? 1.0 : 1.0 - static_cast<double>(row) / (bar_h - 1);
+    image.fill_rect(bar_x, bar_y + row, kBarWidth, 1, height_colormap(t));
+  }
+  image.draw_rect(bar_x - 1, bar_y - 1, kBarWidth + 2, bar_h + 2, kBlack);
+  const int tick_rows[3] = {bar_y, bar_y + (bar_h - 1) / 2, bar_y + bar_h - 1};
+  for (int k = 0; k < 3; ++k) {
+    image.fill_rect(bar_x + kBarWidth + 1, tick_rows[k], kTickLength, 1, kBlack);
+    image.draw_text(bar_x + kBarWidth + kTickLength + 4, tick_rows[k] - f.cap_h / 2, f.labels[k],
+                    kText, kTextScale);
+  }
+}
+
+// The row below the map: axis arrows, the scale bar with its length, and the grid's size.
+void draw_scale_bar(const HeightmapFrame& f, RgbImage& image) {
+  const int map_x = f.map_x, cap_h = f.cap_h, scale_px = f.scale_px;
+  const int base_y = f.map_y + f.content_h + 14;  // top of the bottom row
+  // Axis arrows: +x to the right, +y up, from a common origin.
+  const int ox = map_x + 4;
+  const int oy = base_y + 34;
+  draw_arrow(image, ox, oy, ox + 28, oy, kText);
+  draw_arrow(image, ox, oy, ox, oy - 28, kText);
+  image.draw_text(ox + 32, oy - cap_h + 2, "x", kText, kTextScale);
+  image.draw_text(ox + 9, oy - 30, "y", kText, kTextScale);
+  // Scale bar: a filled bar with end ticks, labelled with its length.
+  const int sx = map_x + kAxesWidth + 16;
+  const int sy = base_y + 17;
+  image.fill_rect(sx, sy, scale_px, 6, kText);
+  image.fill_rect(sx, sy - 4, 2, 14, kText);
+  image.fill_rect(sx + scale_px - 2, sy - 4, 2, 14, kText);
+  image.draw_text(sx + scale_px + 8, sy + 3 - cap_h / 2, f.scale_label, kText, kTextScale);
+  const int info_x = sx + scale_px + 8 + text_width_px(f.scale_label, kTextScale) + 24;
+  image.draw_text(info_x, sy + 3 - cap_h / 2, f.grid_info, Rgb{90, 90, 90}, kTextScale);
+}
+
+}  // namespace
+
+Rgb height_colormap(double t) {
+  if (std::isnan(t)) return kNoData;
+  t = std::clamp(t, 0.0, 1.0);
+  const double s = t * (kStopCount - 1);
+  const int k = std::min(static_cast<int>(s), kStopCount - 2);
+  const double f = s - k;
+  const Rgb a = kHeightStops[k];
+  const Rgb b = kHeightStops[k + 1];
+  return {to_byte(a.r + f * (b.r - a.r)), to_byte(a.g + f * (b.g - a.g)),
+          to_byte(a.b + f * (b.b - a.b))};
+}
+
+double relative_luminance(Rgb colour) {
+  return 0.2126 * srgb_to_linear(colour.r) + 0.7152 * srgb_to_linear(colour.g) +
+         0.0722 * srgb_to_linear(colour.b);
+}
+
+int HeightmapImageLayout::pixel_x(double i) const {
+  return map_x + static_cast<int>(std::floor((i + 0.5) * pixels_per_cell));
+}
+
+int HeightmapImageLayout::pixel_y(double j) const {
+  return map_y + static_cast<int>(std::floor((ny - 0.5 - j) * pixels_per_cell));
+}
+
+RgbImage render_heightmap(const double* height_m, int nx, int ny, double cell_size_m,
+                          const HeightmapImageOptions& options, HeightmapImageLayout* layout) {
+  validate_heightmap(height_m, nx, ny, cell_size_m, options);
+  const std::size_t cells = static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny);
+  const ColourRange range = colour_range(height_m, cells, options);
+  const HeightmapFrame f = frame_layout(nx, ny, cell_size_m, options, range);
+  RgbImage image(f.width, f.height, kWhite);
+
+  // The map: colour, shading, overlays (drawn on the map alone so they clip at its edge).
+  RgbImage map = shaded_map(height_m, nx, ny, cell_size_m, options, range, f);
+  // Overlays are placed in map-local coordinates (the map's top left pixel at 0, 0).
+  const HeightmapImageLayout local{0, 0, f.ppc, nx, ny, range.z_lo, range.z_hi, {}};
+  draw_polylines(options.polylines, local, map);
+  draw_markers(options.markers, local, f.cap_h, map);
+  image.blit(map, f.map_x, f.map_y);
+  image.draw_rect(f.map_x - 1, f.map_y - 1, f.map_w + 2, f.map_h + 2, kBlack);
+
   if (!options.title.empty()) image.draw_text(kMargin, kMargin, options.title, kText, kTextScale);
-
-  // ---- colour bar
-  if (options.colour_bar) {
-    for (int row = 0; row < bar_h; ++row) {
-      const double t = bar_h == 1 ? 1.0 : 1.0 - static_cast<double>(row) / (bar_h - 1);
-      image.fill_rect(bar_x, bar_y + row, bar_w, 1, height_colormap(t));
-    }
-    image.draw_rect(bar_x - 1, bar_y - 1, bar_w + 2, bar_h + 2, kBlack);
-    const int tick_rows[3] = {bar_y, bar_y + (bar_h - 1) / 2, bar_y + bar_h - 1};
-    for (int k = 0; k < 3; ++k) {
-      image.fill_rect(bar_x + bar_w + 1, tick_rows[k], tick_len, 1, kBlack);
-      image.draw_text(bar_x + bar_w + tick_len + 4, tick_rows[k] - cap_h / 2, labels[k], kText,
-                      kTextScale);
-    }
-  }
-
-  // ---- scale bar, axis arrows, grid size
-  if (options.scale_bar) {
-    const int base_y = map_y + content_h + 14;  // top of the bottom row
-    // Axis arrows: +x to the right, +y up, from a common origin.
-    const int ox = map_x + 4;
-    const int oy = base_y + 34;
-    draw_arrow(image, ox, oy, ox + 28, oy, kText);
-    draw_arrow(image, ox, oy, ox, oy - 28, kText);
-    image.draw_text(ox + 32, oy - cap_h + 2, "x", kText, kTextScale);
-    image.draw_text(ox + 9, oy - 30, "y", kText, kTextScale);
-    // Scale bar: a filled bar with end ticks, labelled with its length.
-    const int sx = map_x + axes_w + 16;
-    const int sy = base_y + 17;
-    image.fill_rect(sx, sy, scale_px, 6, kText);
-    image.fill_rect(sx, sy - 4, 2, 14, kText);
-    image.fill_rect(sx + scale_px - 2, sy - 4, 2, 14, kText);
-    image.draw_text(sx + scale_px + 8, sy + 3 - cap_h / 2, scale_label, kText, kTextScale);
-    const int info_x = sx + scale_px + 8 + text_width_px(scale_label, kTextScale) + 24;
-    image.draw_text(info_x, sy + 3 - cap_h / 2, grid_info, Rgb{90, 90, 90}, kTextScale);
-  }
+  if (options.colour_bar) draw_colour_bar(f, image);
+  if (options.scale_bar) draw_scale_bar(f, image);
 
   if (layout != nullptr) {
-    *layout = HeightmapImageLayout{map_x, map_y, ppc, nx, ny, z_lo, z_hi, {}};
-    if (options.colour_bar) layout->colour_bar = PixelRect{bar_x, bar_y, bar_w, bar_h};
+    *layout = HeightmapImageLayout{f.map_x, f.map_y, f.ppc, nx, ny, range.z_lo, range.z_hi, {}};
+    if (options.colour_bar) layout->colour_bar = PixelRect{f.bar_x, f.bar_y, kBarWidth, f.bar_h};
   }
   return image;
 }

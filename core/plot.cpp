@@ -99,6 +99,291 @@ std::vector<double> choose_ticks(const Range& r, int span_px, int target, Spacin
   return nice_ticks(r.lo, r.hi, step);
 }
 
+void validate_plot_size(const PlotSpec& spec) {
+  if (spec.width_px < 200 || spec.height_px < 150 || spec.width_px > 20000 ||
+      spec.height_px > 20000) {
+    throw std::runtime_error(
+        fmt::format("plot_lines: size {} x {} px is outside 200 x 150 .. 20000", spec.width_px,
+                    spec.height_px));
+  }
+  if (spec.text_scale < 1 || spec.text_scale > 8) {
+    throw std::runtime_error(
+        fmt::format("plot_lines: text_scale = {} must be in 1..8", spec.text_scale));
+  }
+}
+
+// The ranges the axes show before any equal aspect: from the finite points of every series (whose
+// x and y must pair up) and the spec's fixed ends.
+struct BaseRanges {
+  Range x, y;
+};
+
+BaseRanges base_ranges(const PlotSpec& spec) {
+  double x_data_lo = std::numeric_limits<double>::infinity(), x_data_hi = -x_data_lo;
+  double y_data_lo = x_data_lo, y_data_hi = -x_data_lo;
+  for (std::size_t s = 0; s < spec.series.size(); ++s) {
+    const PlotSeries& series = spec.series[s];
+    if (series.x.size() != series.y.size()) {
+      throw std::runtime_error(
+          fmt::format("plot_lines: series {} ('{}') has {} x values but {} y values", s,
+                      series.name, series.x.size(), series.y.size()));
+    }
+    for (std::size_t k = 0; k < series.x.size(); ++k) {
+      if (!std::isfinite(series.x[k]) || !std::isfinite(series.y[k])) continue;
+      x_data_lo = std::min(x_data_lo, series.x[k]);
+      x_data_hi = std::max(x_data_hi, series.x[k]);
+      y_data_lo = std::min(y_data_lo, series.y[k]);
+      y_data_hi = std::max(y_data_hi, series.y[k]);
+    }
+  }
+  return {axis_range(spec.x_min, spec.x_max, x_data_lo, x_data_hi, "x"),
+          axis_range(spec.y_min, spec.y_max, y_data_lo, y_data_hi, "y")};
+}
+
+// The data area, the ranges it shows and the ticks on them.
+struct PlotFrame {
+  PixelRect area;
+  Range xr, yr;
+  std::vector<double> x_ticks, y_ticks;
+  double x_step = 1.0, y_step = 1.0;
+};
+
+// With equal_aspect both axes take the larger of the two units per pixel, about the same centres.
+void equalise_aspect(PlotFrame& f) {
+  const PixelRect& area = f.area;
+  Range& xr = f.xr;
+  Range& yr = f.yr;
+  const double ux = (xr.hi - xr.lo) / (area.width - 1);
+  const double uy = (yr.hi - yr.lo) / (area.height - 1);
+  const double u = std::max(ux, uy);
+  const double cx = 0.5 * (xr.lo + xr.hi), cy = 0.5 * (yr.lo + yr.hi);
+  xr = {cx - 0.5 * u * (area.width - 1), cx + 0.5 * u * (area.width - 1)};
+  yr = {cy - 0.5 * u * (area.height - 1), cy + 0.5 * u * (area.height - 1)};
+}
+
+// Ticks for both axes of f's area: y labels a line of text and some space apart, x labels their
+// widest label and three characters apart.
+void choose_plot_ticks(int S, int text_h, PlotFrame& f) {
+  f.y_ticks = choose_ticks(
+      f.yr, f.area.height, std::max(2, f.area.height / (3 * text_h)),
+      [&](const std::vector<double>&, double) { return text_h + 8.0; }, &f.y_step);
+  f.x_ticks = choose_ticks(
+      f.xr, f.area.width, std::max(2, f.area.width / 100),
+      [&](const std::vector<double>& ticks, double step) {
+        int widest = 0;
+        for (double t : ticks) widest = std::max(widest, text_width_px(format_tick(t, step), S));
+        return widest + 3.0 * kFontAdvance * S;
+      },
+      &f.x_step);
+}
+
+// Layout: margins depend on tick labels, which depend on the area; iterate to a fixpoint.
+PlotFrame fit_frame(const PlotSpec& spec, const BaseRanges& base) {
+  const int S = spec.text_scale;
+  const int text_h = text_height_px("0", S);
+  const int cap_h = kFontCapHeight * S;
+  const int title_h = spec.title.empty() ? 0 : text_height_px(spec.title, S) + 10;
+  const int top = kMargin + title_h + cap_h / 2 + 2;
+  const int bottom = kTickLength + 5 + text_h + (spec.x_label.empty() ? 0 : 8 + text_h) + kMargin;
+  int left = kMargin + 40;
+  int right = kMargin + 16;
+  PlotFrame f;
+  f.xr = base.x;
+  f.yr = base.y;
+  for (int pass = 0; pass < 6; ++pass) {
+    f.area = {left, top, spec.width_px - left - right, spec.height_px - top - bottom};
+    if (f.area.width < 40 || f.area.height < 40) {
+      throw std::runtime_error(
+          fmt::format("plot_lines: {} x {} px leaves no room for the data at text_scale {}",
+                      spec.width_px, spec.height_px, S));
+    }
+    f.xr = base.x;
+    f.yr = base.y;
+    if (spec.equal_aspect) equalise_aspect(f);
+    choose_plot_ticks(S, text_h, f);
+    int y_label_w = 0;
+    for (double t : f.y_ticks)
+      y_label_w = std::max(y_label_w, text_width_px(format_tick(t, f.y_step), S));
+    const int last_x_label_w =
+        f.x_ticks.empty() ? 0 : text_width_px(format_tick(f.x_ticks.back(), f.x_step), S);
+    const int new_left =
+        kMargin + (spec.y_label.empty() ? 0 : text_h + 8) + y_label_w + 4 + kTickLength;
+    const int new_right = kMargin + std::max(8, last_x_label_w / 2);
+    if (new_left == left && new_right == right) break;
+    left = new_left;
+    right = new_right;
+  }
+  return f;
+}
+
+// The data area: grid, then series, drawn on their own image so they clip at the frame.
+RgbImage draw_data_area(const PlotSpec& spec, const PlotFrame& f) {
+  const PixelRect& area = f.area;
+  const Range& xr = f.xr;
+  const Range& yr = f.yr;
+  RgbImage data(area.width, area.height, kWhite);
+  auto local_x = [&](double x) { return to_pixel(x, xr.lo, xr.hi, 0, area.width, false); };
+  auto local_y = [&](double y) { return to_pixel(y, yr.lo, yr.hi, 0, area.height, true); };
+  for (double t : f.x_ticks) {
+    const int px = round_px(local_x(t));
+    data.fill_rect(px, 0, 1, area.height, t == 0.0 ? kZeroLine : kGrid);
+  }
+  for (double t : f.y_ticks) {
+    const int py = round_px(local_y(t));
+    data.fill_rect(0, py, area.width, 1, t == 0.0 ? kZeroLine : kGrid);
+  }
+  const double pad = 16.0;  // clip a little outside so thick pens reach the frame
+  for (std::size_t s = 0; s < spec.series.size(); ++s) {
+    const PlotSeries& series = spec.series[s];
+    const Rgb colour = series.colour.value_or(series_colour(static_cast<int>(s)));
+    const int pen = std::clamp(series.line_width_px, 1, 32);
+    for (std::size_t k = 0; k < series.x.size(); ++k) {
+      const bool here = std::isfinite(series.x[k]) && std::isfinite(series.y[k]);
+      if (!here) continue;
+      if (k > 0 && std::isfinite(series.x[k - 1]) && std::isfinite(series.y[k - 1])) {
+        double x0 = local_x(series.x[k - 1]), y0 = local_y(series.y[k - 1]);
+        double x1 = local_x(series.x[k]), y1 = local_y(series.y[k]);
+        if (clip_segment(x0, y0, x1, y1, -pad, -pad, area.width - 1 + pad, area.height - 1 + pad)) {
+          data.draw_line(round_px(x0), round_px(y0), round_px(x1), round_px(y1), colour, pen);
+        }
+      }
+      if (series.markers) {
+        const int m = pen + 4;
+        data.fill_rect(round_px(local_x(series.x[k])) - m / 2,
+                       round_px(local_y(series.y[k])) - m / 2, m, m, colour);
+      }
+    }
+  }
+  return data;
+}
+
+// Ticks below and left of the data area, with their labels.
+void draw_ticks(const PlotSpec& spec, const PlotLayout& layout, const PlotFrame& f,
+                RgbImage& image) {
+  const int S = spec.text_scale;
+  const int cap_h = kFontCapHeight * S;
+  const PixelRect& area = f.area;
+  for (double t : f.x_ticks) {
+    const int px = layout.pixel_x(t);
+    image.fill_rect(px, area.y + area.height, 1, kTickLength + 1, kBlack);
+    const std::string label = format_tick(t, f.x_step);
+    image.draw_text(px - text_width_px(label, S) / 2, area.y + area.height + kTickLength + 5, label,
+                    kText, S);
+  }
+  for (double t : f.y_ticks) {
+    const int py = layout.pixel_y(t);
+    image.fill_rect(area.x - 1 - kTickLength, py, kTickLength, 1, kBlack);
+    const std::string label = format_tick(t, f.y_step);
+    image.draw_text(area.x - 1 - kTickLength - 4 - text_width_px(label, S), py - cap_h / 2, label,
+                    kText, S);
+  }
+}
+
+// The title centred above the data area, the x label below it and the y label up its left side.
+void draw_titles(const PlotSpec& spec, const PixelRect& area, RgbImage& image) {
+  const int S = spec.text_scale;
+  const int text_h = text_height_px("0", S);
+  if (!spec.title.empty()) {
+    const int w = text_width_px(spec.title, S);
+    image.draw_text(std::max(kMargin, area.x + (area.width - w) / 2), kMargin, spec.title, kText,
+                    S);
+  }
+  if (!spec.x_label.empty()) {
+    const int w = text_width_px(spec.x_label, S);
+    image.draw_text(area.x + (area.width - w) / 2, spec.height_px - kMargin - text_h, spec.x_label,
+                    kText, S);
+  }
+  if (!spec.y_label.empty()) {
+    const int w = text_width_px(spec.y_label, S);
+    image.draw_text_up(kMargin, area.y + (area.height - w) / 2, spec.y_label, kText, S);
+  }
+}
+
+constexpr std::array<LegendPlacement, 4> kLegendCorners = {
+    LegendPlacement::TopRight, LegendPlacement::TopLeft, LegendPlacement::BottomRight,
+    LegendPlacement::BottomLeft};
+
+// The legend's box in a corner of the data area, inset a little.
+PixelRect legend_rect(const PixelRect& area, LegendPlacement p, int box_w, int box_h) {
+  const int inset = 8;
+  const bool right_side = p == LegendPlacement::TopRight || p == LegendPlacement::BottomRight;
+  const bool top_side = p == LegendPlacement::TopRight || p == LegendPlacement::TopLeft;
+  return PixelRect{right_side ? area.x + area.width - inset - box_w : area.x + inset,
+                   top_side ? area.y + inset : area.y + area.height - inset - box_h, box_w, box_h};
+}
+
+// LegendPlacement::Best: the corner whose box covers the fewest data samples (points and every
+// ~3 px along segments); the first in kLegendCorners' order on a tie.
+LegendPlacement least_covered_corner(const PlotSpec& spec, const PlotLayout& layout, int box_w,
+                                     int box_h) {
+  std::array<long long, 4> covered{};
+  for (const PlotSeries& series : spec.series) {
+    for (std::size_t k = 0; k < series.x.size(); ++k) {
+      if (!std::isfinite(series.x[k]) || !std::isfinite(series.y[k])) continue;
+      const double x1 = layout.pixel_x(series.x[k]), y1 = layout.pixel_y(series.y[k]);
+      double x0 = x1, y0 = y1;
+      if (k > 0 && std::isfinite(series.x[k - 1]) && std::isfinite(series.y[k - 1])) {
+        x0 = layout.pixel_x(series.x[k - 1]);
+        y0 = layout.pixel_y(series.y[k - 1]);
+      }
+      const int samples = std::clamp(static_cast<int>(std::hypot(x1 - x0, y1 - y0) / 3.0), 1, 4000);
+      for (int q = 1; q <= samples; ++q) {
+        const double f = static_cast<double>(q) / samples;
+        const int px = round_px(x0 + f * (x1 - x0)), py = round_px(y0 + f * (y1 - y0));
+        for (std::size_t c = 0; c < kLegendCorners.size(); ++c) {
+          if (legend_rect(layout.area, kLegendCorners[c], box_w, box_h).contains(px, py)) {
+            ++covered[c];
+          }
+        }
+      }
+    }
+  }
+  std::size_t best = 0;
+  for (std::size_t c = 1; c < kLegendCorners.size(); ++c) {
+    if (covered[c] < covered[best]) best = c;
+  }
+  return kLegendCorners[best];
+}
+
+// The legend of the named series (a line sample, a marker if drawn, the name), in the spec's
+// corner; records its box in layout. None without named series or with LegendPlacement::None.
+void draw_legend(const PlotSpec& spec, PlotLayout& layout, RgbImage& image) {
+  const int S = spec.text_scale;
+  const int text_h = text_height_px("0", S);
+  const int cap_h = kFontCapHeight * S;
+  std::vector<std::size_t> named;
+  int name_w = 0;
+  for (std::size_t s = 0; s < spec.series.size(); ++s) {
+    if (spec.series[s].name.empty()) continue;
+    named.push_back(s);
+    name_w = std::max(name_w, text_width_px(spec.series[s].name, S));
+  }
+  if (named.empty() || spec.legend == LegendPlacement::None) return;
+  const int sample_w = 14 * S;
+  const int row_h = text_h + 2 * S;
+  const int box_w = 8 + sample_w + 8 + name_w + 8;
+  const int box_h = 8 + static_cast<int>(named.size()) * row_h - 2 * S + 8;
+  LegendPlacement place = spec.legend;
+  if (place == LegendPlacement::Best) place = least_covered_corner(spec, layout, box_w, box_h);
+  const PixelRect box = legend_rect(layout.area, place, box_w, box_h);
+  image.fill_rect(box.x, box.y, box.width, box.height, kWhite);
+  image.draw_rect(box.x, box.y, box.width, box.height, Rgb{150, 150, 150});
+  for (std::size_t r = 0; r < named.size(); ++r) {
+    const PlotSeries& series = spec.series[named[r]];
+    const Rgb colour = series.colour.value_or(series_colour(static_cast<int>(named[r])));
+    const int row_y = box.y + 8 + static_cast<int>(r) * row_h;
+    const int mid_y = row_y + cap_h / 2;
+    image.draw_line(box.x + 8, mid_y, box.x + 8 + sample_w, mid_y, colour,
+                    std::clamp(series.line_width_px, 1, 8));
+    if (series.markers) {
+      const int m = std::clamp(series.line_width_px, 1, 8) + 4;
+      image.fill_rect(box.x + 8 + sample_w / 2 - m / 2, mid_y - m / 2, m, m, colour);
+    }
+    image.draw_text(box.x + 8 + sample_w + 8, row_y, series.name, kText, S);
+  }
+  layout.legend = box;
+}
+
 }  // namespace
 
 double nice_step(double raw_step) {
@@ -157,243 +442,24 @@ int PlotLayout::pixel_y(double y) const {
 }
 
 RgbImage plot_lines(const PlotSpec& spec, PlotLayout* layout_out) {
-  // ---- validate
-  if (spec.width_px < 200 || spec.height_px < 150 || spec.width_px > 20000 ||
-      spec.height_px > 20000) {
-    throw std::runtime_error(
-        fmt::format("plot_lines: size {} x {} px is outside 200 x 150 .. 20000", spec.width_px,
-                    spec.height_px));
-  }
-  if (spec.text_scale < 1 || spec.text_scale > 8) {
-    throw std::runtime_error(
-        fmt::format("plot_lines: text_scale = {} must be in 1..8", spec.text_scale));
-  }
-  double x_data_lo = std::numeric_limits<double>::infinity(), x_data_hi = -x_data_lo;
-  double y_data_lo = x_data_lo, y_data_hi = -x_data_lo;
-  for (std::size_t s = 0; s < spec.series.size(); ++s) {
-    const PlotSeries& series = spec.series[s];
-    if (series.x.size() != series.y.size()) {
-      throw std::runtime_error(
-          fmt::format("plot_lines: series {} ('{}') has {} x values but {} y values", s,
-                      series.name, series.x.size(), series.y.size()));
-    }
-    for (std::size_t k = 0; k < series.x.size(); ++k) {
-      if (!std::isfinite(series.x[k]) || !std::isfinite(series.y[k])) continue;
-      x_data_lo = std::min(x_data_lo, series.x[k]);
-      x_data_hi = std::max(x_data_hi, series.x[k]);
-      y_data_lo = std::min(y_data_lo, series.y[k]);
-      y_data_hi = std::max(y_data_hi, series.y[k]);
-    }
-  }
-  const Range x_base = axis_range(spec.x_min, spec.x_max, x_data_lo, x_data_hi, "x");
-  const Range y_base = axis_range(spec.y_min, spec.y_max, y_data_lo, y_data_hi, "y");
-
-  // ---- layout: margins depend on tick labels, which depend on the area; iterate to a fixpoint
-  const int S = spec.text_scale;
-  const int text_h = text_height_px("0", S);
-  const int cap_h = kFontCapHeight * S;
-  const int title_h = spec.title.empty() ? 0 : text_height_px(spec.title, S) + 10;
-  const int top = kMargin + title_h + cap_h / 2 + 2;
-  const int bottom = kTickLength + 5 + text_h + (spec.x_label.empty() ? 0 : 8 + text_h) + kMargin;
-  int left = kMargin + 40;
-  int right = kMargin + 16;
-  PixelRect area;
-  Range xr = x_base, yr = y_base;
-  std::vector<double> x_ticks, y_ticks;
-  double x_step = 1.0, y_step = 1.0;
-  for (int pass = 0; pass < 6; ++pass) {
-    area = {left, top, spec.width_px - left - right, spec.height_px - top - bottom};
-    if (area.width < 40 || area.height < 40) {
-      throw std::runtime_error(
-          fmt::format("plot_lines: {} x {} px leaves no room for the data at text_scale {}",
-                      spec.width_px, spec.height_px, S));
-    }
-    xr = x_base;
-    yr = y_base;
-    if (spec.equal_aspect) {
-      const double ux = (xr.hi - xr.lo) / (area.width - 1);
-      const double uy = (yr.hi - yr.lo) / (area.height - 1);
-      const double u = std::max(ux, uy);
-      const double cx = 0.5 * (xr.lo + xr.hi), cy = 0.5 * (yr.lo + yr.hi);
-      xr = {cx - 0.5 * u * (area.width - 1), cx + 0.5 * u * (area.width - 1)};
-      yr = {cy - 0.5 * u * (area.height - 1), cy + 0.5 * u * (area.height - 1)};
-    }
-    y_ticks = choose_ticks(
-        yr, area.height, std::max(2, area.height / (3 * text_h)),
-        [&](const std::vector<double>&, double) { return text_h + 8.0; }, &y_step);
-    x_ticks = choose_ticks(
-        xr, area.width, std::max(2, area.width / 100),
-        [&](const std::vector<double>& ticks, double step) {
-          int widest = 0;
-          for (double t : ticks) widest = std::max(widest, text_width_px(format_tick(t, step), S));
-          return widest + 3.0 * kFontAdvance * S;
-        },
-        &x_step);
-    int y_label_w = 0;
-    for (double t : y_ticks)
-      y_label_w = std::max(y_label_w, text_width_px(format_tick(t, y_step), S));
-    const int last_x_label_w =
-        x_ticks.empty() ? 0 : text_width_px(format_tick(x_ticks.back(), x_step), S);
-    const int new_left =
-        kMargin + (spec.y_label.empty() ? 0 : text_h + 8) + y_label_w + 4 + kTickLength;
-    const int new_right = kMargin + std::max(8, last_x_label_w / 2);
-    if (new_left == left && new_right == right) break;
-    left = new_left;
-    right = new_right;
-  }
+  validate_plot_size(spec);
+  const PlotFrame f = fit_frame(spec, base_ranges(spec));
 
   PlotLayout layout;
-  layout.area = area;
-  layout.x_min = xr.lo;
-  layout.x_max = xr.hi;
-  layout.y_min = yr.lo;
-  layout.y_max = yr.hi;
-  layout.x_ticks = x_ticks;
-  layout.y_ticks = y_ticks;
+  layout.area = f.area;
+  layout.x_min = f.xr.lo;
+  layout.x_max = f.xr.hi;
+  layout.y_min = f.yr.lo;
+  layout.y_max = f.yr.hi;
+  layout.x_ticks = f.x_ticks;
+  layout.y_ticks = f.y_ticks;
 
   RgbImage image(spec.width_px, spec.height_px, kWhite);
-
-  // ---- data area: grid, then series, drawn on their own image so they clip at the frame
-  RgbImage data(area.width, area.height, kWhite);
-  auto local_x = [&](double x) { return to_pixel(x, xr.lo, xr.hi, 0, area.width, false); };
-  auto local_y = [&](double y) { return to_pixel(y, yr.lo, yr.hi, 0, area.height, true); };
-  for (double t : x_ticks) {
-    const int px = round_px(local_x(t));
-    data.fill_rect(px, 0, 1, area.height, t == 0.0 ? kZeroLine : kGrid);
-  }
-  for (double t : y_ticks) {
-    const int py = round_px(local_y(t));
-    data.fill_rect(0, py, area.width, 1, t == 0.0 ? kZeroLine : kGrid);
-  }
-  const double pad = 16.0;  // clip a little outside so thick pens reach the frame
-  for (std::size_t s = 0; s < spec.series.size(); ++s) {
-    const PlotSeries& series = spec.series[s];
-    const Rgb colour = series.colour.value_or(series_colour(static_cast<int>(s)));
-    const int pen = std::clamp(series.line_width_px, 1, 32);
-    for (std::size_t k = 0; k < series.x.size(); ++k) {
-      const bool here = std::isfinite(series.x[k]) && std::isfinite(series.y[k]);
-      if (!here) continue;
-      if (k > 0 && std::isfinite(series.x[k - 1]) && std::isfinite(series.y[k - 1])) {
-        double x0 = local_x(series.x[k - 1]), y0 = local_y(series.y[k - 1]);
-        double x1 = local_x(series.x[k]), y1 = local_y(series.y[k]);
-        if (clip_segment(x0, y0, x1, y1, -pad, -pad, area.width - 1 + pad, area.height - 1 + pad)) {
-          data.draw_line(round_px(x0), round_px(y0), round_px(x1), round_px(y1), colour, pen);
-        }
-      }
-      if (series.markers) {
-        const int m = pen + 4;
-        data.fill_rect(round_px(local_x(series.x[k])) - m / 2,
-                       round_px(local_y(series.y[k])) - m / 2, m, m, colour);
-      }
-    }
-  }
-  image.blit(data, area.x, area.y);
-  image.draw_rect(area.x - 1, area.y - 1, area.width + 2, area.height + 2, kBlack);
-
-  // ---- ticks and their labels
-  for (double t : x_ticks) {
-    const int px = layout.pixel_x(t);
-    image.fill_rect(px, area.y + area.height, 1, kTickLength + 1, kBlack);
-    const std::string label = format_tick(t, x_step);
-    image.draw_text(px - text_width_px(label, S) / 2, area.y + area.height + kTickLength + 5, label,
-                    kText, S);
-  }
-  for (double t : y_ticks) {
-    const int py = layout.pixel_y(t);
-    image.fill_rect(area.x - 1 - kTickLength, py, kTickLength, 1, kBlack);
-    const std::string label = format_tick(t, y_step);
-    image.draw_text(area.x - 1 - kTickLength - 4 - text_width_px(label, S), py - cap_h / 2, label,
-                    kText, S);
-  }
-
-  // ---- titles
-  if (!spec.title.empty()) {
-    const int w = text_width_px(spec.title, S);
-    image.draw_text(std::max(kMargin, area.x + (area.width - w) / 2), kMargin, spec.title, kText,
-                    S);
-  }
-  if (!spec.x_label.empty()) {
-    const int w = text_width_px(spec.x_label, S);
-    image.draw_text(area.x + (area.width - w) / 2, spec.height_px - kMargin - text_h, spec.x_label,
-                    kText, S);
-  }
-  if (!spec.y_label.empty()) {
-    const int w = text_width_px(spec.y_label, S);
-    image.draw_text_up(kMargin, area.y + (area.height - w) / 2, spec.y_label, kText, S);
-  }
-
-  // ---- legend
-  std::vector<std::size_t> named;
-  int name_w = 0;
-  for (std::size_t s = 0; s < spec.series.size(); ++s) {
-    if (spec.series[s].name.empty()) continue;
-    named.push_back(s);
-    name_w = std::max(name_w, text_width_px(spec.series[s].name, S));
-  }
-  if (!named.empty() && spec.legend != LegendPlacement::None) {
-    const int sample_w = 14 * S;
-    const int row_h = text_h + 2 * S;
-    const int box_w = 8 + sample_w + 8 + name_w + 8;
-    const int box_h = 8 + static_cast<int>(named.size()) * row_h - 2 * S + 8;
-    const int inset = 8;
-    const std::array<LegendPlacement, 4> corners = {
-        LegendPlacement::TopRight, LegendPlacement::TopLeft, LegendPlacement::BottomRight,
-        LegendPlacement::BottomLeft};
-    auto rect_for = [&](LegendPlacement p) {
-      const bool right_side = p == LegendPlacement::TopRight || p == LegendPlacement::BottomRight;
-      const bool top_side = p == LegendPlacement::TopRight || p == LegendPlacement::TopLeft;
-      return PixelRect{right_side ? area.x + area.width - inset - box_w : area.x + inset,
-                       top_side ? area.y + inset : area.y + area.height - inset - box_h, box_w,
-                       box_h};
-    };
-    LegendPlacement place = spec.legend;
-    if (place == LegendPlacement::Best) {
-      // Count data samples (points and every ~3 px along segments) under each candidate.
-      std::array<long long, 4> covered{};
-      for (const PlotSeries& series : spec.series) {
-        for (std::size_t k = 0; k < series.x.size(); ++k) {
-          if (!std::isfinite(series.x[k]) || !std::isfinite(series.y[k])) continue;
-          const double x1 = layout.pixel_x(series.x[k]), y1 = layout.pixel_y(series.y[k]);
-          double x0 = x1, y0 = y1;
-          if (k > 0 && std::isfinite(series.x[k - 1]) && std::isfinite(series.y[k - 1])) {
-            x0 = layout.pixel_x(series.x[k - 1]);
-            y0 = layout.pixel_y(series.y[k - 1]);
-          }
-          const int samples =
-              std::clamp(static_cast<int>(std::hypot(x1 - x0, y1 - y0) / 3.0), 1, 4000);
-          for (int q = 1; q <= samples; ++q) {
-            const double f = static_cast<double>(q) / samples;
-            const int px = round_px(x0 + f * (x1 - x0)), py = round_px(y0 + f * (y1 - y0));
-            for (std::size_t c = 0; c < corners.size(); ++c) {
-              if (rect_for(corners[c]).contains(px, py)) ++covered[c];
-            }
-          }
-        }
-      }
-      std::size_t best = 0;
-      for (std::size_t c = 1; c < corners.size(); ++c) {
-        if (covered[c] < covered[best]) best = c;
-      }
-      place = corners[best];
-    }
-    const PixelRect box = rect_for(place);
-    image.fill_rect(box.x, box.y, box.width, box.height, kWhite);
-    image.draw_rect(box.x, box.y, box.width, box.height, Rgb{150, 150, 150});
-    for (std::size_t r = 0; r < named.size(); ++r) {
-      const PlotSeries& series = spec.series[named[r]];
-      const Rgb colour = series.colour.value_or(series_colour(static_cast<int>(named[r])));
-      const int row_y = box.y + 8 + static_cast<int>(r) * row_h;
-      const int mid_y = row_y + cap_h / 2;
-      image.draw_line(box.x + 8, mid_y, box.x + 8 + sample_w, mid_y, colour,
-                      std::clamp(series.line_width_px, 1, 8));
-      if (series.markers) {
-        const int m = std::clamp(series.line_width_px, 1, 8) + 4;
-        image.fill_rect(box.x + 8 + sample_w / 2 - m / 2, mid_y - m / 2, m, m, colour);
-      }
-      image.draw_text(box.x + 8 + sample_w + 8, row_y, series.name, kText, S);
-    }
-    layout.legend = box;
-  }
+  image.blit(draw_data_area(spec, f), f.area.x, f.area.y);
+  image.draw_rect(f.area.x - 1, f.area.y - 1, f.area.width + 2, f.area.height + 2, kBlack);
+  draw_ticks(spec, layout, f, image);
+  draw_titles(spec, f.area, image);
+  draw_legend(spec, layout, image);
 
   if (layout_out != nullptr) *layout_out = std::move(layout);
   return image;

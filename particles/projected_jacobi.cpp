@@ -16,6 +16,195 @@ namespace {
 using Float4 = float __attribute__((vector_size(16)));
 using Float8 = float __attribute__((vector_size(32)));
 
+/// The contact rows as the solver walks them: row i's slots are [start[i], end[i]), slot k's
+/// partner particle is partner[k] (< 0: a wall or body).
+struct ContactRows {
+  const std::int32_t* start;
+  const std::int32_t* end;
+  const std::int32_t* partner;
+};
+
+/// The computed slots' list (ContactList::own_*): per entry the slot, its row, its partner and
+/// the pair's mirror slot in the partner's row (-1 for a wall or body).
+struct OwnSlotList {
+  std::int32_t* slot;
+  std::int32_t* row;
+  std::int32_t* partner;
+  std::int32_t* mirror;
+};
+
+/// What one thread's list_own_slots found: its part of the list, [begin, end), and the checks
+/// that every pair is listed in both rows.
+struct OwnSlots {
+  std::int64_t begin = 0, end = 0;
+  bool unpaired = false;
+  /// Pairs across chunks found by this thread's scans minus those its cursors skipped; the sum
+  /// over the threads is 0 when every such pair is in both rows.
+  std::int64_t cross_chunk_balance = 0;
+};
+
+/// The computed slots' list: at most one entry per slot (each thread's entries start at its first
+/// row's first slot, so the threads' parts never overlap), with room for every slot.
+OwnSlotList own_slot_list(ContactList& contacts, std::size_t n) {
+  const std::size_t slots = contacts.partner.size();
+  contacts.own_slot.resize(slots);
+  contacts.own_row.resize(slots);
+  contacts.own_partner.resize(slots);
+  contacts.own_mirror.resize(slots);
+  contacts.pair_cursor.resize(n);
+  return {contacts.own_slot.data(), contacts.own_row.data(), contacts.own_partner.data(),
+          contacts.own_mirror.data()};
+}
+
+/// Once per step, for rows [lo, hi) of one thread: the list of slots this thread computes, with
+/// their rows, partners and the pairs' mirror slots. A pair (i, j), i < j, is computed in row i
+/// only; its copy in row j (canonical order: found among the first slots of that row) receives
+/// the negated impulse. The other copy's value is exactly what row j would have computed itself
+/// (the two copies evaluate the same expressions with negated vectors, see solve_slots), so the
+/// results are those of the per-row solve at half the arithmetic. Each mirror slot is written by
+/// one row only.
+///
+/// The mirror slot is found by a cursor per row: row j's lower partners i < j come first, by
+/// increasing i, and this thread meets its pairs (i, j) by increasing i, so for j in its own
+/// chunk the next unmatched lower-partner slot of row j (starting after partners of earlier
+/// chunks) is the mirror. Only a partner in a later chunk (near the chunk boundary) is found
+/// by scanning its row. A search of row j for every pair was ~1/4 of the solve.
+///
+/// A pair listed in one row only (a detection bug) is refused, whichever row lacks it: a
+/// cursor or scan that does not land on i; a cursor left on a lower partner that never came;
+/// and, across chunks, a count: every pair whose rows lie in different chunks is skipped once
+/// by the higher row's cursor and found once by the lower row's scan.
+OwnSlots list_own_slots(const ContactRows& rows, std::int64_t lo, std::int64_t hi,
+                        std::int32_t* cursor, const OwnSlotList& own) {
+  const std::int32_t* start = rows.start;
+  const std::int32_t* row_end = rows.end;
+  const std::int32_t* partner = rows.partner;
+  OwnSlots out;
+  std::int64_t skipped_from_earlier_chunks = 0;
+  std::int64_t found_in_later_chunks = 0;
+  for (std::int64_t j = lo; j < hi; ++j) {
+    std::int32_t m = start[j];
+    while (m < row_end[j] && partner[m] >= 0 && partner[m] < lo) ++m;
+    skipped_from_earlier_chunks += m - start[j];
+    cursor[j] = m;
+  }
+  out.begin = lo < hi ? start[lo] : 0;
+  std::int64_t list_end = out.begin;
+  for (std::int64_t i = lo; i < hi; ++i) {
+    std::int32_t k = start[i];
+    const std::int32_t end = row_end[i];
+    while (k < end && partner[k] >= 0 && partner[k] < i) ++k;
+    for (; k < end; ++k) {
+      const std::int32_t j = partner[k];
+      std::int32_t m = -1;
+      if (j >= 0) {
+        if (j < hi) {
+          m = cursor[j]++;
+        } else {
+          m = start[j];
+          while (m < row_end[j] && partner[m] != i) ++m;
+          ++found_in_later_chunks;
+        }
+        if (m >= row_end[j] || partner[m] != i) {
+          out.unpaired = true;
+          continue;
+        }
+      }
+      own.slot[list_end] = k;
+      own.row[list_end] = static_cast<std::int32_t>(i);
+      own.partner[list_end] = j;
+      own.mirror[list_end] = m;
+      ++list_end;
+    }
+  }
+  for (std::int64_t j = lo; j < hi; ++j) {
+    const std::int32_t m = cursor[j];
+    if (m < row_end[j] && partner[m] >= 0 && partner[m] < j) out.unpaired = true;
+  }
+  out.end = list_end;
+  out.cross_chunk_balance = found_in_later_chunks - skipped_from_earlier_chunks;
+  return out;
+}
+
+/// What sum_rows reads besides the rows: the slots' impulses and normal/gap records, the
+/// particles' unconstrained velocities and inverse masses.
+struct RowSumInputs {
+  const float* impulse;
+  const float* normal_gap;
+  const float* vpx;
+  const float* vpy;
+  const float* vpz;
+  const float* inv_mass;
+};
+
+/// Pass 2 for particles [lo, hi): each particle's sums over its whole row, from iterate record a
+/// into its next iterate record b.
+void sum_rows(const ContactRows& rows, const RowSumInputs& in, const float* a, float* b,
+              std::int64_t lo, std::int64_t hi) {
+  constexpr std::size_t R = kSlotStride;
+  constexpr std::size_t S = kIterateStride;
+  const float* impulse = in.impulse;
+  const float* normal_gap = in.normal_gap;
+  const float* inv_mass = in.inv_mass;
+  for (std::int64_t i = lo; i < hi; ++i) {
+    // Slot records as GCC/Clang vector types (AVX on x86, two NEON registers on ARM, scalar
+    // code elsewhere; no library offers less), two records per 8-lane vector: lanes 0-2 of
+    // each half of `impulse_pairs` sum lambda and of `pushout_pairs` p n (lane 3 unused).
+    // The row is summed as (sum of its even slots + sum of its odd slots), plus the last
+    // slot when the count is odd: a fixed order (the row's contents decide it, never the
+    // threads) with two independent chains, where one sequential sum waited on the adder's
+    // latency at every slot.
+    Float8 impulse_pairs = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+    Float8 pushout_pairs = impulse_pairs;
+    const std::int32_t end = rows.end[i];
+    std::int32_t k = rows.start[i];
+    for (; k + 2 <= end; k += 2) {
+      Float8 lk, ngk;
+      std::memcpy(&lk, impulse + static_cast<std::size_t>(k) * R, sizeof lk);
+      std::memcpy(&ngk, normal_gap + static_cast<std::size_t>(k) * R, sizeof ngk);
+      impulse_pairs += lk;
+      pushout_pairs += __builtin_shufflevector(lk, lk, 3, 3, 3, 3, 7, 7, 7, 7) * ngk;
+    }
+    Float4 impulse_sum = __builtin_shufflevector(impulse_pairs, impulse_pairs, 0, 1, 2, 3) +
+                         __builtin_shufflevector(impulse_pairs, impulse_pairs, 4, 5, 6, 7);
+    Float4 pushout_sum = __builtin_shufflevector(pushout_pairs, pushout_pairs, 0, 1, 2, 3) +
+                         __builtin_shufflevector(pushout_pairs, pushout_pairs, 4, 5, 6, 7);
+    if (k < end) {
+      Float4 lk, ngk;
+      std::memcpy(&lk, impulse + static_cast<std::size_t>(k) * R, sizeof lk);
+      std::memcpy(&ngk, normal_gap + static_cast<std::size_t>(k) * R, sizeof ngk);
+      impulse_sum += lk;
+      pushout_sum += lk[3] * ngk;
+    }
+    const float sx = impulse_sum[0], sy = impulse_sum[1], sz = impulse_sum[2];
+    const float px = pushout_sum[0], py = pushout_sum[1], pz = pushout_sum[2];
+    const float* ai = a + static_cast<std::size_t>(i) * S;
+    float* bi = b + static_cast<std::size_t>(i) * S;
+    // The average of the particle's split sub-velocities (mass splitting).
+    bi[kIterW] = in.vpx[i] + inv_mass[i] * sx;
+    bi[kIterW + 1] = in.vpy[i] + inv_mass[i] * sy;
+    bi[kIterW + 2] = in.vpz[i] + inv_mass[i] * sz;
+    bi[kIterSplit] = ai[kIterSplit];
+    bi[kIterS] = inv_mass[i] * px;
+    bi[kIterS + 1] = inv_mass[i] * py;
+    bi[kIterS + 2] = inv_mass[i] * pz;
+    bi[kIterS + 3] = 0.0f;
+  }
+}
+
+/// Appends each sweep's largest impulse change over the threads to residual (max is order
+/// independent: deterministic for any thread count).
+void append_residuals(const std::vector<float>& change, int iterations, int max_team,
+                      std::vector<double>& residual) {
+  for (int it = 0; it < iterations; ++it) {
+    float sweep = 0.0f;
+    for (int t = 0; t < max_team; ++t) {
+      sweep = std::max(sweep, change[static_cast<std::size_t>(it) * max_team + t]);
+    }
+    residual.push_back(sweep);
+  }
+}
+
 }  // namespace
 
 int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, const float* vpx,
@@ -30,32 +219,17 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
   const float alpha = static_cast<float>(model.baumgarte);
   const float max_pushout = static_cast<float>(std::min(model.max_pushout_speed_m_per_s, 1e30));
   const float mu_particle = static_cast<float>(model.friction);
-  const std::int32_t* start = contacts.start.data();
-  const std::int32_t* row_end = contacts.end.data();
-  const std::int32_t* partner = contacts.partner.data();
+  const ContactRows rows{contacts.start.data(), contacts.end.data(), contacts.partner.data()};
   // Slot records of kSlotStride floats (particle_contacts.hpp).
-  constexpr std::size_t R = kSlotStride;
   const float* normal_gap = contacts.normal_gap.data();
   const float* surface = contacts.surface.data();
   float* impulse = contacts.impulse.data();
-  const std::size_t slots = contacts.partner.size();
-  // The computed slots' list: at most one entry per slot (each thread's entries start at its
-  // first row's first slot, so the threads' parts never overlap).
-  contacts.own_slot.resize(slots);
-  contacts.own_row.resize(slots);
-  contacts.own_partner.resize(slots);
-  contacts.own_mirror.resize(slots);
-  std::int32_t* own_slot = contacts.own_slot.data();
-  std::int32_t* own_row = contacts.own_row.data();
-  std::int32_t* own_partner = contacts.own_partner.data();
-  std::int32_t* own_mirror = contacts.own_mirror.data();
-  contacts.pair_cursor.resize(n);
+  const OwnSlotList own = own_slot_list(contacts, n);
   std::int32_t* cursor = contacts.pair_cursor.data();
+  const RowSumInputs row_inputs{impulse, normal_gap, vpx, vpy, vpz, inv_mass};
   float* buffers[2] = {iterate[0].data(), iterate[1].data()};
-  constexpr std::size_t S = kIterateStride;
 
-  // Per sweep and thread: the largest impulse change (max is order independent: deterministic for
-  // any thread count).
+  // Per sweep and thread: the largest impulse change.
   const int max_team = std::max(threads, 1);
   std::vector<float> change(static_cast<std::size_t>(std::max(iterations, 0)) * max_team, 0.0f);
   std::vector<std::int64_t> uniform;
@@ -70,68 +244,9 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
     const int team = omp_get_num_threads();
     const std::int64_t lo = team == max_team ? chunk[t] : count * t / team;
     const std::int64_t hi = team == max_team ? chunk[t + 1] : count * (t + 1) / team;
-    // Once per step: the list of slots this thread computes, with their rows, partners and the
-    // pairs' mirror slots. A pair (i, j), i < j, is computed in row i only; its copy in row j
-    // (canonical order: found among the first slots of that row) receives the negated impulse.
-    // The other copy's value is exactly what row j would have computed itself (the two copies
-    // evaluate the same expressions with negated vectors, see below), so the results are those of
-    // the per-row solve at half the arithmetic. Each mirror slot is written by one row only.
-    //
-    // The mirror slot is found by a cursor per row: row j's lower partners i < j come first, by
-    // increasing i, and this thread meets its pairs (i, j) by increasing i, so for j in its own
-    // chunk the next unmatched lower-partner slot of row j (starting after partners of earlier
-    // chunks) is the mirror. Only a partner in a later chunk (near the chunk boundary) is found
-    // by scanning its row. A search of row j for every pair was ~1/4 of the solve.
-    //
-    // A pair listed in one row only (a detection bug) is refused, whichever row lacks it: a
-    // cursor or scan that does not land on i; a cursor left on a lower partner that never came;
-    // and, across chunks, a count: every pair whose rows lie in different chunks is skipped once
-    // by the higher row's cursor and found once by the lower row's scan.
-    std::int64_t skipped_from_earlier_chunks = 0;
-    std::int64_t found_in_later_chunks = 0;
-    for (std::int64_t j = lo; j < hi; ++j) {
-      std::int32_t m = start[j];
-      while (m < row_end[j] && partner[m] >= 0 && partner[m] < lo) ++m;
-      skipped_from_earlier_chunks += m - start[j];
-      cursor[j] = m;
-    }
-    const std::int64_t list_begin = lo < hi ? start[lo] : 0;
-    std::int64_t list_end = list_begin;
-    for (std::int64_t i = lo; i < hi; ++i) {
-      std::int32_t k = start[i];
-      const std::int32_t end = row_end[i];
-      while (k < end && partner[k] >= 0 && partner[k] < i) ++k;
-      for (; k < end; ++k) {
-        const std::int32_t j = partner[k];
-        std::int32_t m = -1;
-        if (j >= 0) {
-          if (j < hi) {
-            m = cursor[j]++;
-          } else {
-            m = start[j];
-            while (m < row_end[j] && partner[m] != i) ++m;
-            ++found_in_later_chunks;
-          }
-          if (m >= row_end[j] || partner[m] != i) {
-            unpaired.store(true, std::memory_order_relaxed);
-            continue;
-          }
-        }
-        own_slot[list_end] = k;
-        own_row[list_end] = static_cast<std::int32_t>(i);
-        own_partner[list_end] = j;
-        own_mirror[list_end] = m;
-        ++list_end;
-      }
-    }
-    for (std::int64_t j = lo; j < hi; ++j) {
-      const std::int32_t m = cursor[j];
-      if (m < row_end[j] && partner[m] >= 0 && partner[m] < j) {
-        unpaired.store(true, std::memory_order_relaxed);
-      }
-    }
-    cross_chunk_balance.fetch_add(found_in_later_chunks - skipped_from_earlier_chunks,
-                                  std::memory_order_relaxed);
+    const OwnSlots mine = list_own_slots(rows, lo, hi, cursor, own);
+    if (mine.unpaired) unpaired.store(true, std::memory_order_relaxed);
+    cross_chunk_balance.fetch_add(mine.cross_chunk_balance, std::memory_order_relaxed);
 #pragma omp barrier
     // Read after the pair pass's barrier: every thread sees the same values and skips the sweeps
     // together.
@@ -143,57 +258,14 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
       float* b = buffers[1 - cur];
       // Pass 1: the new impulse of every contact, once (each pair in its lower particle's row),
       // in SIMD lanes where the target has them (projected_jacobi_slots.hpp).
-      const SlotPass pass{a,       normal_gap,  surface,    impulse, own_slot,
-                          own_row, own_partner, own_mirror, omega,   inv_dt,
+      const SlotPass pass{a,       normal_gap,  surface,    impulse, own.slot,
+                          own.row, own.partner, own.mirror, omega,   inv_dt,
                           alpha,   max_pushout, mu_particle};
-      const float sweep_change = solve_slots(pass, list_begin, list_end);
+      const float sweep_change = solve_slots(pass, mine.begin, mine.end);
       // Pass 2, after a barrier (every slot of the sweep is written): each particle's sums over
       // its whole row into its next iterate record.
 #pragma omp barrier
-      for (std::int64_t i = lo; i < hi; ++i) {
-        // Slot records as GCC/Clang vector types (AVX on x86, two NEON registers on ARM, scalar
-        // code elsewhere; no library offers less), two records per 8-lane vector: lanes 0-2 of
-        // each half of `impulse_pairs` sum lambda and of `pushout_pairs` p n (lane 3 unused).
-        // The row is summed as (sum of its even slots + sum of its odd slots), plus the last
-        // slot when the count is odd: a fixed order (the row's contents decide it, never the
-        // threads) with two independent chains, where one sequential sum waited on the adder's
-        // latency at every slot.
-        Float8 impulse_pairs = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-        Float8 pushout_pairs = impulse_pairs;
-        const std::int32_t end = row_end[i];
-        std::int32_t k = start[i];
-        for (; k + 2 <= end; k += 2) {
-          Float8 lk, ngk;
-          std::memcpy(&lk, impulse + static_cast<std::size_t>(k) * R, sizeof lk);
-          std::memcpy(&ngk, normal_gap + static_cast<std::size_t>(k) * R, sizeof ngk);
-          impulse_pairs += lk;
-          pushout_pairs += __builtin_shufflevector(lk, lk, 3, 3, 3, 3, 7, 7, 7, 7) * ngk;
-        }
-        Float4 impulse_sum = __builtin_shufflevector(impulse_pairs, impulse_pairs, 0, 1, 2, 3) +
-                             __builtin_shufflevector(impulse_pairs, impulse_pairs, 4, 5, 6, 7);
-        Float4 pushout_sum = __builtin_shufflevector(pushout_pairs, pushout_pairs, 0, 1, 2, 3) +
-                             __builtin_shufflevector(pushout_pairs, pushout_pairs, 4, 5, 6, 7);
-        if (k < end) {
-          Float4 lk, ngk;
-          std::memcpy(&lk, impulse + static_cast<std::size_t>(k) * R, sizeof lk);
-          std::memcpy(&ngk, normal_gap + static_cast<std::size_t>(k) * R, sizeof ngk);
-          impulse_sum += lk;
-          pushout_sum += lk[3] * ngk;
-        }
-        const float sx = impulse_sum[0], sy = impulse_sum[1], sz = impulse_sum[2];
-        const float px = pushout_sum[0], py = pushout_sum[1], pz = pushout_sum[2];
-        const float* ai = a + static_cast<std::size_t>(i) * S;
-        float* bi = b + static_cast<std::size_t>(i) * S;
-        // The average of the particle's split sub-velocities (mass splitting).
-        bi[kIterW] = vpx[i] + inv_mass[i] * sx;
-        bi[kIterW + 1] = vpy[i] + inv_mass[i] * sy;
-        bi[kIterW + 2] = vpz[i] + inv_mass[i] * sz;
-        bi[kIterSplit] = ai[kIterSplit];
-        bi[kIterS] = inv_mass[i] * px;
-        bi[kIterS + 1] = inv_mass[i] * py;
-        bi[kIterS + 2] = inv_mass[i] * pz;
-        bi[kIterS + 3] = 0.0f;
-      }
+      sum_rows(rows, row_inputs, a, b, lo, hi);
       change[static_cast<std::size_t>(it) * max_team + t] = sweep_change;
       cur = 1 - cur;
       // Every record of b is written before any thread reads it as a in the next sweep.
@@ -205,13 +277,7 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
         "particle solver: a particle pair is in one particle's contact row but not in the "
         "other's (the detection pass must store both copies)");
   }
-  for (int it = 0; it < iterations; ++it) {
-    float sweep = 0.0f;
-    for (int t = 0; t < max_team; ++t) {
-      sweep = std::max(sweep, change[static_cast<std::size_t>(it) * max_team + t]);
-    }
-    residual.push_back(sweep);
-  }
+  append_residuals(change, iterations, max_team, residual);
   return iterations % 2;
 }
 

@@ -343,20 +343,13 @@ inline void accumulate_sample(const ChordTable& chord, double rho, double weight
   for (std::size_t f = 0; f < acc.v.size(); ++f) acc.v[f] += wl * lo.v[f] + wh * hi.v[f];
 }
 
-/// Builds source's chords (eq. 3-21) and interpolates them onto the grid (Fig. 5) into field,
-/// with the scale that normalises it to the source's displaced volume (eq. 22-23). With
-/// lattice.stride c > 1 only the lattice's nodes (global indices multiples of c) are evaluated.
-void local_field(const FlowParameters& p, const FlowWindow& w, const double* load_sign,
-                 double reach_m, const OffsetTable& offsets, const Lattice& lattice,
-                 const Source& source, ChordSet& set, Field& field) {
+/// Eq. 3 and eq. 5-16: the field's n_C chord directions, turned by the node's chord set
+/// rotation, and all its chords at once (build_chords), into set.batch. Clears the per-chord
+/// lists that the next stages fill.
+void cast_chords(const FlowParameters& p, const FlowWindow& w, const double* load_sign,
+                 double reach_m, const Source& source, double alpha_rnd, ChordSet& set) {
   const int n_c = p.chord_count;
-  const double cell = w.cell_size_m;
-  const int ic = source.ic, jc = source.jc;
   const double spacing = 2.0 * kPi / static_cast<double>(n_c);
-  const double alpha_rnd = chord_set_rotation(p.seed, n_c, static_cast<long long>(w.i0) + ic,
-                                              static_cast<long long>(w.j0) + jc);
-  const Vec3& v_c = source.velocity_W;
-
   set.begin.assign(1, 0);
   set.length.clear();
   set.direction.clear();
@@ -368,21 +361,30 @@ void local_field(const FlowParameters& p, const FlowWindow& w, const double* loa
   set.alpha.resize(static_cast<std::size_t>(n_c));
   for (int k = 0; k < n_c; ++k)
     set.alpha[static_cast<std::size_t>(k)] = spacing * static_cast<double>(k) + alpha_rnd;
-  build_chords(p, w, load_sign, ic, jc, v_c, set.alpha.data(), n_c, reach_m, set.batch);
+  build_chords(p, w, load_sign, source.ic, source.jc, source.velocity_W, set.alpha.data(), n_c,
+               reach_m, set.batch);
+}
+
+/// What measure_chords finds over all chords of a field.
+struct ChordExtent {
+  double longest = 0.0;  ///< the longest l_C
+  int most_nodes = 1;    ///< the most nodes on one chord
+};
+
+/// Per chord: its length l_C, end node and direction weight f_C (eq. 17).
+ChordExtent measure_chords(const FlowParameters& p, const Vec3& v_c, ChordSet& set) {
+  const int n_c = p.chord_count;
   const ChordBatch& batch = set.batch;
   const auto lanes = static_cast<std::size_t>(batch.lanes);
-
-  // Per chord: its length l_C, end node and direction weight f_C (eq. 17).
-  double longest = 0.0;
-  int most_nodes = 1;
+  ChordExtent extent;
   set.lane_length.assign(lanes, 1.0);
   for (int k = 0; k < n_c; ++k) {
     const auto ku = static_cast<std::size_t>(k);
     const Vec3 e_C(batch.e_x[ku], batch.e_y[ku], 0.0);  // eq. 4
     const std::size_t last = static_cast<std::size_t>(batch.count[ku] - 1) * lanes + ku;
     const double l_C = batch.distance_m[last];
-    longest = std::max(longest, l_C);
-    most_nodes = std::max(most_nodes, batch.count[ku]);
+    extent.longest = std::max(extent.longest, l_C);
+    extent.most_nodes = std::max(extent.most_nodes, batch.count[ku]);
     set.lane_length[ku] = l_C;
     set.length.push_back(l_C);
     set.direction.push_back(chord_direction_weight(v_c, e_C, p.psi_angle));
@@ -394,10 +396,15 @@ void local_field(const FlowParameters& p, const FlowWindow& w, const double* loa
   if (!(*std::max_element(set.direction.begin(), set.direction.end()) > 0.0)) {
     std::fill(set.direction.begin(), set.direction.end(), 1.0);
   }
+  return extent;
+}
 
-  // Eq. 18 (reconstructed: l_s / l_C, the relative distance, see docs) and the inverse node gaps
-  // of the chords' linear interpolation, for all chords in SIMD lanes (node m of chord c at
-  // m * lanes + c, as in the batch; entries past a chord's end are not read).
+/// Eq. 18 (reconstructed: l_s / l_C, the relative distance, see docs) and the inverse node gaps
+/// of the chords' linear interpolation, for all chords in SIMD lanes (node m of chord c at
+/// m * lanes + c, as in the batch; entries past a chord's end are not read).
+void relative_distance_weights(const FlowParameters& p, int most_nodes, ChordSet& set) {
+  const ChordBatch& batch = set.batch;
+  const auto lanes = static_cast<std::size_t>(batch.lanes);
   const std::size_t entries = static_cast<std::size_t>(most_nodes) * lanes;
   set.fbar.resize(entries);
   set.inv_gap.resize(entries);
@@ -424,7 +431,12 @@ void local_field(const FlowParameters& p, const FlowWindow& w, const double* loa
       }
     }
   }
+}
 
+/// The chords' node values in chord order (chord k's at [begin[k], begin[k + 1]) of set.values).
+void chord_node_values(int n_c, ChordSet& set) {
+  const ChordBatch& batch = set.batch;
+  const auto lanes = static_cast<std::size_t>(batch.lanes);
   // Eq. 19: f_s = f_C * fbar_s; eq. 20: s_s(i) = sum of f_s beyond i; eq. 21: t_s.
   for (int k = 0; k < n_c; ++k) {
     const auto ku = static_cast<std::size_t>(k);
@@ -444,7 +456,11 @@ void local_field(const FlowParameters& p, const FlowWindow& w, const double* loa
     }
     set.begin.push_back(static_cast<int>(set.values.size()));
   }
+}
 
+/// Every chord resampled into its table (resample_chord), and what the interpolation reads per
+/// chord: the table, and whether the sector up to the next chord carries anything.
+void tabulate_chords(int n_c, ChordSet& set) {
   set.table_begin.clear();
   set.table_size.clear();
   set.table.clear();
@@ -465,22 +481,35 @@ void local_field(const FlowParameters& p, const FlowWindow& w, const double* loa
     const auto next = static_cast<std::size_t>(k + 1 == n_c ? 0 : k + 1);
     set.sector_empty.push_back(set.direction[ku] == 0.0 && set.direction[next] == 0.0 ? 1 : 0);
   }
+}
 
-  // Fig. 5: a grid node P between chords A and B takes, at its relative distance
-  // rho = |r_P| / r_max with r_max interpolated between the chord lengths, the values of both
-  // chords at rho * l_A and rho * l_B, weighted by its angle to each. Nodes up to half a cell
-  // beyond r_max belong to the field too (with the end values), so that the chords' end nodes,
-  // which lie off the rays by up to half a cell, are covered. Only nodes within support of the
-  // displacing node can be in the field; each row is visited over that disc's chord only.
-  // With stride c > 1 only the lattice's nodes in this disc are evaluated; the spread then
-  // carries their sums up to c - 1 nodes further along each axis (docs/soil_flow.md).
-  const int stride = lattice.stride;
-  const double support = std::min(longest + cell, reach_m);
-  const int radius = static_cast<int>(std::ceil(support / cell));
-  const int i_lo = std::max(ic - radius, 0), i_hi = std::min(ic + radius, w.nx - 1);
-  const int j_lo = std::max(jc - radius, 0), j_hi = std::min(jc + radius, w.ny - 1);
+/// The part of the window a field can cover: the disc of its support around the displacing node,
+/// clipped to the window as a box of nodes.
+struct FieldExtent {
+  double support = 0.0;  ///< radius of the field's support [m]
+  int radius = 0;        ///< support in whole cells
+  int i_lo = 0, i_hi = 0, j_lo = 0, j_hi = 0;
+};
+
+/// Only nodes within support of the displacing node can be in the field: the longest chord and
+/// half a cell more (end nodes lie off the rays), never beyond the reach.
+FieldExtent field_extent(const FlowWindow& w, int ic, int jc, double longest, double reach_m) {
+  const double cell = w.cell_size_m;
+  FieldExtent x;
+  x.support = std::min(longest + cell, reach_m);
+  x.radius = static_cast<int>(std::ceil(x.support / cell));
+  x.i_lo = std::max(ic - x.radius, 0);
+  x.i_hi = std::min(ic + x.radius, w.nx - 1);
+  x.j_lo = std::max(jc - x.radius, 0);
+  x.j_hi = std::min(jc + x.radius, w.ny - 1);
+  return x;
+}
+
+/// Makes field hold the box's contributions (or n_C end-node ones if degenerate), by row, and the
+/// per-row scratch of set hold a row of the disc.
+void reserve_field(const FieldExtent& x, int n_c, Field& field, ChordSet& set) {
   const std::size_t box =
-      static_cast<std::size_t>(i_hi - i_lo + 1) * static_cast<std::size_t>(j_hi - j_lo + 1);
+      static_cast<std::size_t>(x.i_hi - x.i_lo + 1) * static_cast<std::size_t>(x.j_hi - x.j_lo + 1);
   const std::size_t capacity = std::max<std::size_t>(box, static_cast<std::size_t>(n_c));
   if (field.node.size() < capacity) {
     for (auto* v :
@@ -488,6 +517,102 @@ void local_field(const FlowParameters& p, const FlowWindow& w, const double* loa
       v->resize(capacity);
     field.node.resize(capacity);
   }
+  field.j_lo = x.j_lo;
+  field.rows = x.j_hi - x.j_lo + 1;
+  field.row_begin.resize(static_cast<std::size_t>(field.rows) + 1);
+  field.by_row = true;
+  for (auto* v : {&set.row_a, &set.row_in_field})
+    v->resize(static_cast<std::size_t>(2 * x.radius + 1));
+  for (auto* v : {&set.row_w_b, &set.row_rho, &set.row_distance, &set.row_angle})
+    v->resize(static_cast<std::size_t>(2 * x.radius + 1));
+}
+
+/// One row of the disc, as pass 1 and pass 2 of interpolate_field see it: count nodes from
+/// window column i_first, stride apart, with their offsets' distances and angles contiguous.
+struct FieldRow {
+  int i_first = 0;
+  int count = 0;
+  std::uint32_t row_node = 0;  ///< window index of the row's column 0
+  const double* distance = nullptr;
+  const double* angle = nullptr;
+};
+
+/// Row j of the field's disc: the disc's half chord in this row, one node wider than needed (the
+/// test on r in place_between_chords decides, this only saves visiting nodes that are certainly
+/// outside), on the lattice's columns where stride > 1.
+FieldRow field_row(const FlowWindow& w, const OffsetTable& offsets, const Lattice& lattice, int ic,
+                   int jc, const FieldExtent& x, double support_cells2, int j, ChordSet& set) {
+  const int stride = lattice.stride;
+  const double dj = static_cast<double>(j - jc);
+  const int half =
+      std::min(x.radius, static_cast<int>(std::sqrt(std::max(support_cells2 - dj * dj, 0.0))) + 1);
+  int i_first = std::max(x.i_lo, ic - half);
+  const int i_last = std::min(x.i_hi, ic + half);
+  if (stride > 1) i_first += floor_mod(lattice.first_i - i_first, stride);
+  const std::ptrdiff_t row =
+      static_cast<std::ptrdiff_t>(j - jc + offsets.radius) * offsets.side + offsets.radius - ic;
+  FieldRow r;
+  r.i_first = i_first;
+  r.row_node = static_cast<std::uint32_t>(w.index(0, j));
+  r.count = i_last < i_first ? 0 : (i_last - i_first) / stride + 1;
+  r.distance = offsets.distance_m.data() + (row + i_first);
+  r.angle = offsets.angle_rad.data() + (row + i_first);
+  if (stride > 1) {
+    // The row's lattice nodes, gathered so that pass 1 reads contiguous arrays.
+    for (int n = 0; n < r.count; ++n) {
+      set.row_distance[static_cast<std::size_t>(n)] = r.distance[n * stride];
+      set.row_angle[static_cast<std::size_t>(n)] = r.angle[n * stride];
+    }
+    r.distance = set.row_distance.data();
+    r.angle = set.row_angle.data();
+  }
+  return r;
+}
+
+/// Pass 1 over a row, without branches (it vectorises): where each node lies between the chords
+/// (a, w_b), its relative distance rho, and whether it is in the field, into set's row scratch.
+void place_between_chords(int n_c, double alpha_rnd, double support, double half_cell,
+                          const FieldRow& row, ChordSet& set) {
+  const double spacing = 2.0 * kPi / static_cast<double>(n_c);
+  const double n_c_d = static_cast<double>(n_c);
+  const double inv_spacing = 1.0 / spacing;
+  const int* sector_empty = set.sector_empty.data();
+  const double* length = set.length.data();
+  int* row_a = set.row_a.data();
+  int* in_field = set.row_in_field.data();
+  double* row_w_b = set.row_w_b.data();
+  double* row_rho = set.row_rho.data();
+  const double* row_distance = row.distance;
+  const double* row_angle = row.angle;
+  const int count = row.count;
+#pragma omp simd
+  for (int n = 0; n < count; ++n) {
+    const double r = row_distance[n];
+    double u = (row_angle[n] - alpha_rnd) * inv_spacing;
+    u = u < 0.0 ? u + n_c_d : u;
+    const int a = std::min(static_cast<int>(u), n_c - 1);
+    const double w_b = std::clamp(u - static_cast<double>(a), 0.0, 1.0);
+    const int b = a + 1 == n_c ? 0 : a + 1;
+    const double r_max = (1.0 - w_b) * length[a] + w_b * length[b];
+    // Between two chords that carry nothing (f_C = 0, opposed to the motion) every value is 0:
+    // leaving the node out changes no sum.
+    in_field[n] = static_cast<int>(!(r > support)) & static_cast<int>(!(r > r_max + half_cell)) &
+                  (1 - sector_empty[a]);
+    row_a[n] = a;
+    row_w_b[n] = w_b;
+    row_rho[n] = r_max > 0.0 ? std::min(r / r_max, 1.0) : 0.0;
+  }
+}
+
+/// Pass 2: the row's nodes in the field sample both chords; each becomes a contribution of field
+/// (from index used on, which it advances), and its f_delta is added to total.
+void sample_row(int n_c, int stride, const FieldRow& row, const ChordSet& set, Field& field,
+                std::size_t& used, double& total) {
+  const ChordTable* chords = set.chords.data();
+  const int* row_a = set.row_a.data();
+  const int* in_field = set.row_in_field.data();
+  const double* row_w_b = set.row_w_b.data();
+  const double* row_rho = set.row_rho.data();
   std::uint32_t* node_out = field.node.data();
   double* deposit_out = field.deposit.data();
   double* qx_out = field.qx.data();
@@ -495,101 +620,69 @@ void local_field(const FlowParameters& p, const FlowWindow& w, const double* loa
   double* qz_out = field.qz.data();
   double* flow_out = field.flow_norm.data();
   double* depth_out = field.depth.data();
-  field.j_lo = j_lo;
-  field.rows = j_hi - j_lo + 1;
-  field.row_begin.resize(static_cast<std::size_t>(field.rows) + 1);
-  field.by_row = true;
-  std::size_t used = 0;
-  const double n_c_d = static_cast<double>(n_c);
-  const double inv_spacing = 1.0 / spacing;
-  const double support_cells2 = (support / cell) * (support / cell);
+  for (int n = 0; n < row.count; ++n) {
+    if (!in_field[n]) continue;
+    const int a = row_a[n];
+    const int b = a + 1 == n_c ? 0 : a + 1;
+    const double w_b = row_w_b[n], rho = row_rho[n];
+    TableValue s{};
+    accumulate_sample(chords[a], rho, 1.0 - w_b, s);
+    accumulate_sample(chords[b], rho, w_b, s);
+    node_out[used] = row.row_node + static_cast<std::uint32_t>(row.i_first + n * stride);
+    deposit_out[used] = s.v[kDeposit];
+    qx_out[used] = s.v[kTx];
+    qy_out[used] = s.v[kTy];
+    qz_out[used] = s.v[kTz];
+    flow_out[used] = s.v[kFlow];
+    depth_out[used] = s.v[kDepth];
+    ++used;
+    total += s.v[kDeposit];
+  }
+}
+
+/// Fig. 5: a grid node P between chords A and B takes, at its relative distance
+/// rho = |r_P| / r_max with r_max interpolated between the chord lengths, the values of both
+/// chords at rho * l_A and rho * l_B, weighted by its angle to each. Nodes up to half a cell
+/// beyond r_max belong to the field too (with the end values), so that the chords' end nodes,
+/// which lie off the rays by up to half a cell, are covered. Only nodes within support of the
+/// displacing node can be in the field; each row is visited over that disc's chord only.
+/// With stride c > 1 only the lattice's nodes in this disc are evaluated; the spread then
+/// carries their sums up to c - 1 nodes further along each axis (docs/soil_flow.md).
+/// Writes field's contributions by row (t_delta still unnormalised) and returns the sum of their
+/// f_delta.
+double interpolate_field(const FlowParameters& p, const FlowWindow& w, const OffsetTable& offsets,
+                         const Lattice& lattice, int ic, int jc, double alpha_rnd,
+                         const FieldExtent& x, ChordSet& set, Field& field) {
+  const int n_c = p.chord_count;
+  const double cell = w.cell_size_m;
+  const int stride = lattice.stride;
+  const double support_cells2 = (x.support / cell) * (x.support / cell);
   const double half_cell = 0.5 * cell;
-  const ChordTable* chords = set.chords.data();
-  const int* sector_empty = set.sector_empty.data();
-  const double* length = set.length.data();
-  for (auto* v : {&set.row_a, &set.row_in_field})
-    v->resize(static_cast<std::size_t>(2 * radius + 1));
-  for (auto* v : {&set.row_w_b, &set.row_rho, &set.row_distance, &set.row_angle})
-    v->resize(static_cast<std::size_t>(2 * radius + 1));
-  int* row_a = set.row_a.data();
-  int* in_field = set.row_in_field.data();
-  double* row_w_b = set.row_w_b.data();
-  double* row_rho = set.row_rho.data();
-  const double* distance = offsets.distance_m.data();
-  const double* angle = offsets.angle_rad.data();
+  std::size_t used = 0;
   double total = 0.0;
   // Row j is a lattice row when (j - first_j) mod stride is 0; the phase is kept as j advances
   // (an integer division per row was a visible part of this loop).
-  int phase = floor_mod(j_lo - lattice.first_j, stride);
-  for (int j = j_lo; j <= j_hi; ++j, phase = phase + 1 == stride ? 0 : phase + 1) {
-    field.row_begin[static_cast<std::size_t>(j - j_lo)] = static_cast<std::uint32_t>(used);
+  int phase = floor_mod(x.j_lo - lattice.first_j, stride);
+  for (int j = x.j_lo; j <= x.j_hi; ++j, phase = phase + 1 == stride ? 0 : phase + 1) {
+    field.row_begin[static_cast<std::size_t>(j - x.j_lo)] = static_cast<std::uint32_t>(used);
     if (phase != 0) continue;
-    // The disc's half chord in this row, one node wider than needed: the test on r below
-    // decides, this only saves visiting nodes that are certainly outside.
-    const double dj = static_cast<double>(j - jc);
-    const int half =
-        std::min(radius, static_cast<int>(std::sqrt(std::max(support_cells2 - dj * dj, 0.0))) + 1);
-    int i_first = std::max(i_lo, ic - half);
-    const int i_last = std::min(i_hi, ic + half);
-    if (stride > 1) i_first += floor_mod(lattice.first_i - i_first, stride);
-    const std::ptrdiff_t row =
-        static_cast<std::ptrdiff_t>(j - jc + offsets.radius) * offsets.side + offsets.radius - ic;
-    const auto row_node = static_cast<std::uint32_t>(w.index(0, j));
-    // Pass 1 over the row, without branches (it vectorises): where each node lies between the
-    // chords (a, w_b), its relative distance rho, and whether it is in the field.
-    const int count = i_last < i_first ? 0 : (i_last - i_first) / stride + 1;
-    const double* row_distance = distance + (row + i_first);
-    const double* row_angle = angle + (row + i_first);
-    if (stride > 1) {
-      // The row's lattice nodes, gathered so that pass 1 reads contiguous arrays.
-      for (int n = 0; n < count; ++n) {
-        set.row_distance[static_cast<std::size_t>(n)] = row_distance[n * stride];
-        set.row_angle[static_cast<std::size_t>(n)] = row_angle[n * stride];
-      }
-      row_distance = set.row_distance.data();
-      row_angle = set.row_angle.data();
-    }
-#pragma omp simd
-    for (int n = 0; n < count; ++n) {
-      const double r = row_distance[n];
-      double u = (row_angle[n] - alpha_rnd) * inv_spacing;
-      u = u < 0.0 ? u + n_c_d : u;
-      const int a = std::min(static_cast<int>(u), n_c - 1);
-      const double w_b = std::clamp(u - static_cast<double>(a), 0.0, 1.0);
-      const int b = a + 1 == n_c ? 0 : a + 1;
-      const double r_max = (1.0 - w_b) * length[a] + w_b * length[b];
-      // Between two chords that carry nothing (f_C = 0, opposed to the motion) every value is 0:
-      // leaving the node out changes no sum.
-      in_field[n] = static_cast<int>(!(r > support)) & static_cast<int>(!(r > r_max + half_cell)) &
-                    (1 - sector_empty[a]);
-      row_a[n] = a;
-      row_w_b[n] = w_b;
-      row_rho[n] = r_max > 0.0 ? std::min(r / r_max, 1.0) : 0.0;
-    }
-    // Pass 2: the nodes in the field sample both chords.
-    for (int n = 0; n < count; ++n) {
-      if (!in_field[n]) continue;
-      const int a = row_a[n];
-      const int b = a + 1 == n_c ? 0 : a + 1;
-      const double w_b = row_w_b[n], rho = row_rho[n];
-      TableValue s{};
-      accumulate_sample(chords[a], rho, 1.0 - w_b, s);
-      accumulate_sample(chords[b], rho, w_b, s);
-      node_out[used] = row_node + static_cast<std::uint32_t>(i_first + n * stride);
-      deposit_out[used] = s.v[kDeposit];
-      qx_out[used] = s.v[kTx];
-      qy_out[used] = s.v[kTy];
-      qz_out[used] = s.v[kTz];
-      flow_out[used] = s.v[kFlow];
-      depth_out[used] = s.v[kDepth];
-      ++used;
-      total += s.v[kDeposit];
-    }
+    const FieldRow row = field_row(w, offsets, lattice, ic, jc, x, support_cells2, j, set);
+    place_between_chords(n_c, alpha_rnd, x.support, half_cell, row, set);
+    sample_row(n_c, stride, row, set, field, used, total);
   }
   field.row_begin[static_cast<std::size_t>(field.rows)] = static_cast<std::uint32_t>(used);
+  field.used = used;
+  return total;
+}
 
-  // Eq. 20-21 on the grid: Q = s_delta t_delta / |t_delta|. Kept out of the loop above, whose
-  // latency it would lengthen (a square root and a division); this loop vectorises.
+/// Eq. 20-21 on the grid: Q = s_delta t_delta / |t_delta|. Kept out of interpolate_field's loop,
+/// whose latency it would lengthen (a square root and a division); this loop vectorises.
+void normalise_flow(Field& field) {
+  const std::size_t used = field.used;
+  double* qx_out = field.qx.data();
+  double* qy_out = field.qy.data();
+  double* qz_out = field.qz.data();
+  double* flow_out = field.flow_norm.data();
 #pragma omp simd
   for (std::size_t m = 0; m < used; ++m) {
     const double tx = qx_out[m], ty = qy_out[m], tz = qz_out[m];
@@ -602,27 +695,60 @@ void local_field(const FlowParameters& p, const FlowWindow& w, const double* loa
     qz_out[m] = tz * q;
     flow_out[m] = flow;
   }
+}
 
-  if (!(total > 0.0)) {
-    // Degenerate field (every node that would take soil is cut off): the soil goes to the
-    // chords' end nodes, by direction weight, and no flow is recorded.
-    field.by_row = false;
-    used = 0;
-    total = 0.0;
-    for (int k = 0; k < n_c; ++k) {
-      const auto ku = static_cast<std::size_t>(k);
-      node_out[used] =
-          static_cast<std::uint32_t>(w.index(ic + set.end_di[ku], jc + set.end_dj[ku]));
-      deposit_out[used] = set.direction[ku];
-      qx_out[used] = qy_out[used] = qz_out[used] = flow_out[used] = depth_out[used] = 0.0;
-      total += deposit_out[used];
-      ++used;
-    }
+/// Degenerate field (every node that would take soil is cut off): the soil goes to the chords'
+/// end nodes, by direction weight, and no flow is recorded. Returns the sum of the deposits.
+double deposit_at_chord_ends(const FlowWindow& w, int n_c, int ic, int jc, const ChordSet& set,
+                             Field& field) {
+  field.by_row = false;
+  std::uint32_t* node_out = field.node.data();
+  double* deposit_out = field.deposit.data();
+  double* qx_out = field.qx.data();
+  double* qy_out = field.qy.data();
+  double* qz_out = field.qz.data();
+  double* flow_out = field.flow_norm.data();
+  double* depth_out = field.depth.data();
+  std::size_t used = 0;
+  double total = 0.0;
+  for (int k = 0; k < n_c; ++k) {
+    const auto ku = static_cast<std::size_t>(k);
+    node_out[used] = static_cast<std::uint32_t>(w.index(ic + set.end_di[ku], jc + set.end_dj[ku]));
+    deposit_out[used] = set.direction[ku];
+    qx_out[used] = qy_out[used] = qz_out[used] = flow_out[used] = depth_out[used] = 0.0;
+    total += deposit_out[used];
+    ++used;
   }
+  field.used = used;
+  return total;
+}
+
+/// Builds source's chords (eq. 3-21) and interpolates them onto the grid (Fig. 5) into field,
+/// with the scale that normalises it to the source's displaced volume (eq. 22-23). With
+/// lattice.stride c > 1 only the lattice's nodes (global indices multiples of c) are evaluated.
+void local_field(const FlowParameters& p, const FlowWindow& w, const double* load_sign,
+                 double reach_m, const OffsetTable& offsets, const Lattice& lattice,
+                 const Source& source, ChordSet& set, Field& field) {
+  const int n_c = p.chord_count;
+  const int ic = source.ic, jc = source.jc;
+  // The chord set's rotation depends on the node's global index only (not the window's origin).
+  const double alpha_rnd = chord_set_rotation(p.seed, n_c, static_cast<long long>(w.i0) + ic,
+                                              static_cast<long long>(w.j0) + jc);
+
+  cast_chords(p, w, load_sign, reach_m, source, alpha_rnd, set);
+  const ChordExtent chords = measure_chords(p, source.velocity_W, set);
+  relative_distance_weights(p, chords.most_nodes, set);
+  chord_node_values(n_c, set);
+  tabulate_chords(n_c, set);
+
+  const FieldExtent extent = field_extent(w, ic, jc, chords.longest, reach_m);
+  reserve_field(extent, n_c, field, set);
+  double total = interpolate_field(p, w, offsets, lattice, ic, jc, alpha_rnd, extent, set, field);
+  normalise_flow(field);
+  if (!(total > 0.0)) total = deposit_at_chord_ends(w, n_c, ic, jc, set, field);
 
   // Eq. 22-23, applied as the superposition adds the field.
   field.scale = source.volume_m3 / total;
-  field.used = used;
 }
 
 /// Adds field's contributions to window rows [row_begin, row_end) of the sums (eq. 24-25 and

@@ -161,13 +161,18 @@ void DenseQpSolver::recompute_from_active(int n) {
   (void)n;
 }
 
-QpResult DenseQpSolver::solve(const QpProblem& qp, std::span<const int> warm_active,
-                              const QpOptions& options) {
-  check_shapes(qp);
-  const int n = static_cast<int>(qp.H.rows());
-  const int m = static_cast<int>(qp.A_in.rows());
-  const int p = static_cast<int>(qp.A_eq.rows());
+/// The inequality rows, normalised (see the top of this file), and which of them are active.
+struct DenseQpSolver::InequalityRows {
+  Eigen::VectorXd norm;         ///< |a_i| per row
+  Eigen::MatrixXd N;            ///< n_i^T = -a_i / |a_i| per row (0 for a zero row)
+  Eigen::VectorXd c;            ///< c_i = -b_i / |a_i| (0 for a zero row)
+  std::vector<char> is_active;  ///< 1 while row i is in the active set
+};
 
+// H = L L^T, J = L^-T (Q = I with no row active) and the unconstrained minimiser x0 = -H^-1 g, the
+// dual method's starting point; the active set and its factors start empty.
+void DenseQpSolver::factorise_hessian(const QpProblem& qp) {
+  const int n = static_cast<int>(qp.H.rows());
   Eigen::LLT<Eigen::MatrixXd> llt(qp.H);
   if (llt.info() != Eigen::Success) {
     throw QpError("QP: H is not positive definite (Cholesky factorisation failed)");
@@ -186,37 +191,45 @@ QpResult DenseQpSolver::solve(const QpProblem& qp, std::span<const int> warm_act
   c_.setZero(n);
   u_.setZero(n);
   d_.resize(n);
+  z_.resize(n);
+  r_.resize(n);
   active_.clear();
   q_ = 0;
+}
 
-  // Normalised inequality rows n_i^T x >= c_i.
-  Eigen::VectorXd norm_in = qp.A_in.rowwise().norm();
-  Eigen::MatrixXd N_in(m, n);
-  Eigen::VectorXd c_in(m);
-  QpResult result;
+// Normalised inequality rows n_i^T x >= c_i. A zero row reads 0 <= b_i: false (returns false, with
+// the reason in result) when b_i < 0, else it holds for every x and is never made active.
+bool DenseQpSolver::normalise_inequalities(const QpProblem& qp, InequalityRows& rows,
+                                           QpResult& result) {
+  const auto m = qp.A_in.rows();
+  const auto n = qp.H.rows();
+  rows.norm = qp.A_in.rowwise().norm();
+  rows.N.resize(m, n);
+  rows.c.resize(m);
+  rows.is_active.assign(static_cast<size_t>(m), 0);
   for (int i = 0; i < m; ++i) {
-    if (norm_in[i] > 0.0) {
-      N_in.row(i) = -qp.A_in.row(i) / norm_in[i];
-      c_in[i] = -qp.b_in[i] / norm_in[i];
+    if (rows.norm[i] > 0.0) {
+      rows.N.row(i) = -qp.A_in.row(i) / rows.norm[i];
+      rows.c[i] = -qp.b_in[i] / rows.norm[i];
     } else {
-      N_in.row(i).setZero();
-      c_in[i] = 0.0;
+      rows.N.row(i).setZero();
+      rows.c[i] = 0.0;
       if (qp.b_in[i] < 0.0) {
         result.status = QpStatus::kInfeasible;
         result.conflicting_inequalities = {i};
         result.message = fmt::format("inequality row {} is 0 <= {:.6g}", i, qp.b_in[i]);
-        result.x = x_;
-        return result;
+        return false;
       }
     }
   }
-  const double tol = options.feasibility_tolerance;
-  const int max_iterations =
-      options.max_iterations > 0 ? options.max_iterations : 10 * (n + m + p) + 100;
+  return true;
+}
 
-  // Equalities, always active.
+// Equalities, always active. Returns the rows that add nothing to the active set (zero, or
+// linearly dependent on the rows before them); check_dependent_equalities tests them later.
+std::vector<int> DenseQpSolver::activate_equalities(const QpProblem& qp, int n) {
   std::vector<int> dependent_equalities;
-  for (int k = 0; k < p; ++k) {
+  for (int k = 0; k < qp.A_eq.rows(); ++k) {
     const double norm = qp.A_eq.row(k).norm();
     if (norm == 0.0) {
       dependent_equalities.push_back(k);
@@ -230,18 +243,21 @@ QpResult DenseQpSolver::solve(const QpProblem& qp, std::span<const int> warm_act
     c_[q_ - 1] = qp.b_eq[k] / norm;
     active_.push_back(-(k + 1));
   }
-  const int q_equalities = q_;
+  return dependent_equalities;
+}
 
-  // Warm start: take the given rows as equalities, then drop those whose multiplier is negative
-  // until the active set is dual feasible (the dual method's invariant).
-  std::vector<char> is_active(static_cast<size_t>(m), 0);
+// Warm start: take the given rows as equalities, then drop those whose multiplier is negative
+// until the active set is dual feasible (the dual method's invariant).
+void DenseQpSolver::warm_start(std::span<const int> warm_active, int n, int q_equalities,
+                               InequalityRows& rows) {
+  const auto m = static_cast<int>(rows.c.size());
   for (const int i : warm_active) {
-    if (i < 0 || i >= m || is_active[static_cast<size_t>(i)] || norm_in[i] == 0.0) continue;
+    if (i < 0 || i >= m || rows.is_active[static_cast<size_t>(i)] || rows.norm[i] == 0.0) continue;
     if (q_ >= n) break;
-    if (!add_constraint(n, N_in.row(i).transpose())) continue;
-    c_[q_ - 1] = c_in[i];
+    if (!add_constraint(n, rows.N.row(i).transpose())) continue;
+    c_[q_ - 1] = rows.c[i];
     active_.push_back(i);
-    is_active[static_cast<size_t>(i)] = 1;
+    rows.is_active[static_cast<size_t>(i)] = 1;
   }
   recompute_from_active(n);
   while (q_ > q_equalities) {
@@ -254,11 +270,18 @@ QpResult DenseQpSolver::solve(const QpProblem& qp, std::span<const int> warm_act
       }
     }
     if (worst < 0) break;
-    is_active[static_cast<size_t>(active_[static_cast<size_t>(worst)])] = 0;
+    rows.is_active[static_cast<size_t>(active_[static_cast<size_t>(worst)])] = 0;
     drop_constraint(n, worst);
     recompute_from_active(n);
   }
+}
 
+// A dependent equality row holds at x only if the others imply it; if it does not, the equalities
+// contradict each other (returns false, with all equality rows as the conflict in result).
+bool DenseQpSolver::check_dependent_equalities(const QpProblem& qp,
+                                               const std::vector<int>& dependent_equalities,
+                                               double tol, QpResult& result) const {
+  const int p = static_cast<int>(qp.A_eq.rows());
   for (const int k : dependent_equalities) {
     const double norm = qp.A_eq.row(k).norm();
     const double residual = qp.A_eq.row(k).dot(x_) - qp.b_eq[k];
@@ -271,29 +294,165 @@ QpResult DenseQpSolver::solve(const QpProblem& qp, std::span<const int> warm_act
           "(residual {:.3g})",
           k, residual);
       result.x = x_;
-      return result;
+      return false;
     }
   }
+  return true;
+}
 
+// Step 1 of an iteration: the most violated inactive inequality (normalised rows, so violations
+// compare), -1 if none is violated beyond the tolerance; its slack n_i^T x - c_i in worst.
+int DenseQpSolver::most_violated_row(const InequalityRows& rows, double tol, Eigen::VectorXd& slack,
+                                     double& worst) const {
+  slack.noalias() = rows.N * x_;
+  slack -= rows.c;
+  int violated = -1;
+  worst = 0.0;
+  for (int i = 0; i < slack.size(); ++i) {
+    if (rows.is_active[static_cast<size_t>(i)]) continue;
+    const double s = slack[i];
+    if (s < -tol * (1.0 + std::abs(rows.c[i])) && s < worst) {
+      worst = s;
+      violated = i;
+    }
+  }
+  return violated;
+}
+
+// The infeasibility certificate: n_p = N r with r <= 0 on the active inequalities, so row
+// `violated` and the active rows with r_j != 0 cannot hold together.
+void DenseQpSolver::record_infeasibility(const InequalityRows& rows, int violated, double s_p,
+                                         const Eigen::VectorXd& r, QpResult& result) const {
+  result.status = QpStatus::kInfeasible;
+  result.conflicting_inequalities.push_back(violated);
+  const double r_scale = q_ > 0 ? std::max(1.0, r.head(q_).cwiseAbs().maxCoeff()) : 1.0;
+  for (int j = 0; j < q_; ++j) {
+    if (std::abs(r[j]) <= 1e-12 * r_scale) continue;
+    const int row = active_[static_cast<size_t>(j)];
+    if (row >= 0) {
+      result.conflicting_inequalities.push_back(row);
+    } else {
+      result.conflicting_equalities.push_back(-row - 1);
+    }
+  }
+  result.message = fmt::format(
+      "inequality row {} cannot be satisfied together with the rows it depends on (violation "
+      "{:.3g})",
+      violated, -s_p * rows.norm[violated]);
+}
+
+// Step 2 of an iteration: make row `violated` (slack s_p) active, dropping rows whose multipliers
+// would turn negative. Counts every active-set change in iterations; sets result's status when
+// the problem is infeasible or the iteration limit is reached.
+void DenseQpSolver::activate_row(int n, int q_equalities, int violated, double s_p,
+                                 int max_iterations, InequalityRows& rows, int& iterations,
+                                 QpResult& result) {
+  const Eigen::VectorXd normal = rows.N.row(violated).transpose();
+  Eigen::VectorXd& z = z_;
+  Eigen::VectorXd& r = r_;
+  double u_new = 0.0;
+  while (true) {
+    if (++iterations > max_iterations) {
+      result.status = QpStatus::kIterationLimit;
+      result.message = fmt::format("no convergence after {} active-set changes", max_iterations);
+      return;
+    }
+    d_.noalias() = J_.transpose() * normal;
+    const int free_dims = n - q_;
+    z.noalias() = J_.rightCols(free_dims) * d_.tail(free_dims);
+    if (q_ > 0) {
+      r.head(q_) = R_.topLeftCorner(q_, q_).triangularView<Eigen::Upper>().solve(d_.head(q_));
+    }
+    double t1 = kInf;
+    int leaving = -1;
+    for (int j = q_equalities; j < q_; ++j) {
+      if (r[j] > 0.0) {
+        const double ratio = u_[j] / r[j];
+        if (ratio < t1) {
+          t1 = ratio;
+          leaving = j;
+        }
+      }
+    }
+    const bool dependent = d_.tail(free_dims).norm() <= kDependenceRatio * d_.norm();
+    const double t2 = dependent ? kInf : -s_p / z.dot(normal);
+    if (dependent && leaving < 0) {
+      // n_p = N r with r <= 0 on active inequalities: infeasible.
+      record_infeasibility(rows, violated, s_p, r, result);
+      return;
+    }
+    const double t = std::min(t1, t2);
+    if (!dependent) x_.noalias() += t * z;
+    u_.head(q_) -= t * r.head(q_);
+    u_new += t;
+    if (t2 <= t1) {
+      // Full step: the row becomes active.
+      if (add_constraint(n, normal)) {
+        c_[q_ - 1] = rows.c[violated];
+        u_[q_ - 1] = u_new;
+        active_.push_back(violated);
+        rows.is_active[static_cast<size_t>(violated)] = 1;
+      }
+      return;
+    }
+    // Partial step: drop the blocking row and try again from the new point.
+    rows.is_active[static_cast<size_t>(active_[static_cast<size_t>(leaving)])] = 0;
+    drop_constraint(n, leaving);
+    s_p = normal.dot(x_) - rows.c[violated];
+  }
+}
+
+// The multipliers in the caller's convention (H x + g + A_eq^T lambda_eq + A_in^T lambda_in = 0,
+// on the rows as given, not normalised), the active inequality rows and the objective at x.
+void DenseQpSolver::collect_result(const QpProblem& qp, const InequalityRows& rows,
+                                   QpResult& result) const {
+  result.x = x_;
+  result.lambda_in = Eigen::VectorXd::Zero(qp.A_in.rows());
+  result.lambda_eq = Eigen::VectorXd::Zero(qp.A_eq.rows());
+  for (int j = 0; j < q_; ++j) {
+    const int row = active_[static_cast<size_t>(j)];
+    if (row >= 0) {
+      result.lambda_in[row] = std::max(0.0, u_[j]) / rows.norm[row];
+      result.active_set.push_back(row);
+    } else {
+      const int k = -row - 1;
+      result.lambda_eq[k] = -u_[j] / qp.A_eq.row(k).norm();
+    }
+  }
+  result.objective = 0.5 * x_.dot(qp.H * x_) + qp.g.dot(x_);
+}
+
+QpResult DenseQpSolver::solve(const QpProblem& qp, std::span<const int> warm_active,
+                              const QpOptions& options) {
+  check_shapes(qp);
+  const int n = static_cast<int>(qp.H.rows());
+  const int m = static_cast<int>(qp.A_in.rows());
+  const int p = static_cast<int>(qp.A_eq.rows());
+  factorise_hessian(qp);
+
+  QpResult result;
+  InequalityRows rows;
+  if (!normalise_inequalities(qp, rows, result)) {
+    result.x = x_;
+    return result;
+  }
+  const double tol = options.feasibility_tolerance;
+  const int max_iterations =
+      options.max_iterations > 0 ? options.max_iterations : 10 * (n + m + p) + 100;
+
+  const std::vector<int> dependent_equalities = activate_equalities(qp, n);
+  const int q_equalities = q_;
+  warm_start(warm_active, n, q_equalities, rows);
+  if (!check_dependent_equalities(qp, dependent_equalities, tol, result)) return result;
+
+  // The dual active-set iterations: step 1 finds the most violated inactive row, step 2 makes
+  // it active. Once none is violated, the point is recomputed from the active set once.
   Eigen::VectorXd slack(m);
-  Eigen::VectorXd z(n);
-  Eigen::VectorXd r(n);
   int iterations = 0;
   bool polished = false;
   while (true) {
-    // Step 1: the most violated inactive inequality (normalised rows, so violations compare).
-    slack.noalias() = N_in * x_;
-    slack -= c_in;
-    int violated = -1;
     double worst = 0.0;
-    for (int i = 0; i < m; ++i) {
-      if (is_active[static_cast<size_t>(i)]) continue;
-      const double s = slack[i];
-      if (s < -tol * (1.0 + std::abs(c_in[i])) && s < worst) {
-        worst = s;
-        violated = i;
-      }
-    }
+    const int violated = most_violated_row(rows, tol, slack, worst);
     if (violated < 0) {
       if (polished) break;
       // Remove the drift of the incremental updates, then check once more.
@@ -302,93 +461,12 @@ QpResult DenseQpSolver::solve(const QpProblem& qp, std::span<const int> warm_act
       continue;
     }
     polished = false;
-
-    // Step 2: make row `violated` active, dropping rows whose multipliers would turn negative.
-    const Eigen::VectorXd normal = N_in.row(violated).transpose();
-    double u_new = 0.0;
-    double s_p = worst;
-    while (true) {
-      if (++iterations > max_iterations) {
-        result.status = QpStatus::kIterationLimit;
-        result.message = fmt::format("no convergence after {} active-set changes", max_iterations);
-        break;
-      }
-      d_.noalias() = J_.transpose() * normal;
-      const int free_dims = n - q_;
-      z.noalias() = J_.rightCols(free_dims) * d_.tail(free_dims);
-      if (q_ > 0) {
-        r.head(q_) = R_.topLeftCorner(q_, q_).triangularView<Eigen::Upper>().solve(d_.head(q_));
-      }
-      double t1 = kInf;
-      int leaving = -1;
-      for (int j = q_equalities; j < q_; ++j) {
-        if (r[j] > 0.0) {
-          const double ratio = u_[j] / r[j];
-          if (ratio < t1) {
-            t1 = ratio;
-            leaving = j;
-          }
-        }
-      }
-      const bool dependent = d_.tail(free_dims).norm() <= kDependenceRatio * d_.norm();
-      const double t2 = dependent ? kInf : -s_p / z.dot(normal);
-      if (dependent && leaving < 0) {
-        // n_p = N r with r <= 0 on active inequalities: infeasible.
-        result.status = QpStatus::kInfeasible;
-        result.conflicting_inequalities.push_back(violated);
-        const double r_scale = q_ > 0 ? std::max(1.0, r.head(q_).cwiseAbs().maxCoeff()) : 1.0;
-        for (int j = 0; j < q_; ++j) {
-          if (std::abs(r[j]) <= 1e-12 * r_scale) continue;
-          const int row = active_[static_cast<size_t>(j)];
-          if (row >= 0) {
-            result.conflicting_inequalities.push_back(row);
-          } else {
-            result.conflicting_equalities.push_back(-row - 1);
-          }
-        }
-        result.message = fmt::format(
-            "inequality row {} cannot be satisfied together with the rows it depends on (violation "
-            "{:.3g})",
-            violated, -s_p * norm_in[violated]);
-        break;
-      }
-      const double t = std::min(t1, t2);
-      if (!dependent) x_.noalias() += t * z;
-      u_.head(q_) -= t * r.head(q_);
-      u_new += t;
-      if (t2 <= t1) {
-        // Full step: the row becomes active.
-        if (add_constraint(n, normal)) {
-          c_[q_ - 1] = c_in[violated];
-          u_[q_ - 1] = u_new;
-          active_.push_back(violated);
-          is_active[static_cast<size_t>(violated)] = 1;
-        }
-        break;
-      }
-      // Partial step: drop the blocking row and try again from the new point.
-      is_active[static_cast<size_t>(active_[static_cast<size_t>(leaving)])] = 0;
-      drop_constraint(n, leaving);
-      s_p = normal.dot(x_) - c_in[violated];
-    }
+    activate_row(n, q_equalities, violated, worst, max_iterations, rows, iterations, result);
     if (result.status != QpStatus::kOptimal) break;
   }
 
-  result.x = x_;
   result.iterations = iterations;
-  result.lambda_in = Eigen::VectorXd::Zero(m);
-  result.lambda_eq = Eigen::VectorXd::Zero(p);
-  for (int j = 0; j < q_; ++j) {
-    const int row = active_[static_cast<size_t>(j)];
-    if (row >= 0) {
-      result.lambda_in[row] = std::max(0.0, u_[j]) / norm_in[row];
-      result.active_set.push_back(row);
-    } else {
-      const int k = -row - 1;
-      result.lambda_eq[k] = -u_[j] / qp.A_eq.row(k).norm();
-    }
-  }
-  result.objective = 0.5 * x_.dot(qp.H * x_) + qp.g.dot(x_);
+  collect_result(qp, rows, result);
   return result;
 }
 

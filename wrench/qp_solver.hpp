@@ -87,6 +87,22 @@ class DenseQpSolver {
   void drop_constraint(int n, int position);
   void recompute_from_active(int n);
 
+  // The stages of solve (qp_solver.cpp).
+  struct InequalityRows;
+  void factorise_hessian(const QpProblem& qp);
+  static bool normalise_inequalities(const QpProblem& qp, InequalityRows& rows, QpResult& result);
+  std::vector<int> activate_equalities(const QpProblem& qp, int n);
+  void warm_start(std::span<const int> warm_active, int n, int q_equalities, InequalityRows& rows);
+  bool check_dependent_equalities(const QpProblem& qp, const std::vector<int>& dependent_equalities,
+                                  double tol, QpResult& result) const;
+  int most_violated_row(const InequalityRows& rows, double tol, Eigen::VectorXd& slack,
+                        double& worst) const;
+  void activate_row(int n, int q_equalities, int violated, double s_p, int max_iterations,
+                    InequalityRows& rows, int& iterations, QpResult& result);
+  void record_infeasibility(const InequalityRows& rows, int violated, double s_p,
+                            const Eigen::VectorXd& r, QpResult& result) const;
+  void collect_result(const QpProblem& qp, const InequalityRows& rows, QpResult& result) const;
+
   // Workspace (see qp_solver.cpp for the notation).
   Eigen::MatrixXd J_;        // L^-T Q, n x n
   Eigen::MatrixXd R_;        // upper triangular, first q columns used

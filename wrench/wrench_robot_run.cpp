@@ -239,8 +239,9 @@ struct CaseResult {
   std::vector<Sample> samples;
 };
 
-CaseResult run_case(const RobotKindScenario& sc, const RobotCase& rc, OutputDir& out,
-                    const std::function<void()>& tick) {
+// The case's robot in its initial state: the scenario's model at its time step, every body's mass
+// and inertia scaled, the case's initial joint values set, and the kinematics computed.
+robot::MujocoModel initial_robot(const RobotKindScenario& sc, const RobotCase& rc) {
   robot::MujocoModel robot = robot::MujocoModel::load(sc.model_file);
   robot.set_time_step_s(sc.time_step_s);
   mjModel* m = robot.model();
@@ -256,20 +257,34 @@ CaseResult run_case(const RobotKindScenario& sc, const RobotCase& rc, OutputDir&
     d->qpos[m->jnt_qposadr[j]] = rc.initial_values[k];
   }
   mj_forward(m, d);
-  WrenchSpaceModel predictor(load_database(rc.database));
-  WrenchContactStep step(robot, predictor, step_model(sc, rc));
-  const int body = robot.body_id(sc.body);
-  std::vector<std::pair<std::vector<int>, const ServoProgram*>> servos;
+  return robot;
+}
+
+using ServoBinding = std::pair<std::vector<int>, const ServoProgram*>;
+
+// Each servo program with the ids of the actuators it drives.
+std::vector<ServoBinding> bind_servos(const robot::MujocoModel& robot, const RobotCase& rc) {
+  std::vector<ServoBinding> servos;
   for (const ServoProgram& p : rc.servos) {
     std::vector<int> ids;
     for (const std::string& a : p.actuators) ids.push_back(robot.actuator_id(a));
     servos.push_back({ids, &p});
   }
-  const double h = step.time_step_s();
-  const long steps = steps_for(rc.duration_s, h);
-  const long sample_every = std::max(1L, std::lround(sc.sample_every_s / h));
-  const long snapshot_every = std::max(1L, steps / std::max(1, sc.snapshots - 1));
+  return servos;
+}
 
+// Every actuator's control at time t: the sum of the programs that drive it (0 if none does).
+void apply_servos(const std::vector<ServoBinding>& servos, mjData* d) {
+  for (const auto& [ids, p] : servos) {
+    for (const int a : ids) d->ctrl[a] = 0.0;
+  }
+  for (const auto& [ids, p] : servos) {
+    for (const int a : ids) d->ctrl[a] += p->at(d->time);
+  }
+}
+
+// The columns of <case>.csv: time and the body's pose, then eight per foot.
+std::vector<std::string> sample_header(const RobotKindScenario& sc) {
   std::vector<std::string> header = {"t_s", "body_x_m", "body_z_m", "body_pitch_rad"};
   for (const std::string& f : sc.feet) {
     for (const char* c : {"in_contact", "depth_m", "tilt_rad", "center_x_m", "center_z_m", "f_x_N",
@@ -277,9 +292,38 @@ CaseResult run_case(const RobotKindScenario& sc, const RobotCase& rc, OutputDir&
       header.push_back(f + "_" + c);
     }
   }
-  CsvWriter csv(out.path(rc.name + ".csv"), header);
-  std::vector<Sample> samples;
-  PlotSpec side;
+  return header;
+}
+
+// The body's pose and every foot's contact now (no contact for a foot the step has not reported).
+Sample take_sample(const mjData* d, int body, const WrenchContactStep& step, std::size_t feet) {
+  Sample s{d->time, d->xpos[3 * body], d->xpos[3 * body + 2],
+           std::atan2(d->xmat[9 * body + 2], d->xmat[9 * body + 0]), step.state().feet};
+  if (s.feet.size() != feet) s.feet.assign(feet, FootContact{});
+  return s;
+}
+
+// A sample as a row of <case>.csv (sample_header's columns).
+std::vector<double> sample_row(const Sample& s) {
+  std::vector<double> row = {s.t, s.x, s.z, s.pitch};
+  for (const FootContact& f : s.feet) {
+    row.insert(row.end(), {f.in_contact ? 1.0 : 0.0, f.depth_m, f.tilt_rad, f.p_WCenter.x(),
+                           f.p_WCenter.y(), f.wrench_W[0], f.wrench_W[1], f.wrench_W[2]});
+  }
+  return row;
+}
+
+// The side view's snapshots of the robot as the run draws them, and the x range they cover (for
+// the ground drawn under them).
+struct SideView {
+  PlotSpec plot;
+  double x_lo = 1e9, x_hi = -1e9;
+  int snapshots = 0;
+};
+
+SideView side_view(const RobotKindScenario& sc, const RobotCase& rc) {
+  SideView view;
+  PlotSpec& side = view.plot;
   side.title = fmt::format("{} / {}: side view, {} snapshots (light = early)", sc.name, rc.name,
                            sc.snapshots);
   side.x_label = "x [m]";
@@ -288,55 +332,30 @@ CaseResult run_case(const RobotKindScenario& sc, const RobotCase& rc, OutputDir&
   side.legend = LegendPlacement::None;
   side.height_px = 420;
   side.width_px = 900;
-  double x_lo = 1e9, x_hi = -1e9;
-  int snapshot = 0;
-  const auto draw = [&] {
-    const double shade = sc.snapshots > 1 ? static_cast<double>(snapshot) / (sc.snapshots - 1) : 1;
-    const auto level = static_cast<std::uint8_t>(200.0 * (1.0 - shade));
-    PlotSeries s;
-    s.colour = Rgb{level, level, static_cast<std::uint8_t>(std::min(255.0, level + 55.0))};
-    for (const auto& [a, b] : stick_figure(m, d)) {
-      s.x.insert(s.x.end(), {a.x(), b.x(), std::numeric_limits<double>::quiet_NaN()});
-      s.y.insert(s.y.end(), {a.y(), b.y(), std::numeric_limits<double>::quiet_NaN()});
-      x_lo = std::min({x_lo, a.x(), b.x()});
-      x_hi = std::max({x_hi, a.x(), b.x()});
-    }
-    side.series.push_back(s);
-    ++snapshot;
-  };
-  const auto t0 = std::chrono::steady_clock::now();
-  for (long k = 0; k <= steps; ++k) {
-    if (k % snapshot_every == 0 && snapshot < sc.snapshots) draw();
-    if (k % sample_every == 0 || k == steps) {
-      Sample s{d->time, d->xpos[3 * body], d->xpos[3 * body + 2],
-               std::atan2(d->xmat[9 * body + 2], d->xmat[9 * body + 0]), step.state().feet};
-      if (s.feet.size() != sc.feet.size()) s.feet.assign(sc.feet.size(), FootContact{});
-      std::vector<double> row = {s.t, s.x, s.z, s.pitch};
-      for (const FootContact& f : s.feet) {
-        row.insert(row.end(), {f.in_contact ? 1.0 : 0.0, f.depth_m, f.tilt_rad, f.p_WCenter.x(),
-                               f.p_WCenter.y(), f.wrench_W[0], f.wrench_W[1], f.wrench_W[2]});
-      }
-      csv.write_row(row);
-      samples.push_back(std::move(s));
-    }
-    if (k == steps) break;
-    for (const auto& [ids, p] : servos) {
-      for (const int a : ids) d->ctrl[a] = 0.0;
-    }
-    for (const auto& [ids, p] : servos) {
-      for (const int a : ids) d->ctrl[a] += p->at(d->time);
-    }
-    try {
-      step.step();
-    } catch (const WrenchStepError& e) {
-      throw WrenchStepError(fmt::format("{}: case '{}': {}", sc.name, rc.name, e.what()));
-    }
-    tick();
-  }
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  csv.close();
+  return view;
+}
 
-  // The terrain under the drawn range, and the side view.
+// The robot's stick figure now, as the next snapshot: early ones light grey, later ones darker
+// and bluer.
+void draw_snapshot(const RobotKindScenario& sc, const mjModel* m, const mjData* d, SideView& view) {
+  const double shade =
+      sc.snapshots > 1 ? static_cast<double>(view.snapshots) / (sc.snapshots - 1) : 1;
+  const auto level = static_cast<std::uint8_t>(200.0 * (1.0 - shade));
+  PlotSeries s;
+  s.colour = Rgb{level, level, static_cast<std::uint8_t>(std::min(255.0, level + 55.0))};
+  for (const auto& [a, b] : stick_figure(m, d)) {
+    s.x.insert(s.x.end(), {a.x(), b.x(), std::numeric_limits<double>::quiet_NaN()});
+    s.y.insert(s.y.end(), {a.y(), b.y(), std::numeric_limits<double>::quiet_NaN()});
+    view.x_lo = std::min({view.x_lo, a.x(), b.x()});
+    view.x_hi = std::max({view.x_hi, a.x(), b.x()});
+  }
+  view.plot.series.push_back(s);
+  ++view.snapshots;
+}
+
+// The terrain under the drawn range (and a margin), drawn first so that the robot covers it.
+void add_ground(const TerrainProfile& terrain, SideView& view) {
+  const double x_lo = view.x_lo, x_hi = view.x_hi;
   PlotSeries ground;
   ground.colour = Rgb{150, 110, 60};
   ground.line_width_px = 3;
@@ -344,44 +363,48 @@ CaseResult run_case(const RobotKindScenario& sc, const RobotCase& rc, OutputDir&
   for (int i = 0; i <= 100; ++i) {
     const double x = x_lo - pad + (x_hi - x_lo + 2 * pad) * i / 100.0;
     ground.x.push_back(x);
-    ground.y.push_back(rc.terrain.height_at(x));
+    ground.y.push_back(terrain.height_at(x));
   }
-  side.series.insert(side.series.begin(), ground);
-  std::vector<RgbImage> panels = {plot_lines(side)};
-  for (int part = 0; part < 2; ++part) {
-    PlotSpec p;
-    p.x_label = "time [s]";
-    p.y_label = part == 0 ? "foot bottom centre x [m]" : "foot depth d [mm]";
-    p.height_px = 300;
-    p.width_px = 900;
-    for (std::size_t f = 0; f < sc.feet.size(); ++f) {
-      PlotSeries s;
-      s.name = sc.feet[f];
-      for (const Sample& smp : samples) {
-        const FootContact& c = smp.feet[f];
-        s.x.push_back(smp.t);
-        s.y.push_back(part == 0 ? (c.p_WCenter.x() != 0.0 || c.in_contact
-                                       ? c.p_WCenter.x()
-                                       : std::numeric_limits<double>::quiet_NaN())
-                                : 1e3 * c.depth_m);
-      }
-      p.series.push_back(s);
-    }
-    panels.push_back(plot_lines(p));
-  }
-  write_png(out.path(rc.name + ".png"), stack_vertically(panels));
+  view.plot.series.insert(view.plot.series.begin(), ground);
+}
 
-  // Summary: the body's final state and the feet's slip while in contact.
-  const Sample& last = samples.back();
-  const Sample* before = &samples.front();
-  for (const Sample& s : samples) {
-    if (s.t <= last.t - 0.1 + 1e-9) before = &s;
+// A panel of every foot over time: part 0 its bottom centre's x (NaN before its first contact),
+// part 1 its depth.
+PlotSpec foot_panel(const RobotKindScenario& sc, const std::vector<Sample>& samples, int part) {
+  PlotSpec p;
+  p.x_label = "time [s]";
+  p.y_label = part == 0 ? "foot bottom centre x [m]" : "foot depth d [mm]";
+  p.height_px = 300;
+  p.width_px = 900;
+  for (std::size_t f = 0; f < sc.feet.size(); ++f) {
+    PlotSeries s;
+    s.name = sc.feet[f];
+    for (const Sample& smp : samples) {
+      const FootContact& c = smp.feet[f];
+      s.x.push_back(smp.t);
+      s.y.push_back(part == 0 ? (c.p_WCenter.x() != 0.0 || c.in_contact
+                                     ? c.p_WCenter.x()
+                                     : std::numeric_limits<double>::quiet_NaN())
+                              : 1e3 * c.depth_m);
+    }
+    p.series.push_back(s);
   }
-  const double span = std::max(last.t - before->t, 1e-9);
-  const double speed = std::hypot(last.x - before->x, last.z - before->z) / span;
-  const double pitch_rate = std::abs(last.pitch - before->pitch) / span;
-  double max_pitch = 0.0;
-  for (const Sample& s : samples) max_pitch = std::max(max_pitch, std::abs(s.pitch));
+  return p;
+}
+
+// <case>.png: the side view with the ground under it, then the feet's x and depth over time.
+void write_case_picture(const RobotKindScenario& sc, const RobotCase& rc,
+                        const std::vector<Sample>& samples, SideView& view, OutputDir& out) {
+  add_ground(rc.terrain, view);
+  std::vector<RgbImage> panels = {plot_lines(view.plot)};
+  for (int part = 0; part < 2; ++part) panels.push_back(plot_lines(foot_panel(sc, samples, part)));
+  write_png(out.path(rc.name + ".png"), stack_vertically(panels));
+}
+
+// Per foot: its final depth, tilt, contact and wrench, how far it slipped along x between
+// samples both in contact, and the share of sample intervals that end in contact.
+nlohmann::json feet_summary(const RobotKindScenario& sc, const std::vector<Sample>& samples) {
+  const Sample& last = samples.back();
   nlohmann::json feet = nlohmann::json::object();
   for (std::size_t f = 0; f < sc.feet.size(); ++f) {
     double slip = 0.0, contact = 0.0;
@@ -400,28 +423,91 @@ CaseResult run_case(const RobotKindScenario& sc, const RobotCase& rc, OutputDir&
         {"final_wrench_W",
          {last.feet[f].wrench_W[0], last.feet[f].wrench_W[1], last.feet[f].wrench_W[2]}}};
   }
+  return feet;
+}
+
+// The body's start and final pose, its largest pitch, and its speed and pitch rate over the last
+// 0.1 s, which decide whether it came to rest.
+nlohmann::json body_summary(const RobotKindScenario& sc, const std::vector<Sample>& samples) {
+  const Sample& last = samples.back();
+  const Sample* before = &samples.front();
+  for (const Sample& s : samples) {
+    if (s.t <= last.t - 0.1 + 1e-9) before = &s;
+  }
+  const double span = std::max(last.t - before->t, 1e-9);
+  const double speed = std::hypot(last.x - before->x, last.z - before->z) / span;
+  const double pitch_rate = std::abs(last.pitch - before->pitch) / span;
+  double max_pitch = 0.0;
+  for (const Sample& s : samples) max_pitch = std::max(max_pitch, std::abs(s.pitch));
+  return {{"name", sc.body},
+          {"start_xz_m", {samples.front().x, samples.front().z}},
+          {"final_xz_m", {last.x, last.z}},
+          {"final_pitch_rad", last.pitch},
+          {"max_abs_pitch_rad", max_pitch},
+          {"final_speed_m_per_s", speed},
+          {"final_pitch_rate_rad_per_s", pitch_rate},
+          {"at_rest", speed < 0.01 && pitch_rate < 0.05}};
+}
+
+// The case's entry of summary.json: the body's final state, the feet's slip while in contact, the
+// step's query counts and timings.
+nlohmann::json case_summary(const RobotKindScenario& sc, const RobotCase& rc,
+                            const std::vector<Sample>& samples, const WrenchContactStep& step,
+                            const WrenchSpaceModel& predictor, double wall) {
   const WrenchStepState& st = step.state();
-  nlohmann::json summary = {
-      {"name", rc.name},
-      {"database", rc.database.filename().string()},
-      {"medium", predictor.database().medium.name},
-      {"steps", st.step},
-      {"duration_s", last.t},
-      {"body",
-       {{"name", sc.body},
-        {"start_xz_m", {samples.front().x, samples.front().z}},
-        {"final_xz_m", {last.x, last.z}},
-        {"final_pitch_rad", last.pitch},
-        {"max_abs_pitch_rad", max_pitch},
-        {"final_speed_m_per_s", speed},
-        {"final_pitch_rate_rad_per_s", pitch_rate},
-        {"at_rest", speed < 0.01 && pitch_rate < 0.05}}},
-      {"feet", feet},
-      {"contact_queries", st.contact_queries},
-      {"clamped_queries", st.clamped_queries},
-      {"worst_qp_stationarity", st.worst_stationarity},
-      {"wall_s", wall},
-      {"us_per_step", 1e6 * wall / static_cast<double>(std::max<long>(1, st.step))}};
+  return {{"name", rc.name},
+          {"database", rc.database.filename().string()},
+          {"medium", predictor.database().medium.name},
+          {"steps", st.step},
+          {"duration_s", samples.back().t},
+          {"body", body_summary(sc, samples)},
+          {"feet", feet_summary(sc, samples)},
+          {"contact_queries", st.contact_queries},
+          {"clamped_queries", st.clamped_queries},
+          {"worst_qp_stationarity", st.worst_stationarity},
+          {"wall_s", wall},
+          {"us_per_step", 1e6 * wall / static_cast<double>(std::max<long>(1, st.step))}};
+}
+
+CaseResult run_case(const RobotKindScenario& sc, const RobotCase& rc, OutputDir& out,
+                    const std::function<void()>& tick) {
+  robot::MujocoModel robot = initial_robot(sc, rc);
+  mjModel* m = robot.model();
+  mjData* d = robot.data();
+  WrenchSpaceModel predictor(load_database(rc.database));
+  WrenchContactStep step(robot, predictor, step_model(sc, rc));
+  const int body = robot.body_id(sc.body);
+  const std::vector<ServoBinding> servos = bind_servos(robot, rc);
+  const double h = step.time_step_s();
+  const long steps = steps_for(rc.duration_s, h);
+  const long sample_every = std::max(1L, std::lround(sc.sample_every_s / h));
+  const long snapshot_every = std::max(1L, steps / std::max(1, sc.snapshots - 1));
+
+  CsvWriter csv(out.path(rc.name + ".csv"), sample_header(sc));
+  std::vector<Sample> samples;
+  SideView view = side_view(sc, rc);
+  const auto t0 = std::chrono::steady_clock::now();
+  for (long k = 0; k <= steps; ++k) {
+    if (k % snapshot_every == 0 && view.snapshots < sc.snapshots) draw_snapshot(sc, m, d, view);
+    if (k % sample_every == 0 || k == steps) {
+      Sample s = take_sample(d, body, step, sc.feet.size());
+      csv.write_row(sample_row(s));
+      samples.push_back(std::move(s));
+    }
+    if (k == steps) break;
+    apply_servos(servos, d);
+    try {
+      step.step();
+    } catch (const WrenchStepError& e) {
+      throw WrenchStepError(fmt::format("{}: case '{}': {}", sc.name, rc.name, e.what()));
+    }
+    tick();
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  csv.close();
+
+  write_case_picture(sc, rc, samples, view, out);
+  nlohmann::json summary = case_summary(sc, rc, samples, step, predictor, wall);
   return {summary, std::move(samples)};
 }
 
