@@ -17,14 +17,16 @@ from . import _talus
 from ._talus import particles, scm, shaping  # noqa: F401
 
 
-def run_scenario(scenario, out, replace=False):
+def run_scenario(scenario, out, replace=False, tier=""):
     """Runs a scenario file (TOML) into the folder `out`; returns summary.json as a dict.
 
     `out` must be a new or empty folder, or with replace=True an earlier talus output (talus never
-    writes over files it did not write)."""
-    return _json.loads(_talus.run_scenario(str(scenario), str(out), replace))
+    writes over files it did not write). A non-empty `tier` runs the file on that tier instead of
+    its [scenario] tier (a [terrain] file runs on "shaping", "scm" and "particles")."""
+    return _json.loads(_talus.run_scenario(str(scenario), str(out), replace, tier))
 
 
-def check_scenario(scenario):
-    """Validates a scenario file without running it; raises ScenarioError naming file, line, key."""
-    return _json.loads(_talus.check_scenario(str(scenario)))
+def check_scenario(scenario, tier=""):
+    """Validates a scenario file without running it (as `tier` when given); raises ScenarioError
+    naming file, line and key."""
+    return _json.loads(_talus.check_scenario(str(scenario), tier))

@@ -79,3 +79,10 @@ def test_each_ground_submodule_loads_the_terrain_file_as_its_own_tier():
     assert scm.model.nx == 121
     assert abs(particles.model.friction - math.tan(math.radians(28.0))) < 1e-12
     assert len(particles.initial_state().x_m) > 10000
+
+
+def test_run_scenario_runs_a_terrain_file_on_the_tier_given(tmp_path):
+    import talus
+    summary = talus.run_scenario(BLADE, tmp_path / "scm", tier="scm")
+    assert summary["tier"] == "scm" and summary["scenario"] == "blade_push"
+    assert talus.check_scenario(BLADE, tier="shaping")["tier"] == "shaping"
