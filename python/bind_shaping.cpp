@@ -23,6 +23,7 @@
 #include "shaping/shaping_scenario.hpp"
 #include "shaping/shaping_step.hpp"
 #include "shaping/tool_motions.hpp"
+#include "shaping/trench_env.hpp"
 #include "shaping/trench_planner.hpp"
 
 namespace py = pybind11;
@@ -263,7 +264,105 @@ void bind_planner(py::module_& m) {
       py::arg("start") = std::nullopt, "A* single-stroke trench plan (paper 003 §4.2).");
   m.def("exhaustive_min_steps", &exhaustive_min_steps, py::arg("goal"),
         py::arg("start") = std::nullopt);
-  m.def("letter_map", &letter_map, py::arg("letter"), "7x7 goal map of a shipped letter.");
+  m.def("letter_map", &letter_map, py::arg("letter"), "7x7 goal map of a capital letter A-Z.");
+  m.def("letter_map_names", &letter_map_names, "The letters letter_map knows: \"A, B, ..., Z\".");
+}
+
+// One trench episode on the binary map (shaping/trench_env.hpp): the stepping of talus.envs'
+// ShapingTrench-v0, in C++.
+struct TrenchEpisode {
+  BinaryMap goal;
+  TrenchEnvState state;
+};
+
+BinaryMap binary_map_of(
+    const py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>& a) {
+  if (a.ndim() != 2 || a.shape(0) < 1 || a.shape(1) < 1) {
+    throw std::invalid_argument("goal: expected a 2-D array of 0/1 cells (rows, cols)");
+  }
+  BinaryMap m;
+  m.rows = static_cast<int>(a.shape(0));
+  m.cols = static_cast<int>(a.shape(1));
+  m.cells.assign(a.data(), a.data() + a.size());
+  for (std::uint8_t& c : m.cells) {
+    if (c > 1) throw std::invalid_argument("goal: expected cells of 0 or 1");
+  }
+  return m;
+}
+
+py::array_t<std::uint8_t> map_array(const BinaryMap& m) {
+  py::array_t<std::uint8_t> out({m.rows, m.cols});
+  std::copy(m.cells.begin(), m.cells.end(), out.mutable_data());
+  return out;
+}
+
+void bind_trench_episode(py::module_& m) {
+  py::class_<TrenchEpisode>(
+      m, "TrenchEpisode",
+      "A single-stroke trench episode on the binary map (paper 003 §4.2): the blade is lowered at "
+      "`start` (dug at once); each step moves it up (0), down (1), left (2) or right (3), digging "
+      "the cell it enters; a move off the map leaves it in place. Stepped in C++ (talus.envs' "
+      "ShapingTrench-v0 uses it).")
+      .def(py::init(
+               [](const py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>& goal,
+                  int start_row, int start_col) {
+                 TrenchEpisode e{binary_map_of(goal), {}};
+                 e.state = trench_env_reset(e.goal, GridCell{start_row, start_col});
+                 return e;
+               }),
+           py::arg("goal"), py::arg("start_row"), py::arg("start_col"))
+      .def(
+          "step",
+          [](TrenchEpisode& e, int action) {
+            if (action < 0 || action > 3) {
+              throw std::invalid_argument(
+                  "action: expected 0 (up), 1 (down), 2 (left) or 3 (right)");
+            }
+            const TrenchEnvStep r =
+                trench_env_step(e.goal, e.state, static_cast<TrenchAction>(action));
+            return py::make_tuple(r.l1_decrease, r.moved, r.reached);
+          },
+          py::arg("action"),
+          "One move; returns (l1_decrease, moved, reached): the paper's reward (+1 a goal cell "
+          "dug, "
+          "0 nothing new, -1 a cell outside the goal dug), whether the blade moved, whether the "
+          "dug "
+          "map equals the goal.")
+      .def(
+          "observe",
+          [](const TrenchEpisode& e, py::array_t<float, py::array::c_style>& out) {
+            const auto rows = static_cast<py::ssize_t>(e.goal.rows);
+            const auto cols = static_cast<py::ssize_t>(e.goal.cols);
+            if (out.ndim() != 3 || out.shape(0) != 3 || out.shape(1) != rows ||
+                out.shape(2) != cols) {
+              throw std::invalid_argument(
+                  "observe: expected a float32 array of shape (3, rows, cols)");
+            }
+            float* o = out.mutable_data();
+            const std::size_t n = e.goal.cells.size();
+            for (std::size_t k = 0; k < n; ++k) {
+              o[k] = static_cast<float>(e.state.dug.cells[k]);
+              o[n + k] = static_cast<float>(e.goal.cells[k]);
+              o[2 * n + k] = 0.0f;
+            }
+            o[2 * n +
+              static_cast<std::size_t>(e.state.blade.row * e.goal.cols + e.state.blade.col)] = 1.0f;
+          },
+          py::arg("out"),
+          "Writes the observation into `out` (float32, (3, rows, cols)): the dug map, the goal map "
+          "and the blade's cell (one-hot).")
+      .def_property_readonly("dug", [](const TrenchEpisode& e) { return map_array(e.state.dug); })
+      .def_property_readonly("goal", [](const TrenchEpisode& e) { return map_array(e.goal); })
+      .def_property_readonly("blade",
+                             [](const TrenchEpisode& e) {
+                               return py::make_tuple(e.state.blade.row, e.state.blade.col);
+                             })
+      .def_property_readonly("steps", [](const TrenchEpisode& e) { return e.state.steps; })
+      .def_property_readonly("l1_to_goal",
+                             [](const TrenchEpisode& e) { return e.state.l1_to_goal; })
+      .def_property_readonly("dug_outside",
+                             [](const TrenchEpisode& e) { return e.state.dug_outside; })
+      .def("copy", [](const TrenchEpisode& e) { return TrenchEpisode(e); });
 }
 
 // Scenario files read without running them.
@@ -288,6 +387,7 @@ void bind_shaping(py::module_& parent) {
   bind_tools_and_step(m);
   bind_primitives(m);
   bind_planner(m);
+  bind_trench_episode(m);
   bind_scenario(m);
 }
 

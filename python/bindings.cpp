@@ -10,6 +10,7 @@
 #include <pybind11/stl/filesystem.h>
 
 #include "core/driver.hpp"
+#include "core/image.hpp"
 #include "core/mesh_sdf.hpp"
 #include "core/scenario_file.hpp"
 #include "core/shape.hpp"
@@ -182,6 +183,29 @@ PYBIND11_MODULE(_talus, m) {
   bind_shaping(m);
   bind_particles(m);
   bind_wrench(m);
+
+  // ---------------------------------------------------------------- pictures
+  m.def(
+      "write_png",
+      [](const std::filesystem::path& path,
+         const py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>& image,
+         const std::string& title) {
+        if (image.ndim() != 3 || image.shape(2) != 3 || image.shape(0) < 1 || image.shape(1) < 1) {
+          throw std::invalid_argument("write_png: expected an H x W x 3 uint8 image");
+        }
+        const int width = static_cast<int>(image.shape(1));
+        const int height = static_cast<int>(image.shape(0));
+        const int band = title.empty() ? 0 : 20;  // the title above the picture, as talus's plots
+        RgbImage out(width, height + band);
+        std::copy(image.data(), image.data() + image.size(),
+                  out.rgb.begin() + static_cast<std::ptrdiff_t>(band) * width * 3);
+        if (!title.empty()) out.draw_text(4, 4, title, Rgb{0, 0, 0});
+        py::gil_scoped_release release;
+        write_png(path, out);
+      },
+      py::arg("path"), py::arg("image"), py::arg("title") = "",
+      "Writes an H x W x 3 uint8 image (a render_mode='rgb_array' frame) as a PNG, with `title` in "
+      "a band above it when given. Raises RuntimeError naming the path when it cannot be written.");
 
   // ---------------------------------------------------------------- scenarios
   m.def(

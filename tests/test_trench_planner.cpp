@@ -142,15 +142,44 @@ TEST(TrenchReplay, LeavingTheMapNamesTheStep) {
   expect_invalid([] { replay_trench(2, 2, {2, 0}, {}); }, {"start", "outside"});
 }
 
+// The cells of `m` reachable from its first set cell through 4-neighbours.
+int four_connected_cells(const BinaryMap& m) {
+  std::vector<std::uint8_t> seen(m.cells.size(), 0);
+  std::vector<int> stack;
+  for (int k = 0; k < static_cast<int>(m.cells.size()) && stack.empty(); ++k) {
+    if (m.cells[static_cast<std::size_t>(k)]) stack.push_back(k);
+  }
+  int count = 0;
+  while (!stack.empty()) {
+    const int k = stack.back();
+    stack.pop_back();
+    if (seen[static_cast<std::size_t>(k)]) continue;
+    seen[static_cast<std::size_t>(k)] = 1;
+    ++count;
+    const int r = k / m.cols, c = k % m.cols;
+    const int next[4][2] = {{r - 1, c}, {r + 1, c}, {r, c - 1}, {r, c + 1}};
+    for (const auto& n : next) {
+      if (n[0] >= 0 && n[0] < m.rows && n[1] >= 0 && n[1] < m.cols && m.at(n[0], n[1])) {
+        stack.push_back(n[0] * m.cols + n[1]);
+      }
+    }
+  }
+  return count;
+}
+
 TEST(TrenchLetters, MapsAreSevenBySevenAndConnected) {
-  EXPECT_EQ(letter_map_names(), "A, S, T, R");
-  for (char l : kLetters) {
+  EXPECT_EQ(letter_map_names(),
+            "A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P, Q, R, S, T, U, V, W, X, Y, Z");
+  for (char l = 'A'; l <= 'Z'; ++l) {
+    SCOPED_TRACE(std::string("letter ") + l);
     const BinaryMap m = letter_map(l);
     EXPECT_EQ(m.rows, 7);
     EXPECT_EQ(m.cols, 7);
     EXPECT_EQ(letter_map(static_cast<char>(l - 'A' + 'a')), m);  // lower case works too
+    EXPECT_GE(m.count(), 10);
+    EXPECT_EQ(four_connected_cells(m), m.count());  // one stroke can dig it
   }
-  expect_invalid([] { letter_map('B'); }, {"'B'", "A, S, T, R"});
+  expect_invalid([] { letter_map('1'); }, {"'1'", "A, B, C"});
 }
 
 // Every letter, both heuristics, free start: the plan replays to exactly the goal, its length

@@ -1,0 +1,49 @@
+"""talus.envs: learning environments on talus's tiers, with Gymnasium 1.x's contract.
+
+    env = talus.envs.make("ShapingTrench-v0", render_mode="rgb_array")
+    obs, info = env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
+
+`make(id, **options)` builds an environment, `ids()` lists them. The spaces (`talus.envs.spaces`:
+Box, Discrete, Dict) and the base class (`talus.envs.Env`) follow Gymnasium's documented interface;
+when a `gymnasium` module is importable they are gymnasium's own. docs/envs.md describes each
+environment.
+"""
+
+from __future__ import annotations
+
+from .core import EnvSpec
+from . import goals  # noqa: F401
+from . import spaces  # noqa: F401
+from .core import Env  # noqa: F401
+
+_REGISTRY = {}
+
+
+def register(env_id, entry_point, max_episode_steps=None, **defaults):
+    """Adds an environment id: `entry_point` is the class (or a callable) that `make` calls with
+    the id's defaults updated by make's options."""
+    _REGISTRY[env_id] = EnvSpec(env_id, entry_point, dict(defaults), max_episode_steps)
+
+
+def ids():
+    """The registered environment ids, sorted."""
+    return sorted(_REGISTRY)
+
+
+def make(env_id, **options):
+    """A new environment of the registered id `env_id`, built with `options` (keyword arguments of
+    its class). An unknown id raises ValueError listing the known ones."""
+    if env_id not in _REGISTRY:
+        raise ValueError(f"unknown environment id {env_id!r}; known ids: {', '.join(ids())}")
+    spec = _REGISTRY[env_id]
+    kwargs = dict(spec.kwargs, **options)
+    env = spec.entry_point(**kwargs)
+    env.spec = EnvSpec(env_id, spec.entry_point, kwargs,
+                       kwargs.get("max_episode_steps", spec.max_episode_steps))
+    return env
+
+
+from .shaping_trench import ShapingTrenchEnv  # noqa: E402
+
+register("ShapingTrench-v0", ShapingTrenchEnv, max_episode_steps=100)

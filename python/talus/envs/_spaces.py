@@ -1,0 +1,172 @@
+"""talus's own observation and action spaces, with Gymnasium 1.x's interface (gymnasium.spaces.Box,
+Discrete, Dict): `seed`, `sample`, `contains` (and `in`), `shape`, `dtype`, `np_random`.
+
+Gymnasium itself is not installable on talus's build machines; talus.envs.spaces names these, or
+gymnasium.spaces' classes when a `gymnasium` module is importable.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _generator(seed):
+    """A numpy Generator seeded as gymnasium.utils.seeding.np_random seeds one (PCG64 over a
+    SeedSequence of `seed`; fresh entropy for None)."""
+    if seed is not None and not (isinstance(seed, (int, np.integer)) and seed >= 0):
+        raise ValueError(f"seed: expected None or an int >= 0, got {seed!r}")
+    seq = np.random.SeedSequence(None if seed is None else int(seed))
+    return np.random.Generator(np.random.PCG64(seq)), int(seq.entropy)
+
+
+class Space:
+    """A set of values, with a random generator for sampling it."""
+
+    def __init__(self, shape=None, dtype=None, seed=None):
+        self._shape = None if shape is None else tuple(int(n) for n in shape)
+        self.dtype = None if dtype is None else np.dtype(dtype)
+        self._np_random = None
+        if seed is not None:
+            self.seed(seed)
+
+    @property
+    def shape(self):
+        return self._shape
+
+    @property
+    def np_random(self):
+        if self._np_random is None:
+            self.seed()
+        return self._np_random
+
+    def seed(self, seed=None):
+        """Seeds the space's generator; returns [the seed used]."""
+        self._np_random, used = _generator(seed)
+        return [used]
+
+    def sample(self, mask=None):
+        raise NotImplementedError
+
+    def contains(self, x):
+        raise NotImplementedError
+
+    def __contains__(self, x):
+        return self.contains(x)
+
+
+class Box(Space):
+    """A box of R^shape: low <= x <= high elementwise, of one dtype."""
+
+    def __init__(self, low, high, shape=None, dtype=np.float32, seed=None):
+        dtype = np.dtype(dtype)
+        if shape is None:
+            shape = np.shape(low) if np.ndim(low) else np.shape(high)
+        shape = tuple(int(n) for n in shape)
+        self.low = np.full(shape, low, dtype=dtype) if np.ndim(low) == 0 else np.asarray(low, dtype)
+        self.high = (np.full(shape, high, dtype=dtype) if np.ndim(high) == 0
+                     else np.asarray(high, dtype))
+        if self.low.shape != shape or self.high.shape != shape:
+            raise ValueError(f"Box: low {self.low.shape} and high {self.high.shape} must have shape "
+                             f"{shape}")
+        if np.any(self.low > self.high):
+            raise ValueError("Box: low must not exceed high")
+        super().__init__(shape, dtype, seed)
+
+    def sample(self, mask=None):
+        if mask is not None:
+            raise ValueError("Box.sample: masks are not supported")
+        if np.issubdtype(self.dtype, np.integer):
+            return self.np_random.integers(self.low, self.high, endpoint=True,
+                                           dtype=self.dtype)
+        return self.np_random.uniform(self.low, self.high).astype(self.dtype)
+
+    def contains(self, x):
+        if not isinstance(x, np.ndarray):
+            try:
+                x = np.asarray(x, dtype=self.dtype)
+            except (TypeError, ValueError):
+                return False
+        return bool(x.shape == self.shape and np.can_cast(x.dtype, self.dtype)
+                    and np.all(x >= self.low) and np.all(x <= self.high))
+
+    def __repr__(self):
+        return f"Box({self.low.min()}, {self.high.max()}, {self.shape}, {self.dtype})"
+
+    def __eq__(self, other):
+        return (isinstance(other, Box) and self.shape == other.shape
+                and self.dtype == other.dtype and np.array_equal(self.low, other.low)
+                and np.array_equal(self.high, other.high))
+
+
+class Discrete(Space):
+    """The integers start, start + 1, ..., start + n - 1 (an int64 scalar)."""
+
+    def __init__(self, n, seed=None, start=0):
+        if int(n) < 1:
+            raise ValueError(f"Discrete: n must be >= 1, got {n}")
+        self.n = np.int64(n)
+        self.start = np.int64(start)
+        super().__init__((), np.int64, seed)
+
+    def sample(self, mask=None):
+        if mask is not None:
+            allowed = np.flatnonzero(np.asarray(mask, dtype=np.int8))
+            if allowed.size == 0:
+                return self.start
+            return np.int64(self.start + self.np_random.choice(allowed))
+        return np.int64(self.start + self.np_random.integers(self.n))
+
+    def contains(self, x):
+        if isinstance(x, (bool, np.bool_)):
+            return False
+        if isinstance(x, (int, np.integer)):
+            value = int(x)
+        elif isinstance(x, np.ndarray) and x.shape == () and np.issubdtype(x.dtype, np.integer):
+            value = int(x)
+        else:
+            return False
+        return bool(self.start <= value < self.start + self.n)
+
+    def __repr__(self):
+        return f"Discrete({self.n})" if self.start == 0 else f"Discrete({self.n}, start={self.start})"
+
+    def __eq__(self, other):
+        return isinstance(other, Discrete) and self.n == other.n and self.start == other.start
+
+
+class Dict(Space):
+    """A dictionary of named spaces; samples and elements are dicts with the same keys."""
+
+    def __init__(self, spaces, seed=None):
+        self.spaces = dict(spaces)
+        super().__init__(None, None, None)
+        if seed is not None:
+            self.seed(seed)
+
+    def seed(self, seed=None):
+        used = super().seed(seed)
+        # Each subspace from its own draw of this space's generator: reproducible as a whole.
+        for space in self.spaces.values():
+            used += space.seed(int(self._np_random.integers(2**31)))
+        return used
+
+    def sample(self, mask=None):
+        if self._np_random is None:
+            self.seed()
+        return {k: s.sample() for k, s in self.spaces.items()}
+
+    def contains(self, x):
+        return (isinstance(x, dict) and x.keys() == self.spaces.keys()
+                and all(s.contains(x[k]) for k, s in self.spaces.items()))
+
+    def __getitem__(self, key):
+        return self.spaces[key]
+
+    def keys(self):
+        return self.spaces.keys()
+
+    def __repr__(self):
+        return "Dict(" + ", ".join(f"{k!r}: {s}" for k, s in self.spaces.items()) + ")"
+
+    def __eq__(self, other):
+        return isinstance(other, Dict) and self.spaces == other.spaces

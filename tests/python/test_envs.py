@@ -1,0 +1,229 @@
+"""talus.envs (issue 17): the Gymnasium 1.x contract checked from its documentation, and
+ShapingTrench-v0's dynamics, reward, goals, rendering and refusals."""
+
+import math
+
+import numpy as np
+import pytest
+
+import talus
+import talus.envs as E
+from talus.envs import spaces
+
+ACTION = {"up": 0, "down": 1, "left": 2, "right": 3}
+
+
+def rollout(env, seed, steps=30):
+    """Observations, rewards and flags of an episode from reset(seed) with actions drawn from the
+    action space seeded alike."""
+    obs, info = env.reset(seed=seed)
+    env.action_space.seed(seed)
+    trace = [(obs.copy(), info["goal_name"])]
+    for _ in range(steps):
+        obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
+        trace.append((obs.copy(), reward, terminated, truncated))
+        if terminated or truncated:
+            break
+    return trace
+
+
+def same(a, b):
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        assert np.array_equal(x[0], y[0]) and x[1:] == y[1:]
+
+
+def test_the_env_keeps_gymnasiums_contract():
+    env = E.make("ShapingTrench-v0")
+    assert env.spec.id == "ShapingTrench-v0" and env.unwrapped is env
+    assert env.metadata["render_modes"] == ["rgb_array"]
+    space = env.observation_space
+    assert space.shape == (3, 7, 7) and space.dtype == np.float32
+    assert env.action_space == spaces.Discrete(4)
+    for seed in range(5):
+        obs, info = env.reset(seed=seed)
+        assert isinstance(info, dict) and obs in space and obs.dtype == np.float32
+        for _ in range(20):
+            obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
+            assert obs in space and isinstance(reward, float)
+            assert isinstance(terminated, bool) and isinstance(truncated, bool)
+            if terminated or truncated:
+                break
+    assert isinstance(env.np_random, np.random.Generator)
+    env.close()
+
+
+def test_a_seed_reproduces_the_episode_and_another_seed_differs():
+    env = E.make("ShapingTrench-v0")
+    same(rollout(env, 7), rollout(env, 7))
+    same(rollout(env, 7), rollout(E.make("ShapingTrench-v0"), 7))
+    goals = {rollout(env, seed, 1)[0][1] for seed in range(20)}
+    assert len(goals) > 5  # seeds pick different letters
+
+
+def test_spaces_sample_what_they_contain():
+    box = spaces.Box(-1.0, 2.0, (3, 4), np.float32, seed=1)
+    discrete = spaces.Discrete(5, seed=2, start=1)
+    both = spaces.Dict({"a": box, "b": discrete}, seed=3)
+    for _ in range(50):
+        assert box.sample() in box and box.sample().dtype == np.float32
+        assert discrete.sample() in discrete
+        assert both.sample() in both
+    assert np.array_equal(spaces.Box(0, 1, (2,), seed=4).sample(),
+                          spaces.Box(0, 1, (2,), seed=4).sample())
+    assert not box.contains(np.full((3, 4), 3.0, np.float32))
+    assert not box.contains(np.zeros((4, 3), np.float32))
+    assert 0 not in discrete and 5 in discrete and 6 not in discrete and 1.0 not in discrete
+    assert {"a": box.sample()} not in both
+
+
+def test_the_reward_is_the_l1_decrease_computed_by_hand():
+    goal = np.array([[1, 0, 0], [1, 1, 0], [0, 0, 0]], np.uint8)
+    env = E.make("ShapingTrench-v0", goals=goal, step_cost=0.25)
+    obs, info = env.reset(seed=0, options={"start": (0, 0)})
+    assert info["l1_to_goal"] == 2 and info["optimal_steps"] == 2
+    assert np.array_equal(obs[1], goal) and obs[2, 0, 0] == 1.0 and obs[2].sum() == 1.0
+
+    def l1(dug):
+        return int(np.abs(dug.astype(int) - goal).sum())
+
+    dug = obs[0].copy()
+    for action, expected_decrease in ((ACTION["right"], -1), (ACTION["left"], 0),
+                                      (ACTION["down"], 1)):
+        before = l1(dug)
+        obs, reward, terminated, _, info = env.step(action)
+        dug = obs[0].copy()
+        assert before - l1(dug) == expected_decrease
+        assert reward == pytest.approx(expected_decrease - 0.25)
+    assert not terminated  # (0, 1) was dug outside the goal: it can no longer be reached
+    assert info["dug_outside"] == 1
+
+
+@pytest.mark.parametrize("letter", list(E.goals.LETTERS))
+def test_the_optimal_plan_replayed_terminates_in_its_step_count(letter):
+    env = E.make("ShapingTrench-v0")
+    _, info = env.reset(seed=0, options={"goal": letter})
+    plan = talus.shaping.plan_single_stroke_trench(talus.shaping.letter_map(letter),
+                                                   start=talus.shaping.GridCell(*info["start"]))
+    assert plan.steps == info["optimal_steps"]
+    total = 0.0
+    for k, name in enumerate(plan.actions):
+        _, reward, terminated, truncated, info = env.step(ACTION[name])
+        total += reward
+        assert terminated == (k + 1 == plan.steps) and not truncated
+    assert info["success"]
+    assert total == pytest.approx(E.goals.letter_goal(letter).sum() - 1 - 0.05 * plan.steps)
+
+
+def test_an_episode_is_truncated_at_its_step_limit():
+    env = E.make("ShapingTrench-v0", max_episode_steps=3)
+    env.reset(seed=0, options={"goal": "L", "start": (0, 0)})
+    flags = [env.step(ACTION["right"])[2:4] for _ in range(3)]
+    assert flags == [(False, False), (False, False), (False, True)]
+    with pytest.raises(RuntimeError, match="after the episode ended"):
+        env.step(0)
+
+
+def test_random_goals_are_single_strokes_from_their_start():
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        goal, start = E.goals.random_single_stroke_goal(rng, 7, 7, 4, 12)
+        assert 4 <= goal.sum() <= 12 and goal[start]
+        plan = talus.shaping.plan_single_stroke_trench(
+            talus.shaping.BinaryMap.from_rows(["".join("#" if v else "." for v in row)
+                                               for row in goal]),
+            start=talus.shaping.GridCell(*start))
+        assert plan.found
+    env = E.make("ShapingTrench-v0", goals="random", random_goal_cells=(5, 9))
+    for seed in range(10):
+        obs, info = env.reset(seed=seed)
+        assert info["goal_name"] == "random" and 5 <= obs[1].sum() <= 9
+
+
+def test_render_draws_the_map_with_the_goal_and_the_blade():
+    env = E.make("ShapingTrench-v0", render_mode="rgb_array")
+    env.reset(seed=0, options={"goal": "T", "start": (0, 0)})
+    image = env.render()
+    assert image.shape == (224, 224, 3) and image.dtype == np.uint8
+    blade = np.all(image == [40, 80, 200], axis=-1)
+    assert blade[8:24, 8:24].all() and blade.sum() == 16 * 16  # the blade's cell only
+    assert np.all(image == [200, 30, 30], axis=-1).any()  # the goal's outline
+    assert E.make("ShapingTrench-v0").render() is None  # no render_mode
+
+
+@pytest.mark.parametrize("action", [1.5, "up", np.array([1]), math.nan, 4, -1, True, None])
+def test_a_bad_action_is_refused_naming_it_and_leaves_the_state_alone(action):
+    env = E.make("ShapingTrench-v0")
+    env.reset(seed=1, options={"goal": "T", "start": (0, 0)})
+    before = env.step(ACTION["right"])
+    with pytest.raises(ValueError, match=r"action .* is not in the action space Discrete\(4\)"):
+        env.step(action)
+    after = env.step(ACTION["left"])
+    assert after[4]["steps"] == before[4]["steps"] + 1
+
+
+def test_bad_ids_options_and_goals_are_refused_with_what_was_expected():
+    with pytest.raises(ValueError, match="known ids: ShapingTrench-v0"):
+        E.make("ShapingTrench-v9")
+    with pytest.raises(RuntimeError, match=r"before reset\(\)"):
+        E.make("ShapingTrench-v0").step(0)
+    env = E.make("ShapingTrench-v0")
+    with pytest.raises(ValueError, match="expected a 7 x 7 map"):
+        env.reset(options={"goal": np.ones((5, 5), np.uint8)})
+    with pytest.raises(ValueError, match="cells of 0 or 1"):
+        env.reset(options={"goal": np.full((7, 7), 2)})
+    with pytest.raises(ValueError, match="unknown keys"):
+        env.reset(options={"letter": "A"})
+    with pytest.raises(ValueError, match="expected a goal cell"):
+        env.reset(options={"goal": "T", "start": (6, 0)})
+    with pytest.raises(ValueError, match="goals: expected"):
+        E.make("ShapingTrench-v0", goals="A1")
+    with pytest.raises(ValueError, match="one stroke cannot dig it"):
+        E.make("ShapingTrench-v0", goals=np.eye(3, dtype=np.uint8)).reset(seed=0)
+
+
+def test_write_png_writes_a_frame_with_its_title_and_refuses_other_arrays(tmp_path):
+    env = E.make("ShapingTrench-v0", render_mode="rgb_array")
+    env.reset(seed=0)
+    talus.write_png(tmp_path / "frame.png", env.render(), "a frame")
+    data = (tmp_path / "frame.png").read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    assert (width, height) == (224, 224 + 20)  # the title band above the frame
+    with pytest.raises(ValueError, match="H x W x 3 uint8"):
+        talus.write_png(tmp_path / "bad.png", np.zeros((4, 4)))
+
+
+def test_with_gymnasium_importable_the_envs_subclass_its_env_and_use_its_spaces(tmp_path):
+    """A stand-in `gymnasium` package (Gymnasium is not installable here) whose Env and spaces are
+    marked subclasses: talus.envs must build on them."""
+    import os
+    import subprocess
+    import sys
+    fake = tmp_path / "gymnasium"
+    fake.mkdir()
+    (fake / "__init__.py").write_text(
+        "from talus.envs._core_base import TalusEnv as _Base\n"
+        "class Env(_Base):\n    stand_in = True\n"
+        "from . import spaces\n")
+    (fake / "spaces.py").write_text(
+        "from talus.envs import _spaces as _s\n"
+        "class Space(_s.Space): pass\n"
+        "class Box(_s.Box): pass\n"
+        "class Discrete(_s.Discrete): pass\n"
+        "class Dict(_s.Dict): pass\n")
+    script = (
+        "import talus.envs as E\n"
+        "import gymnasium\n"
+        "env = E.make('ShapingTrench-v0')\n"
+        "assert isinstance(env, gymnasium.Env) and env.stand_in\n"
+        "assert type(env.action_space) is gymnasium.spaces.Discrete\n"
+        "assert type(env.observation_space) is gymnasium.spaces.Box\n"
+        "obs, info = env.reset(seed=0)\n"
+        "assert obs in env.observation_space\n"
+        "env.step(env.action_space.sample())\n"
+        "print('ok')\n")
+    paths = [str(tmp_path)] + [p for p in sys.path if p]
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, PYTHONPATH=os.pathsep.join(paths)))
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr

@@ -1,0 +1,75 @@
+// The single-stroke trench environment's dynamics (shaping/trench_env.hpp).
+
+#include <gtest/gtest.h>
+
+#include "shaping/letter_maps.hpp"
+#include "shaping/trench_env.hpp"
+
+namespace talus::shaping {
+namespace {
+
+// A 3 x 3 goal: an L of three cells.
+BinaryMap small_goal() { return BinaryMap::from_rows({"#..", "##.", "..."}); }
+
+TEST(TrenchEnv, TheRewardIsTheDecreaseOfTheL1DistanceComputedByHand) {
+  const BinaryMap goal = small_goal();
+  TrenchEnvState s = trench_env_reset(goal, {0, 0});
+  EXPECT_EQ(s.l1_to_goal, 2);  // 3 goal cells, the start dug
+  // Down: (1, 0) is a goal cell: L1 2 -> 1.
+  TrenchEnvStep r = trench_env_step(goal, s, TrenchAction::Down);
+  EXPECT_EQ(r.l1_decrease, 1);
+  EXPECT_FALSE(r.reached);
+  // Left: off the map, the blade stays, nothing dug.
+  r = trench_env_step(goal, s, TrenchAction::Left);
+  EXPECT_FALSE(r.moved);
+  EXPECT_EQ(r.l1_decrease, 0);
+  EXPECT_EQ(s.blade, (GridCell{1, 0}));
+  // Up: back into a dug cell: 0.
+  r = trench_env_step(goal, s, TrenchAction::Up);
+  EXPECT_EQ(r.l1_decrease, 0);
+  // Down, Right: the last goal cell: L1 1 -> 0, reached.
+  trench_env_step(goal, s, TrenchAction::Down);
+  r = trench_env_step(goal, s, TrenchAction::Right);
+  EXPECT_EQ(r.l1_decrease, 1);
+  EXPECT_TRUE(r.reached);
+  EXPECT_EQ(s.steps, 5);
+  // Right again: a cell outside the goal: L1 0 -> 1.
+  r = trench_env_step(goal, s, TrenchAction::Right);
+  EXPECT_EQ(r.l1_decrease, -1);
+  EXPECT_FALSE(r.reached);
+  EXPECT_EQ(s.dug_outside, 1);
+}
+
+TEST(TrenchEnv, ABadGoalOrStartIsRefused) {
+  EXPECT_THROW(trench_env_reset(small_goal(), {3, 0}), std::invalid_argument);
+  EXPECT_THROW(trench_env_reset(BinaryMap::from_rows({"...", "..."}), {0, 0}),
+               std::invalid_argument);
+  BinaryMap ragged = small_goal();
+  ragged.cells.pop_back();
+  EXPECT_THROW(trench_env_reset(ragged, {0, 0}), std::invalid_argument);
+}
+
+// The A* plan from the env's start, replayed as actions, reaches the goal at its last step.
+TEST(TrenchEnv, TheOptimalPlanReplayedReachesTheGoalInItsStepCount) {
+  for (const char letter : {'T', 'L', 'C', 'H'}) {
+    SCOPED_TRACE(std::string("letter ") + letter);
+    const BinaryMap goal = letter_map(letter);
+    const TrenchPlan plan = plan_single_stroke_trench(goal);
+    ASSERT_TRUE(plan.found) << plan.failure;
+    TrenchEnvState s = trench_env_reset(goal, plan.start);
+    int paper_return = 0;
+    for (std::size_t k = 0; k < plan.actions.size(); ++k) {
+      const TrenchEnvStep r = trench_env_step(goal, s, plan.actions[k]);
+      EXPECT_EQ(r.reached, k + 1 == plan.actions.size()) << "step " << k + 1;
+      EXPECT_GE(r.l1_decrease, 0) << "an optimal plan never digs outside the goal";
+      paper_return += r.l1_decrease;
+    }
+    EXPECT_EQ(paper_return, goal.count() - 1);  // every goal cell but the start, once
+    EXPECT_EQ(s.l1_to_goal, 0);
+    EXPECT_EQ(s.dug_outside, 0);
+    EXPECT_EQ(s.steps, plan.steps);
+  }
+}
+
+}  // namespace
+}  // namespace talus::shaping
