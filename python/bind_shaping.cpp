@@ -24,6 +24,7 @@
 #include "shaping/shaping_step.hpp"
 #include "shaping/tool_motions.hpp"
 #include "shaping/trench_env.hpp"
+#include "shaping/trench_env_batch.hpp"
 #include "shaping/trench_planner.hpp"
 
 namespace py = pybind11;
@@ -268,13 +269,6 @@ void bind_planner(py::module_& m) {
   m.def("letter_map_names", &letter_map_names, "The letters letter_map knows: \"A, B, ..., Z\".");
 }
 
-// One trench episode on the binary map (shaping/trench_env.hpp): the stepping of talus.envs'
-// ShapingTrench-v0, in C++.
-struct TrenchEpisode {
-  BinaryMap goal;
-  TrenchEnvState state;
-};
-
 BinaryMap binary_map_of(
     const py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>& a) {
   if (a.ndim() != 2 || a.shape(0) < 1 || a.shape(1) < 1) {
@@ -296,73 +290,135 @@ py::array_t<std::uint8_t> map_array(const BinaryMap& m) {
   return out;
 }
 
-void bind_trench_episode(py::module_& m) {
-  py::class_<TrenchEpisode>(
-      m, "TrenchEpisode",
-      "A single-stroke trench episode on the binary map (paper 003 §4.2): the blade is lowered at "
-      "`start` (dug at once); each step moves it up (0), down (1), left (2) or right (3), digging "
-      "the cell it enters; a move off the map leaves it in place. Stepped in C++ (talus.envs' "
-      "ShapingTrench-v0 uses it).")
+// ShapingTrench-v0's episodes drawn and stepped in C++ (shaping/trench_env_batch.hpp): the single
+// environment is a batch of one, make_vec's a batch of N.
+template <class T>
+T* checked(py::array_t<T, py::array::c_style>& a, std::vector<py::ssize_t> shape,
+           const char* what) {
+  if (a.ndim() != static_cast<py::ssize_t>(shape.size()) ||
+      !std::equal(shape.begin(), shape.end(), a.shape())) {
+    throw std::invalid_argument(std::string(what) + ": wrong shape for this batch");
+  }
+  return a.mutable_data();
+}
+
+void bind_trench_batch(py::module_& m) {
+  py::class_<TrenchGoalSource>(m, "TrenchGoalSource",
+                               "Where ShapingTrench-v0's episodes draw their goals from.")
+      .def_static(
+          "of_maps",
+          [](const std::vector<
+              py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>>& maps) {
+            std::vector<BinaryMap> goals;
+            for (const auto& a : maps) goals.push_back(binary_map_of(a));
+            return TrenchGoalSource::of_maps(std::move(goals));
+          },
+          py::arg("maps"),
+          "Goals drawn uniformly from `maps` (0/1 arrays of one size); plans each one's optimal "
+          "stroke now (ValueError for a map one stroke cannot dig).")
+      .def_static("random", &TrenchGoalSource::random, py::arg("rows"), py::arg("cols"),
+                  py::arg("min_cells"), py::arg("max_cells"),
+                  "Random single-stroke goals: the cells a random walk of the blade visits.")
+      .def_readonly("rows", &TrenchGoalSource::rows)
+      .def_readonly("cols", &TrenchGoalSource::cols);
+  py::class_<TrenchEnvBatch>(m, "TrenchEnvBatch",
+                             "num_envs trench environments stepped in one call (next-step "
+                             "autoreset); arrays are written in place.")
       .def(py::init(
-               [](const py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>& goal,
-                  int start_row, int start_col) {
-                 TrenchEpisode e{binary_map_of(goal), {}};
-                 e.state = trench_env_reset(e.goal, GridCell{start_row, start_col});
-                 return e;
+               [](TrenchGoalSource source, double step_cost, int max_episode_steps, int num_envs) {
+                 return TrenchEnvBatch(std::move(source),
+                                       TrenchEnvRules{step_cost, max_episode_steps}, num_envs);
                }),
-           py::arg("goal"), py::arg("start_row"), py::arg("start_col"))
+           py::arg("source"), py::arg("step_cost"), py::arg("max_episode_steps"),
+           py::arg("num_envs"))
+      .def_property_readonly("num_envs", &TrenchEnvBatch::num_envs)
+      .def(
+          "reset",
+          [](TrenchEnvBatch& b, py::array_t<std::uint64_t, py::array::c_style>& seeds,
+             py::array_t<float, py::array::c_style>& obs) {
+            const py::ssize_t n = b.num_envs();
+            float* o = checked(obs, {n, 3, b.rows(), b.cols()}, "observations");
+            const std::uint64_t* s = checked(seeds, {n}, "seeds");
+            b.reset({s, static_cast<std::size_t>(n)}, o);
+          },
+          py::arg("seeds"), py::arg("observations"))
       .def(
           "step",
-          [](TrenchEpisode& e, int action) {
-            if (action < 0 || action > 3) {
-              throw std::invalid_argument(
-                  "action: expected 0 (up), 1 (down), 2 (left) or 3 (right)");
-            }
-            const TrenchEnvStep r =
-                trench_env_step(e.goal, e.state, static_cast<TrenchAction>(action));
-            return py::make_tuple(r.l1_decrease, r.moved, r.reached);
+          [](TrenchEnvBatch& b, py::array_t<std::uint8_t, py::array::c_style>& actions,
+             py::array_t<float, py::array::c_style>& obs,
+             py::array_t<double, py::array::c_style>& rewards,
+             py::array_t<bool, py::array::c_style>& terminated,
+             py::array_t<bool, py::array::c_style>& truncated, int threads) {
+            const py::ssize_t n = b.num_envs();
+            const std::uint8_t* a = checked(actions, {n}, "actions");
+            float* o = checked(obs, {n, 3, b.rows(), b.cols()}, "observations");
+            double* r = checked(rewards, {n}, "rewards");
+            auto* te = reinterpret_cast<std::uint8_t*>(checked(terminated, {n}, "terminated"));
+            auto* tr = reinterpret_cast<std::uint8_t*>(checked(truncated, {n}, "truncated"));
+            py::gil_scoped_release release;
+            b.step({a, static_cast<std::size_t>(n)}, o, r, te, tr, threads);
           },
-          py::arg("action"),
-          "One move; returns (l1_decrease, moved, reached): the paper's reward (+1 a goal cell "
-          "dug, "
-          "0 nothing new, -1 a cell outside the goal dug), whether the blade moved, whether the "
-          "dug "
-          "map equals the goal.")
+          py::arg("actions"), py::arg("observations"), py::arg("rewards"), py::arg("terminated"),
+          py::arg("truncated"), py::arg("threads") = 1)
       .def(
-          "observe",
-          [](const TrenchEpisode& e, py::array_t<float, py::array::c_style>& out) {
-            const auto rows = static_cast<py::ssize_t>(e.goal.rows);
-            const auto cols = static_cast<py::ssize_t>(e.goal.cols);
-            if (out.ndim() != 3 || out.shape(0) != 3 || out.shape(1) != rows ||
-                out.shape(2) != cols) {
-              throw std::invalid_argument(
-                  "observe: expected a float32 array of shape (3, rows, cols)");
-            }
-            float* o = out.mutable_data();
-            const std::size_t n = e.goal.cells.size();
-            for (std::size_t k = 0; k < n; ++k) {
-              o[k] = static_cast<float>(e.state.dug.cells[k]);
-              o[n + k] = static_cast<float>(e.goal.cells[k]);
-              o[2 * n + k] = 0.0f;
-            }
-            o[2 * n +
-              static_cast<std::size_t>(e.state.blade.row * e.goal.cols + e.state.blade.col)] = 1.0f;
+          "redraw",
+          [](TrenchEnvBatch& b, int i, py::array_t<float, py::array::c_style>& obs) {
+            if (i < 0 || i >= b.num_envs()) throw std::invalid_argument("redraw: no such env");
+            b.redraw(i, checked(obs, {3, b.rows(), b.cols()}, "observation"));
           },
-          py::arg("out"),
-          "Writes the observation into `out` (float32, (3, rows, cols)): the dug map, the goal map "
-          "and the blade's cell (one-hot).")
-      .def_property_readonly("dug", [](const TrenchEpisode& e) { return map_array(e.state.dug); })
-      .def_property_readonly("goal", [](const TrenchEpisode& e) { return map_array(e.goal); })
-      .def_property_readonly("blade",
-                             [](const TrenchEpisode& e) {
-                               return py::make_tuple(e.state.blade.row, e.state.blade.col);
-                             })
-      .def_property_readonly("steps", [](const TrenchEpisode& e) { return e.state.steps; })
-      .def_property_readonly("l1_to_goal",
-                             [](const TrenchEpisode& e) { return e.state.l1_to_goal; })
-      .def_property_readonly("dug_outside",
-                             [](const TrenchEpisode& e) { return e.state.dug_outside; })
-      .def("copy", [](const TrenchEpisode& e) { return TrenchEpisode(e); });
+          py::arg("index"), py::arg("observation"),
+          "Starts environment `index` on the next episode its generator draws.")
+      .def(
+          "set_episode",
+          [](TrenchEnvBatch& b, int i,
+             const py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>& goal,
+             int start_row, int start_col, int optimal_steps,
+             py::array_t<float, py::array::c_style>& obs) {
+            if (i < 0 || i >= b.num_envs()) throw std::invalid_argument("set_episode: no such env");
+            TrenchDraw d{binary_map_of(goal), GridCell{start_row, start_col}, optimal_steps, -1};
+            float* o = checked(obs, {3, b.rows(), b.cols()}, "observation");
+            b.set_episode(i, std::move(d), o);
+          },
+          py::arg("index"), py::arg("goal"), py::arg("start_row"), py::arg("start_col"),
+          py::arg("optimal_steps"), py::arg("observation"),
+          "Starts environment `index` on this goal and start (reset options), keeping its "
+          "generator.")
+      .def(
+          "info",
+          [](const TrenchEnvBatch& b) {
+            const auto n = static_cast<py::ssize_t>(b.num_envs());
+            py::array_t<std::int64_t> steps(n), l1(n), outside(n), optimal(n), index(n);
+            py::array_t<std::int64_t> start({n, py::ssize_t{2}});
+            for (py::ssize_t i = 0; i < n; ++i) {
+              const TrenchEnvSlot& s = b.slot(static_cast<int>(i));
+              steps.mutable_at(i) = s.state.steps;
+              l1.mutable_at(i) = s.state.l1_to_goal;
+              outside.mutable_at(i) = s.state.dug_outside;
+              optimal.mutable_at(i) = s.draw.optimal_steps;
+              index.mutable_at(i) = s.draw.map_index;
+              start.mutable_at(i, 0) = s.draw.start.row;
+              start.mutable_at(i, 1) = s.draw.start.col;
+            }
+            py::dict d;
+            d["steps"] = steps;
+            d["l1_to_goal"] = l1;
+            d["dug_outside"] = outside;
+            d["optimal_steps"] = optimal;
+            d["map_index"] = index;
+            d["start"] = start;
+            return d;
+          },
+          "Per environment (arrays): steps, l1_to_goal, dug_outside, optimal_steps, map_index "
+          "(-1: not drawn from the maps), start (row, col).")
+      .def(
+          "episode",
+          [](const TrenchEnvBatch& b, int i) {
+            if (i < 0 || i >= b.num_envs()) throw std::invalid_argument("episode: no such env");
+            const TrenchEnvSlot& s = b.slot(i);
+            return py::make_tuple(map_array(s.state.dug), map_array(s.draw.goal),
+                                  py::make_tuple(s.state.blade.row, s.state.blade.col));
+          },
+          py::arg("index"), "(dug map, goal map, blade (row, col)) of environment `index`.");
 }
 
 // Scenario files read without running them.
@@ -387,7 +443,7 @@ void bind_shaping(py::module_& parent) {
   bind_tools_and_step(m);
   bind_primitives(m);
   bind_planner(m);
-  bind_trench_episode(m);
+  bind_trench_batch(m);
   bind_scenario(m);
 }
 

@@ -4,6 +4,7 @@
 
 #include "shaping/letter_maps.hpp"
 #include "shaping/trench_env.hpp"
+#include "shaping/trench_env_batch.hpp"
 
 namespace talus::shaping {
 namespace {
@@ -69,6 +70,60 @@ TEST(TrenchEnv, TheOptimalPlanReplayedReachesTheGoalInItsStepCount) {
     EXPECT_EQ(s.dug_outside, 0);
     EXPECT_EQ(s.steps, plan.steps);
   }
+}
+
+}  // namespace
+}  // namespace talus::shaping
+
+namespace talus::shaping {
+namespace {
+
+// splitmix64's published reference: from state 0 the first outputs are 0xe220a8397b1dcdaf and
+// 0x6e789e6aa1b965f4.
+TEST(TrenchEnvBatch, TheGeneratorIsSplitmix64) {
+  TrenchRng rng;
+  EXPECT_EQ(rng.next(), 0xe220a8397b1dcdafull);
+  EXPECT_EQ(rng.next(), 0x6e789e6aa1b965f4ull);
+}
+
+TEST(TrenchEnvBatch, RandomGoalsAreSingleStrokesWithTheirOptimalLength) {
+  const TrenchGoalSource source = TrenchGoalSource::random(7, 7, 4, 12);
+  TrenchRng rng{42};
+  for (int k = 0; k < 50; ++k) {
+    const TrenchDraw d = draw_trench_episode(source, rng);
+    EXPECT_GE(d.goal.count(), 4);
+    EXPECT_LE(d.goal.count(), 12);
+    EXPECT_TRUE(d.goal.at(d.start.row, d.start.col));
+    TrenchPlanOptions options;
+    options.start = d.start;
+    EXPECT_EQ(plan_single_stroke_trench(d.goal, options).steps, d.optimal_steps);
+  }
+  EXPECT_THROW(TrenchGoalSource::random(7, 7, 4, 31), std::invalid_argument);
+  EXPECT_THROW(TrenchGoalSource::random(7, 7, 5, 4), std::invalid_argument);
+  EXPECT_THROW(TrenchGoalSource::of_maps({BinaryMap::from_rows({"#.", ".#"})}),
+               std::invalid_argument);  // not one stroke
+}
+
+// Next-step autoreset: the step after an episode ends draws a new one and reports nothing else.
+TEST(TrenchEnvBatch, AnEndedEpisodeIsResetAtTheNextStep) {
+  TrenchGoalSource source = TrenchGoalSource::of_maps({BinaryMap::from_rows({"##", ".."})});
+  TrenchEnvBatch batch(source, TrenchEnvRules{0.0, 100}, 1);
+  std::vector<float> obs(3 * 4);
+  const std::uint64_t seed = 1;
+  batch.reset({&seed, 1}, obs.data());
+  const GridCell start = batch.slot(0).draw.start;
+  const std::uint8_t towards = start.col == 0 ? 3 : 2;  // right or left onto the other cell
+  double reward = 0.0;
+  std::uint8_t terminated = 0, truncated = 0;
+  batch.step({&towards, 1}, obs.data(), &reward, &terminated, &truncated, 1);
+  EXPECT_EQ(reward, 1.0);
+  EXPECT_EQ(terminated, 1);
+  const std::uint8_t ignored = 1;  // down: would dig outside the goal if it were taken
+  batch.step({&ignored, 1}, obs.data(), &reward, &terminated, &truncated, 1);
+  EXPECT_EQ(reward, 0.0);
+  EXPECT_EQ(terminated, 0);
+  EXPECT_EQ(batch.slot(0).state.steps, 0);
+  EXPECT_EQ(batch.slot(0).state.dug_outside, 0);
 }
 
 }  // namespace

@@ -211,6 +211,7 @@ def test_with_gymnasium_importable_the_envs_subclass_its_env_and_use_its_spaces(
         "class Space(_s.Space): pass\n"
         "class Box(_s.Box): pass\n"
         "class Discrete(_s.Discrete): pass\n"
+        "class MultiDiscrete(_s.MultiDiscrete): pass\n"
         "class Dict(_s.Dict): pass\n")
     script = (
         "import talus.envs as E\n"
@@ -227,3 +228,64 @@ def test_with_gymnasium_importable_the_envs_subclass_its_env_and_use_its_spaces(
     r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
                        env=dict(os.environ, PYTHONPATH=os.pathsep.join(paths)))
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+
+
+@pytest.mark.parametrize("goals", ["letters", "random"])
+def test_the_vector_env_equals_its_envs_stepped_one_by_one_bit_for_bit(goals):
+    """make_vec with seed s against N single envs seeded s + i, with Gymnasium's next-step
+    autoreset emulated by hand: after an episode ends, the next step resets that env and reports
+    reward 0 and no end flags."""
+    n, seed, steps = 6, 11, 150
+    vec = E.make_vec("ShapingTrench-v0", n, threads=2, goals=goals, max_episode_steps=30)
+    singles = [E.make("ShapingTrench-v0", goals=goals, max_episode_steps=30) for _ in range(n)]
+    obs, infos = vec.reset(seed=seed)
+    ended = [False] * n
+    for i, env in enumerate(singles):
+        o, info = env.reset(seed=seed + i)
+        assert np.array_equal(obs[i], o) and infos["optimal_steps"][i] == info["optimal_steps"]
+    actions = np.random.default_rng(3).integers(0, 4, size=(steps, n))
+    episodes_ended = 0
+    for k in range(steps):
+        obs, rewards, terminated, truncated, infos = vec.step(actions[k])
+        for i, env in enumerate(singles):
+            if ended[i]:
+                o, info = env.reset()
+                r, te, tr = 0.0, False, False
+            else:
+                o, r, te, tr, info = env.step(int(actions[k, i]))
+            ended[i] = te or tr
+            episodes_ended += ended[i]
+            assert np.array_equal(obs[i], o), (k, i)
+            assert (rewards[i], terminated[i], truncated[i]) == (r, te, tr), (k, i)
+            assert infos["steps"][i] == info["steps"] and infos["l1_to_goal"][i] == info["l1_to_goal"]
+    assert episodes_ended > n  # the autoreset was exercised
+
+
+def test_the_vector_env_gives_the_same_bits_on_any_thread_count():
+    runs = []
+    for threads in (1, 2, 3):
+        vec = E.make_vec("ShapingTrench-v0", 200, threads=threads)
+        vec.reset(seed=5)
+        rng = np.random.default_rng(9)
+        trace = [vec.step(rng.integers(0, 4, size=200))[:4] for _ in range(40)]
+        runs.append(trace)
+    for other in runs[1:]:
+        for a, b in zip(runs[0], other):
+            assert all(np.array_equal(x, y) for x, y in zip(a, b))
+
+
+def test_the_vector_env_keeps_its_spaces_and_refuses_bad_actions():
+    vec = E.make_vec("ShapingTrench-v0", 4)
+    assert vec.observation_space.shape == (4, 3, 7, 7)
+    assert vec.single_action_space == spaces.Discrete(4)
+    assert vec.action_space.sample() in vec.action_space
+    assert vec.metadata["autoreset_mode"] == "NextStep"
+    with pytest.raises(RuntimeError, match="before reset"):
+        vec.step(np.zeros(4, np.int64))
+    obs, infos = vec.reset(seed=0)
+    assert obs in vec.observation_space and infos["optimal_steps"].shape == (4,)
+    for bad in (np.zeros(3, np.int64), np.full(4, 4), np.zeros(4) + 0.5, "up"):
+        with pytest.raises(ValueError, match="actions: expected 4 ints in 0-3"):
+            vec.step(bad)
+    with pytest.raises(ValueError, match="no vector form"):
+        E.make_vec("Nothing-v0", 2)

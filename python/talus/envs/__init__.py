@@ -4,7 +4,8 @@
     obs, info = env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
 
-`make(id, **options)` builds an environment, `ids()` lists them. The spaces (`talus.envs.spaces`:
+`make(id, **options)` builds an environment, `make_vec(id, num_envs)` a vector of them stepped in
+one C++ call, `ids()` lists them. The spaces (`talus.envs.spaces`:
 Box, Discrete, Dict) and the base class (`talus.envs.Env`) follow Gymnasium's documented interface;
 when a `gymnasium` module is importable they are gymnasium's own. docs/envs.md describes each
 environment.
@@ -44,6 +45,17 @@ def make(env_id, **options):
     return env
 
 
+def make_vec(env_id, num_envs, threads=None, **options):
+    """`num_envs` instances of `env_id` stepped together in one C++ call on `threads` threads
+    (default: the cores this process may use), with Gymnasium's next-step autoreset; `options`
+    as for make. docs/envs.md."""
+    if env_id not in _VECTOR:
+        raise ValueError(f"no vector form of {env_id!r}; vector ids: {', '.join(sorted(_VECTOR))}")
+    return _VECTOR[env_id](num_envs, threads=threads, **options)
+
+
 from .shaping_trench import ShapingTrenchEnv  # noqa: E402
+from .vector import ShapingTrenchVectorEnv  # noqa: E402
 
 register("ShapingTrench-v0", ShapingTrenchEnv, max_episode_steps=100)
+_VECTOR = {"ShapingTrench-v0": ShapingTrenchVectorEnv}

@@ -134,6 +134,40 @@ class Discrete(Space):
         return isinstance(other, Discrete) and self.n == other.n and self.start == other.start
 
 
+class MultiDiscrete(Space):
+    """Integer vectors: x[i] in start[i], ..., start[i] + nvec[i] - 1 (int64); the batched action
+    space of a vector environment of Discrete actions."""
+
+    def __init__(self, nvec, dtype=np.int64, seed=None, start=None):
+        self.nvec = np.asarray(nvec, dtype=dtype)
+        if self.nvec.ndim == 0 or np.any(self.nvec < 1):
+            raise ValueError(f"MultiDiscrete: nvec must be an array of ints >= 1, got {nvec!r}")
+        self.start = (np.zeros_like(self.nvec) if start is None
+                      else np.asarray(start, dtype=dtype))
+        super().__init__(self.nvec.shape, dtype, seed)
+
+    def sample(self, mask=None):
+        if mask is not None:
+            raise ValueError("MultiDiscrete.sample: masks are not supported")
+        return (self.start + self.np_random.integers(self.nvec)).astype(self.dtype)
+
+    def contains(self, x):
+        if isinstance(x, (list, tuple)):
+            x = np.asarray(x)
+        if not isinstance(x, np.ndarray) or x.shape != self.shape:
+            return False
+        if not np.issubdtype(x.dtype, np.integer):
+            return False
+        return bool(np.all(x >= self.start) and np.all(x < self.start + self.nvec))
+
+    def __repr__(self):
+        return f"MultiDiscrete({self.nvec})"
+
+    def __eq__(self, other):
+        return (isinstance(other, MultiDiscrete) and np.array_equal(self.nvec, other.nvec)
+                and np.array_equal(self.start, other.start))
+
+
 class Dict(Space):
     """A dictionary of named spaces; samples and elements are dicts with the same keys."""
 

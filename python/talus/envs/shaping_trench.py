@@ -5,7 +5,9 @@ The blade stays at trench depth on the paper's binary map and takes one of four 
 the dug map, the goal map and the blade's cell (one-hot). Reward: the decrease of the L1 distance
 between the dug map and the goal (the paper's reward: +1 a goal cell dug, 0 nothing new, -1 a cell
 outside the goal dug) minus `step_cost`. Terminated when the dug map equals the goal; truncated
-after `max_episode_steps` moves. The stepping runs in C++ (talus.shaping.TrenchEpisode).
+after `max_episode_steps` moves. Drawing episodes and stepping run in C++
+(talus.shaping.TrenchEnvBatch, shaping/trench_env_batch.hpp): the environment is a batch of one,
+make_vec's a batch of N, so the two give the same bits.
 docs/envs.md describes the options and the goals.
 """
 
@@ -28,51 +30,109 @@ class ShapingTrenchEnv(Env):
     def __init__(self, goals="letters", step_cost=0.05, max_episode_steps=100, render_mode=None,
                  random_goal_cells=(4, 20), cell_px=32):
         """goals: "letters" (a uniform letter A-Z per episode), a string of letters ("AST"),
-        "random" (random single-stroke goals, `random_goal_cells` = (min, max) cells), or one 0/1
-        goal map (rows, cols). A reset's options may name the episode's goal ("goal": a letter or
-        a map) and start cell ("start": (row, col)); by default the blade starts where the
-        optimal (A*) stroke starts."""
+        "random" (random single-stroke goals, `random_goal_cells` = (min, max) cells, at most 30),
+        or one 0/1 goal map (rows, cols). A reset's options may name the episode's goal ("goal":
+        a letter or a map) and start cell ("start": (row, col)); by default the blade starts where
+        the optimal (A*) stroke starts."""
         if render_mode not in (None, "rgb_array"):
             raise ValueError(f"render_mode: expected None or 'rgb_array', got {render_mode!r}")
+        self.render_mode = render_mode
+        self.cell_px = int(cell_px)
+        self._game = _TrenchGame(goals, step_cost, max_episode_steps, random_goal_cells, 1)
+        self.step_cost, self.max_episode_steps = self._game.step_cost, self._game.max_episode_steps
+        self.rows, self.cols = self._game.rows, self._game.cols
+        self.observation_space = Box(0.0, 1.0, (3, self.rows, self.cols), np.float32)
+        self.action_space = Discrete(4)
+        self._seeded = False
+        self._started = False
+        self._ended = False
+        self._names = ["custom"]
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        options = dict(options or {})
+        unknown = sorted(set(options) - {"goal", "start"})
+        if unknown:
+            raise ValueError(f"options: unknown keys {unknown}; expected 'goal' and/or 'start'")
+        g = self._game
+        if seed is not None or not self._seeded:
+            # The episodes' own generator (C++, shared with make_vec): the reset's seed, or a draw
+            # of np_random the first time without one.
+            first = int(seed) if seed is not None else int(self.np_random.integers(2**63))
+            g.batch.reset(np.array([first], np.uint64), g.obs)
+            self._seeded = True
+        elif not options:
+            g.batch.redraw(0, g.obs[0])
+        if options:
+            g.set_episode(0, options, self)
+        self._started, self._ended = True, False
+        return g.obs[0].copy(), self._info()
+
+    def step(self, action):
+        if not self._started:
+            raise RuntimeError("ShapingTrench-v0: step() before reset(); call reset() first")
+        if self._ended:
+            raise RuntimeError("ShapingTrench-v0: step() after the episode ended (terminated or "
+                               "truncated); call reset() first")
+        if not self.action_space.contains(action):
+            raise ValueError(f"action {action!r} ({type(action).__name__}) is not in the action "
+                             f"space {self.action_space}: expected an int 0 (up), 1 (down), "
+                             f"2 (left) or 3 (right)")
+        g = self._game
+        g.actions[0] = int(action)
+        g.step(threads=1)
+        terminated, truncated = bool(g.terminated[0]), bool(g.truncated[0])
+        self._ended = terminated or truncated
+        return g.obs[0].copy(), float(g.rewards[0]), terminated, truncated, self._info()
+
+    def render(self):
+        if self.render_mode is None or not self._started:
+            return None
+        dug, goal, blade = self._game.batch.episode(0)
+        return render_binary_trench(dug, goal, blade, self.cell_px)
+
+    def _info(self):
+        info = {k: (tuple(int(x) for x in v[0]) if k == "start" else int(v[0]))
+                for k, v in self._game.batch.info().items()}
+        info["goal_name"] = self._game.goal_name(info.pop("map_index"), self._game.custom[0])
+        info["success"] = info["l1_to_goal"] == 0
+        return info
+
+
+class _TrenchGame:
+    """The C++ batch behind ShapingTrench-v0 (one environment) and its vector form (N), with the
+    arrays it writes in place."""
+
+    def __init__(self, goals, step_cost, max_episode_steps, random_goal_cells, num_envs):
         if not (np.isfinite(step_cost) and step_cost >= 0):
             raise ValueError(f"step_cost: expected a number >= 0, got {step_cost!r}")
         if not (isinstance(max_episode_steps, (int, np.integer)) and max_episode_steps >= 1):
             raise ValueError(f"max_episode_steps: expected an int >= 1, got {max_episode_steps!r}")
-        self.render_mode = render_mode
-        self.step_cost = float(step_cost)
-        self.max_episode_steps = int(max_episode_steps)
-        self.cell_px = int(cell_px)
-        self._goal_mode, self._letters, self._fixed_goal = self._read_goals(goals)
-        self._random_cells = tuple(int(n) for n in random_goal_cells)
-        rows, cols = (7, 7) if self._fixed_goal is None else self._fixed_goal.shape
-        if self._goal_mode == "random":
-            _goals.random_single_stroke_goal(np.random.default_rng(0), rows, cols,
-                                             *self._random_cells)  # checks the cell range now
-        self.rows, self.cols = rows, cols
-        self.observation_space = Box(0.0, 1.0, (3, rows, cols), np.float32)
-        self.action_space = Discrete(4)
-        self._episode = None
-        self._ended = False
-        self._info = {}
-        self._obs = np.zeros((3, rows, cols), dtype=np.float32)
-        self._plans = {}  # (goal bytes, start) -> optimal steps
+        self.step_cost, self.max_episode_steps = float(step_cost), int(max_episode_steps)
+        self.source, self.names = _goal_source(goals, random_goal_cells)
+        self.rows, self.cols = self.source.rows, self.source.cols
+        self.batch = _talus.shaping.TrenchEnvBatch(self.source, self.step_cost,
+                                                   self.max_episode_steps, num_envs)
+        self.obs = np.zeros((num_envs, 3, self.rows, self.cols), np.float32)
+        self.actions = np.zeros(num_envs, np.uint8)
+        self.rewards = np.zeros(num_envs, np.float64)
+        self.terminated = np.zeros(num_envs, bool)
+        self.truncated = np.zeros(num_envs, bool)
+        self.custom = ["custom"] * num_envs  # the name of a goal given in reset options
+        self._plans = {}
 
-    # ------------------------------------------------------------------ goals
-    @staticmethod
-    def _read_goals(goals):
-        if isinstance(goals, str):
-            if goals == "letters":
-                return "letters", _goals.LETTERS, None
-            if goals == "random":
-                return "random", "", None
-            unknown = sorted(set(goals.upper()) - set(_goals.LETTERS))
-            if not goals or unknown:
-                raise ValueError(f"goals: expected 'letters', 'random', letters A-Z or a 0/1 map, "
-                                 f"got {goals!r}")
-            return "letters", goals.upper(), None
-        return "fixed", "", _check_goal_map(goals, None)
+    def step(self, threads):
+        self.batch.step(self.actions, self.obs, self.rewards, self.terminated, self.truncated,
+                        threads)
 
-    def _choose_goal(self, options):
+    def goal_name(self, map_index, custom):
+        if map_index >= 0:
+            return self.names[map_index]
+        return "random" if self.names is None else custom
+
+    def set_episode(self, i, options, env):
+        """Starts environment i on the goal and start of reset `options`."""
+        name, goal = "custom", None
         if "goal" in options:
             chosen = options["goal"]
             if isinstance(chosen, str):
@@ -82,16 +142,21 @@ class ShapingTrenchEnv(Env):
                 if (self.rows, self.cols) != (7, 7):
                     raise ValueError(f"options['goal']: the letters are 7 x 7 maps; this "
                                      f"environment's maps are {self.rows} x {self.cols}")
-                return chosen.upper(), _goals.letter_goal(chosen), None
-            return "custom", _check_goal_map(chosen, (self.rows, self.cols)), None
-        if self._goal_mode == "letters":
-            letter = self._letters[int(self.np_random.integers(len(self._letters)))]
-            return letter, _goals.letter_goal(letter), None
-        if self._goal_mode == "random":
-            goal, start = _goals.random_single_stroke_goal(self.np_random, self.rows, self.cols,
-                                                           *self._random_cells)
-            return "random", goal, start
-        return "custom", self._fixed_goal, None
+                name, goal = chosen.upper(), _goals.letter_goal(chosen)
+            else:
+                goal = _check_goal_map(chosen, (self.rows, self.cols))
+        else:
+            dug_, goal, _ = self.batch.episode(i)
+            name = self.goal_name(int(self.batch.info()["map_index"][i]), self.custom[i])
+        start = None
+        if "start" in options:
+            start = tuple(int(v) for v in options["start"])
+            if not (0 <= start[0] < self.rows and 0 <= start[1] < self.cols) or not goal[start]:
+                raise ValueError(f"options['start']: expected a goal cell (row, col) of the "
+                                 f"{self.rows} x {self.cols} map, got {options['start']!r}")
+        start, optimal_steps = self._optimal(goal, start)
+        self.batch.set_episode(i, goal, start[0], start[1], optimal_steps, self.obs[i])
+        self.custom[i] = name
 
     def _optimal(self, goal, start):
         """(start, optimal steps) of the A* single stroke (from `start` when given)."""
@@ -106,61 +171,27 @@ class ShapingTrenchEnv(Env):
             self._plans[key] = ((plan.start.row, plan.start.col), plan.steps)
         return self._plans[key]
 
-    # ------------------------------------------------------------------ the contract
-    def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
-        options = dict(options or {})
-        unknown = sorted(set(options) - {"goal", "start"})
-        if unknown:
-            raise ValueError(f"options: unknown keys {unknown}; expected 'goal' and/or 'start'")
-        name, goal, start = self._choose_goal(options)
-        if "start" in options:
-            start = tuple(int(v) for v in options["start"])
-            if not (0 <= start[0] < self.rows and 0 <= start[1] < self.cols) or not goal[start]:
-                raise ValueError(f"options['start']: expected a goal cell (row, col) of the "
-                                 f"{self.rows} x {self.cols} map, got {options['start']!r}")
-        start, optimal_steps = self._optimal(goal, start)
-        self._episode = _talus.shaping.TrenchEpisode(goal, *start)
-        self._ended = False
-        self._info = {"goal_name": name, "start": start, "optimal_steps": optimal_steps}
-        return self._observe(), self._step_info()
 
-    def step(self, action):
-        if self._episode is None:
-            raise RuntimeError("ShapingTrench-v0: step() before reset(); call reset() first")
-        if self._ended:
-            raise RuntimeError("ShapingTrench-v0: step() after the episode ended (terminated or "
-                               "truncated); call reset() first")
-        move = self._check_action(action)
-        l1_decrease, _, reached = self._episode.step(move)
-        terminated = bool(reached)
-        truncated = not terminated and self._episode.steps >= self.max_episode_steps
-        self._ended = terminated or truncated
-        reward = float(l1_decrease) - self.step_cost
-        return self._observe(), reward, terminated, truncated, self._step_info()
-
-    def render(self):
-        if self.render_mode is None or self._episode is None:
-            return None
-        return render_binary_trench(self._episode.dug, self._episode.goal, self._episode.blade,
-                                    self.cell_px)
-
-    # ------------------------------------------------------------------ helpers
-    def _check_action(self, action):
-        if not self.action_space.contains(action):
-            raise ValueError(f"action {action!r} ({type(action).__name__}) is not in the action "
-                             f"space {self.action_space}: expected an int 0 (up), 1 (down), "
-                             f"2 (left) or 3 (right)")
-        return int(action)
-
-    def _observe(self):
-        self._episode.observe(self._obs)
-        return self._obs.copy()
-
-    def _step_info(self):
-        e = self._episode
-        return dict(self._info, steps=e.steps, l1_to_goal=e.l1_to_goal,
-                    dug_outside=e.dug_outside, success=e.l1_to_goal == 0)
+def _goal_source(goals, random_goal_cells):
+    """(TrenchGoalSource, the maps' names or None for random goals) of the `goals` option."""
+    if isinstance(goals, str):
+        if goals == "random":
+            low, high = (int(n) for n in random_goal_cells)
+            try:
+                return _talus.shaping.TrenchGoalSource.random(7, 7, low, high), None
+            except ValueError as e:
+                raise ValueError(f"random_goal_cells: {e}") from None
+        letters = _goals.LETTERS if goals == "letters" else goals.upper()
+        if not goals or set(letters) - set(_goals.LETTERS):
+            raise ValueError(f"goals: expected 'letters', 'random', letters A-Z or a 0/1 map, got "
+                             f"{goals!r}")
+        maps = [_goals.letter_goal(letter) for letter in letters]
+        return _talus.shaping.TrenchGoalSource.of_maps(maps), list(letters)
+    goal = _check_goal_map(goals, None)
+    try:
+        return _talus.shaping.TrenchGoalSource.of_maps([goal]), ["custom"]
+    except ValueError as e:
+        raise ValueError(f"goal: {e}") from None
 
 
 def _check_goal_map(goal, shape):

@@ -1,0 +1,58 @@
+"""Environment steps per second through Python (talus.envs), as a learner sees them: one
+ShapingTrench-v0 stepped in a loop, and make_vec of 1024 instances on 1 and 2 threads (the
+observation batch copied out every step, as returned). Prints the CPU model and the median of 3
+runs of each. Run by `make bench` after the C++ benchmarks (which time the C++ step alone).
+
+    PYTHONPATH=build/python /usr/bin/python3 bench/bench_envs.py
+"""
+
+import statistics
+import time
+
+import numpy as np
+
+import talus.envs as E
+
+
+def cpu_model():
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return "unknown CPU"
+
+
+def single_env_rate(steps=200_000):
+    env = E.make("ShapingTrench-v0")
+    env.reset(seed=0)
+    actions = np.random.default_rng(0).integers(0, 4, size=steps).tolist()
+    start = time.perf_counter()
+    for a in actions:
+        _, _, terminated, truncated, _ = env.step(a)
+        if terminated or truncated:
+            env.reset()
+    return steps / (time.perf_counter() - start)
+
+
+def vector_env_rate(threads, num_envs=1024, steps=300):
+    vec = E.make_vec("ShapingTrench-v0", num_envs, threads=threads)
+    vec.reset(seed=0)
+    actions = np.random.default_rng(0).integers(0, 4, size=(steps, num_envs))
+    start = time.perf_counter()
+    for k in range(steps):
+        vec.step(actions[k])
+    return steps * num_envs / (time.perf_counter() - start)
+
+
+def main():
+    print(f"talus.envs through Python on {cpu_model()} (median of 3 runs, env steps per second)")
+    rows = [("ShapingTrench-v0, one env", single_env_rate)]
+    rows += [(f"ShapingTrench-v0, make_vec 1024 envs, {t} thread{'s' * (t > 1)}",
+              lambda t=t: vector_env_rate(t)) for t in (1, 2)]
+    for name, run in rows:
+        rates = [run() for _ in range(3)]
+        print(f"  {name:52s} {statistics.median(rates) / 1e6:8.3f} M/s")
+
+
+if __name__ == "__main__":
+    main()
