@@ -33,5 +33,13 @@ for scenario in $(find scenarios -name '*.toml' | sort); do
     run "$scenario" "$out/$tier/$name"
   fi
 done
+# The learning environments: the optimal stroke of a letter played in ShapingTrench-v0.
+mkdir -p "$out/envs"
+echo "== talus.envs ShapingTrench-v0 -> $out/envs/shaping_trench_A.png"
+if ! PYTHONPATH="$(dirname "$talus")/../python" /usr/bin/python3 examples/render_trench_episode.py \
+     A "$out/envs/shaping_trench_A.png"; then
+  echo "   FAILED: examples/render_trench_episode.py" >&2
+  status=1
+fi
 echo "Outputs are in $out/ (open the .png files; summary.json holds each run's key figures)."
 exit $status
