@@ -178,6 +178,39 @@ void finish_loading(const ScenarioTable& root, const ScenarioTable& sim, Particl
     root.table(root.has("terrain") ? "terrain" : "bed").fail("", e.what());
   }
 }
+// [measure]: what the run measures besides its logs (kind and its keys).
+void read_measure(const ScenarioTable& measure, ParticleScenario& sc) {
+  const std::string kind = measure.choice("kind", {"none", "at_rest", "repose", "drag"});
+  if (kind == "at_rest") sc.measure = Measurement::kAtRest;
+  if (kind == "repose") {
+    sc.measure = Measurement::kRepose;
+    sc.repose.ground_z_m = measure.number_or("ground_z_m", 0.0, any_finite("[m]"));
+    sc.repose.bin_m = measure.number_or("bin_m", 0.0, non_negative("[m] (0: two diameters)"));
+    sc.repose.lo_fraction = measure.number_or("lo_fraction", 0.2, in_closed_range(0.0, 1.0, ""));
+    sc.repose.hi_fraction = measure.number_or("hi_fraction", 0.8, in_closed_range(0.0, 1.0, ""));
+    if (!(sc.repose.hi_fraction > sc.repose.lo_fraction)) {
+      measure.fail("hi_fraction", "must exceed lo_fraction");
+    }
+  }
+  if (kind == "drag") {
+    sc.measure = Measurement::kDrag;
+    sc.drag = read_drag(measure);
+    const double lower_speed =
+        (sc.drag->depths_m.empty()
+             ? 0.0
+             : *std::max_element(sc.drag->depths_m.begin(), sc.drag->depths_m.end())) /
+        sc.drag->lower_time_s;
+    if (std::max(sc.drag->speed_m_per_s, lower_speed) > sc.model.expected_speed_m_per_s) {
+      measure.fail("speed_m_per_s",
+                   fmt::format("the plate moves at up to {:g} m/s, faster than "
+                               "solver.expected_speed_m_per_s = {:g} m/s (the no-tunnelling bound)",
+                               std::max(sc.drag->speed_m_per_s, lower_speed),
+                               sc.model.expected_speed_m_per_s));
+    }
+  }
+  measure.refuse_unknown_keys();
+}
+
 }  // namespace
 
 long ParticleScenario::total_steps() const {
@@ -208,41 +241,8 @@ ParticleScenario load_particle_scenario(const ScenarioTable& root) {
   } else {
     read_own_ground(root, sim, sc);
   }
-  // A [terrain] file measures what every tier does: the bodies' forces (no [measure] needed).
-  if (terrain && !root.has("measure")) {
-    finish_loading(root, sim, sc);
-    return sc;
-  }
-  const ScenarioTable measure = root.table("measure");
-  const std::string kind = measure.choice("kind", {"none", "at_rest", "repose", "drag"});
-  if (kind == "at_rest") sc.measure = Measurement::kAtRest;
-  if (kind == "repose") {
-    sc.measure = Measurement::kRepose;
-    sc.repose.ground_z_m = measure.number_or("ground_z_m", 0.0, any_finite("[m]"));
-    sc.repose.bin_m = measure.number_or("bin_m", 0.0, non_negative("[m] (0: two diameters)"));
-    sc.repose.lo_fraction = measure.number_or("lo_fraction", 0.2, in_closed_range(0.0, 1.0, ""));
-    sc.repose.hi_fraction = measure.number_or("hi_fraction", 0.8, in_closed_range(0.0, 1.0, ""));
-    if (!(sc.repose.hi_fraction > sc.repose.lo_fraction)) {
-      measure.fail("hi_fraction", "must exceed lo_fraction");
-    }
-  }
-  if (kind == "drag") {
-    sc.measure = Measurement::kDrag;
-    sc.drag = read_drag(measure);
-    const double lower_speed =
-        (sc.drag->depths_m.empty()
-             ? 0.0
-             : *std::max_element(sc.drag->depths_m.begin(), sc.drag->depths_m.end())) /
-        sc.drag->lower_time_s;
-    if (std::max(sc.drag->speed_m_per_s, lower_speed) > sc.model.expected_speed_m_per_s) {
-      measure.fail("speed_m_per_s",
-                   fmt::format("the plate moves at up to {:g} m/s, faster than "
-                               "solver.expected_speed_m_per_s = {:g} m/s (the no-tunnelling bound)",
-                               std::max(sc.drag->speed_m_per_s, lower_speed),
-                               sc.model.expected_speed_m_per_s));
-    }
-  }
-  measure.refuse_unknown_keys();
+  // A [terrain] file measures what every tier does, the bodies' forces: [measure] is optional.
+  if (!terrain || root.has("measure")) read_measure(root.table("measure"), sc);
   finish_loading(root, sim, sc);
   return sc;
 }

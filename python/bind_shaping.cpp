@@ -411,6 +411,21 @@ void bind_trench_batch(py::module_& m) {
           "Per environment (arrays): steps, l1_to_goal, dug_outside, optimal_steps, map_index "
           "(-1: not drawn from the maps), start (row, col).")
       .def(
+          "info_of",
+          [](const TrenchEnvBatch& b, int i) {
+            if (i < 0 || i >= b.num_envs()) throw std::invalid_argument("info_of: no such env");
+            const TrenchEnvSlot& s = b.slot(i);
+            py::dict d;
+            d["steps"] = s.state.steps;
+            d["l1_to_goal"] = s.state.l1_to_goal;
+            d["dug_outside"] = s.state.dug_outside;
+            d["optimal_steps"] = s.draw.optimal_steps;
+            d["map_index"] = s.draw.map_index;
+            d["start"] = py::make_tuple(s.draw.start.row, s.draw.start.col);
+            return d;
+          },
+          py::arg("index"), "info() of environment `index` alone, as Python ints.")
+      .def(
           "episode",
           [](const TrenchEnvBatch& b, int i) {
             if (i < 0 || i >= b.num_envs()) throw std::invalid_argument("episode: no such env");

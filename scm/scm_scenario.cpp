@@ -273,6 +273,49 @@ void refuse_duration(const ScenarioTable& sim, const std::string& kind, const ch
   }
 }
 
+// [simulation] duration_s of a blade-like run, default its waypoints' span; a body at a constant
+// twist never stops, so it needs one. Sets the steps too.
+void set_blade_duration(const ScenarioTable& sim, ScmScenario& sc) {
+  sc.blade.duration_s =
+      std::holds_alternative<WaypointDriver>(sc.blade.driver)
+          ? sim.number_or("duration_s", sc.blade.duration_s, positive("[s]"))
+          : sim.number("duration_s", positive("[s] (a constant twist never ends)"));
+  sc.steps = steps_for(sim, "time_step_s", sc.blade.duration_s, sc.model.time_step_s);
+}
+
+// [experiment]: the run's kind and its keys, and the steps the run takes.
+void read_experiment(const ScenarioTable& root, const ScenarioTable& sim, ScmScenario& sc) {
+  const ScenarioTable ex = root.table("experiment");
+  const std::string kind = ex.choice(
+      "kind", {"plate_sinkage", "single_wheel", "multipass", "slip_sweep", "strip_load", "blade"});
+  const double dt = sc.model.time_step_s;
+  if (kind == "plate_sinkage" || kind == "strip_load") {
+    sc.experiment = kind == "plate_sinkage" ? Experiment::PlateSinkage : Experiment::StripLoad;
+    read_plate(ex, sc.model, sc.plate);
+    refuse_duration(sim, kind, "ramp_s + hold_s");
+    sc.steps = steps_for(sim, "time_step_s", sc.plate.ramp_s + sc.plate.hold_s, dt);
+  } else if (kind == "blade") {
+    sc.experiment = Experiment::Blade;
+    read_blade(root, ex, sc.blade);
+    set_blade_duration(sim, sc);
+  } else {
+    sc.experiment = kind == "single_wheel" ? Experiment::SingleWheel
+                    : kind == "multipass"  ? Experiment::Multipass
+                                           : Experiment::SlipSweep;
+    if (sc.experiment == Experiment::SlipSweep) {
+      sc.slips = ex.numbers("slips", 0, in_closed_range(0.0, 0.95, ""));
+    }
+    read_wheel(ex, sc.model, sc.wheel, sc.experiment != Experiment::SlipSweep);
+    refuse_duration(sim, kind, "settle_s + drive_s");
+    // The rig counts its settling and driving steps apart (scm_rigs.cpp): so does the total.
+    const long one = steps_for(sim, "time_step_s", sc.wheel.settle_s, dt) +
+                     steps_for(sim, "time_step_s", sc.wheel.drive_s, dt);
+    sc.steps = sc.experiment == Experiment::SingleWheel ? one
+               : sc.experiment == Experiment::Multipass ? 2 * one
+                                                        : one * static_cast<long>(sc.slips.size());
+  }
+}
+
 }  // namespace
 
 ScmScenario load_scm_scenario(const ScenarioTable& root) {
@@ -294,49 +337,13 @@ ScmScenario load_scm_scenario(const ScenarioTable& root) {
   const ScenarioTable sim = root.table("simulation");
   m.time_step_s = sim.number("time_step_s", positive("[s]"));
 
-  // A [terrain] file's bodies push the soil as a blade run does (its one experiment there).
+  // A [terrain] file's body pushes the soil as a blade run's does (its one experiment there).
   if (terrain && !root.has("experiment")) {
     sc.experiment = Experiment::Blade;
     read_blade_body(root, nullptr, sc.blade);
-    sc.blade.duration_s =
-        std::holds_alternative<WaypointDriver>(sc.blade.driver)
-            ? sim.number_or("duration_s", sc.blade.duration_s, positive("[s]"))
-            : sim.number("duration_s", positive("[s] (a constant twist never ends)"));
-    sc.steps = steps_for(sim, "time_step_s", sc.blade.duration_s, m.time_step_s);
-    sim.refuse_unknown_keys();
-    root.refuse_unknown_keys();
-    validate_model(m, root);
-    return sc;
-  }
-  const ScenarioTable ex = root.table("experiment");
-  const std::string kind = ex.choice(
-      "kind", {"plate_sinkage", "single_wheel", "multipass", "slip_sweep", "strip_load", "blade"});
-  const double dt = m.time_step_s;
-  if (kind == "plate_sinkage" || kind == "strip_load") {
-    sc.experiment = kind == "plate_sinkage" ? Experiment::PlateSinkage : Experiment::StripLoad;
-    read_plate(ex, m, sc.plate);
-    refuse_duration(sim, kind, "ramp_s + hold_s");
-    sc.steps = steps_for(sim, "time_step_s", sc.plate.ramp_s + sc.plate.hold_s, dt);
-  } else if (kind == "blade") {
-    sc.experiment = Experiment::Blade;
-    read_blade(root, ex, sc.blade);
-    sc.blade.duration_s = sim.number_or("duration_s", sc.blade.duration_s, positive("[s]"));
-    sc.steps = steps_for(sim, "time_step_s", sc.blade.duration_s, dt);
+    set_blade_duration(sim, sc);
   } else {
-    sc.experiment = kind == "single_wheel" ? Experiment::SingleWheel
-                    : kind == "multipass"  ? Experiment::Multipass
-                                           : Experiment::SlipSweep;
-    if (sc.experiment == Experiment::SlipSweep) {
-      sc.slips = ex.numbers("slips", 0, in_closed_range(0.0, 0.95, ""));
-    }
-    read_wheel(ex, m, sc.wheel, sc.experiment != Experiment::SlipSweep);
-    refuse_duration(sim, kind, "settle_s + drive_s");
-    // The rig counts its settling and driving steps apart (scm_rigs.cpp): so does the total.
-    const long one = steps_for(sim, "time_step_s", sc.wheel.settle_s, dt) +
-                     steps_for(sim, "time_step_s", sc.wheel.drive_s, dt);
-    sc.steps = sc.experiment == Experiment::SingleWheel ? one
-               : sc.experiment == Experiment::Multipass ? 2 * one
-                                                        : one * static_cast<long>(sc.slips.size());
+    read_experiment(root, sim, sc);
   }
   sim.refuse_unknown_keys();
   root.refuse_unknown_keys();

@@ -207,6 +207,26 @@ void expect_load_error(const fs::path& path, const std::string& needle) {
   }
 }
 
+// Replaces dataset `name` of a saved database by one of `file_type`, shape `dims` and creation
+// properties `create_plist` (chunked data is made extendible, as h5py's maxshape=None makes it),
+// holding `values` (of `memory_type`) unless `values` is null.
+void replace_dataset(const fs::path& path, const char* name, hid_t file_type,
+                     const std::vector<hsize_t>& dims, hid_t create_plist, hid_t memory_type,
+                     const void* values) {
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  H5Ldelete(file, name, H5P_DEFAULT);
+  const std::vector<hsize_t> unlimited(dims.size(), H5S_UNLIMITED);
+  const bool chunked = H5Pget_layout(create_plist) == H5D_CHUNKED;
+  const hid_t space = H5Screate_simple(static_cast<int>(dims.size()), dims.data(),
+                                       chunked ? unlimited.data() : nullptr);
+  const hid_t set =
+      H5Dcreate2(file, name, file_type, space, H5P_DEFAULT, create_plist, H5P_DEFAULT);
+  if (values != nullptr) H5Dwrite(set, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values);
+  H5Dclose(set);
+  H5Sclose(space);
+  H5Fclose(file);
+}
+
 TEST(WrenchSpaceDatabase, LoadNamesTheMissingOrInconsistentField) {
   const WrenchDatabase db = acquire_database(small_spec(), fake_wrench);
   const fs::path path = temp_path("broken.h5");
@@ -217,19 +237,9 @@ TEST(WrenchSpaceDatabase, LoadNamesTheMissingOrInconsistentField) {
   }
   // Inconsistent shapes: wrenches of another database with fewer directions.
   save_database(db, path);
-  {
-    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-    H5Ldelete(file, "wrenches", H5P_DEFAULT);
-    const hsize_t dims[3] = {15, 25, 3};
-    const hid_t space = H5Screate_simple(3, dims, nullptr);
-    const hid_t set =
-        H5Dcreate2(file, "wrenches", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    std::vector<double> zeros(15 * 25 * 3, 0.0);
-    H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, zeros.data());
-    H5Dclose(set);
-    H5Sclose(space);
-    H5Fclose(file);
-  }
+  const std::vector<double> zeros(15 * 25 * 3, 0.0);
+  replace_dataset(path, "wrenches", H5T_IEEE_F64LE, {15, 25, 3}, H5P_DEFAULT, H5T_NATIVE_DOUBLE,
+                  zeros.data());
   expect_load_error(path, "wrenches: shape 15x25x3, expected 15x26x3");
   // Version.
   save_database(db, path);
@@ -281,29 +291,19 @@ TEST(WrenchSpaceDatabase, FuzzFoundShapeBeyondTheStoredBytesIsRefused) {
 }
 
 // Replaces the saved database's wrenches dataset (n x m x 3) by one created with `create_plist`
-// (chunking, filters; chunked data is made extendible, as h5py's maxshape=None makes it);
-// writes the database's own values unless `write` is false.
+// (chunking, filters), holding the database's own values unless `write` is false.
 void rewrite_wrenches(const fs::path& path, const WrenchDatabase& db, hid_t create_plist,
                       bool write) {
-  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-  H5Ldelete(file, "wrenches", H5P_DEFAULT);
-  const hsize_t dims[3] = {static_cast<hsize_t>(db.configuration_count()),
-                           static_cast<hsize_t>(db.direction_count()), 3};
-  const hsize_t unlimited[3] = {H5S_UNLIMITED, H5S_UNLIMITED, H5S_UNLIMITED};
-  const bool chunked = H5Pget_layout(create_plist) == H5D_CHUNKED;
-  const hid_t space = H5Screate_simple(3, dims, chunked ? unlimited : nullptr);
-  const hid_t set =
-      H5Dcreate2(file, "wrenches", H5T_IEEE_F64LE, space, H5P_DEFAULT, create_plist, H5P_DEFAULT);
   std::vector<double> values;
   for (const Eigen::MatrixXd& w : db.wrenches) {
     for (Eigen::Index i = 0; i < w.rows(); ++i) {
       for (Eigen::Index k = 0; k < w.cols(); ++k) values.push_back(w(i, k));
     }
   }
-  if (write) H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data());
-  H5Dclose(set);
-  H5Sclose(space);
-  H5Fclose(file);
+  replace_dataset(path, "wrenches", H5T_IEEE_F64LE,
+                  {static_cast<hsize_t>(db.configuration_count()),
+                   static_cast<hsize_t>(db.direction_count()), 3},
+                  create_plist, H5T_NATIVE_DOUBLE, write ? values.data() : nullptr);
 }
 
 // Files written by other tools may be chunked and compressed with gzip (h5py's
@@ -353,22 +353,11 @@ TEST(WrenchSpaceDatabase, NumbersOfAnUnusualTypeAreRefused) {
   const WrenchDatabase db = acquire_database(small_spec(), fake_wrench);
   const fs::path path = temp_path("types.h5");
   save_database(db, path);
-  {
-    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-    H5Ldelete(file, "velocity_scale", H5P_DEFAULT);
-    const hsize_t count = 3;
-    const hid_t space = H5Screate_simple(1, &count, nullptr);
-    const hid_t odd = H5Tcopy(H5T_STD_I32LE);
-    ASSERT_GE(H5Tset_precision(odd, 20), 0);
-    const hid_t set =
-        H5Dcreate2(file, "velocity_scale", odd, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    const int scale[3] = {1, 1, 3};
-    H5Dwrite(set, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, scale);
-    H5Dclose(set);
-    H5Tclose(odd);
-    H5Sclose(space);
-    H5Fclose(file);
-  }
+  const hid_t odd = H5Tcopy(H5T_STD_I32LE);
+  ASSERT_GE(H5Tset_precision(odd, 20), 0);
+  const int scale[3] = {1, 1, 3};
+  replace_dataset(path, "velocity_scale", odd, {3}, H5P_DEFAULT, H5T_NATIVE_INT, scale);
+  H5Tclose(odd);
   expect_load_error(path, "velocity_scale: expected numbers (IEEE 32- or 64-bit floats");
   fs::remove_all(path.parent_path());
 }
@@ -379,17 +368,8 @@ TEST(WrenchSpaceDatabase, AnEmptyDatasetIsRefused) {
   const WrenchDatabase db = acquire_database(small_spec(), fake_wrench);
   const fs::path path = temp_path("empty.h5");
   save_database(db, path);
-  {
-    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-    H5Ldelete(file, "velocity_directions", H5P_DEFAULT);
-    const hsize_t dims[2] = {hsize_t{1} << 60, 0};
-    const hid_t space = H5Screate_simple(2, dims, nullptr);
-    const hid_t set = H5Dcreate2(file, "velocity_directions", H5T_IEEE_F64LE, space, H5P_DEFAULT,
-                                 H5P_DEFAULT, H5P_DEFAULT);
-    H5Dclose(set);
-    H5Sclose(space);
-    H5Fclose(file);
-  }
+  replace_dataset(path, "velocity_directions", H5T_IEEE_F64LE, {hsize_t{1} << 60, 0}, H5P_DEFAULT,
+                  H5T_NATIVE_DOUBLE, nullptr);
   expect_load_error(path, "velocity_directions: holds no values (a dimension is 0)");
   fs::remove_all(path.parent_path());
 }

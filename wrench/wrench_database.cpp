@@ -255,7 +255,6 @@ void check_stored_bytes_cover(hid_t file, hid_t set, const std::string& where, c
                               const std::vector<hsize_t>& dims, size_t value_bytes) {
   double bytes = static_cast<double>(value_bytes);
   for (const hsize_t d : dims) bytes *= static_cast<double>(d);
-  if (bytes <= 0.0) return;
   const Handle plist(H5Dget_create_plist(set), H5Pclose);
   if (!plist.ok()) throw DatabaseError(fmt::format("{}: {}: cannot read its layout", where, name));
   if (!all_data_stored(set, plist.get(), dims)) {
@@ -315,8 +314,7 @@ std::vector<double> read_dataset(hid_t file, const std::string& where, const cha
   check_stored_bytes_cover(file, set.get(), where, name, dims, H5Tget_size(type.get()));
   const auto count = static_cast<size_t>(values);
   std::vector<double> data(count);
-  if (count > 0 &&
-      H5Dread(set.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()) < 0) {
+  if (H5Dread(set.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()) < 0) {
     throw DatabaseError(fmt::format("{}: {}: cannot read", where, name));
   }
   return data;

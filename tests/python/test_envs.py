@@ -125,19 +125,26 @@ def test_an_episode_is_truncated_at_its_step_limit():
 
 
 def test_random_goals_are_single_strokes_from_their_start():
-    rng = np.random.default_rng(5)
-    for _ in range(50):
-        goal, start = E.goals.random_single_stroke_goal(rng, 7, 7, 4, 12)
-        assert 4 <= goal.sum() <= 12 and goal[start]
+    env = E.make("ShapingTrench-v0", goals="random", random_goal_cells=(5, 9))
+    for seed in range(30):
+        obs, info = env.reset(seed=seed)
+        goal = obs[1].astype(np.uint8)
+        assert info["goal_name"] == "random" and 5 <= goal.sum() <= 9
+        assert goal[info["start"]] and obs[2][info["start"]] == 1.0
         plan = talus.shaping.plan_single_stroke_trench(
             talus.shaping.BinaryMap.from_rows(["".join("#" if v else "." for v in row)
                                                for row in goal]),
-            start=talus.shaping.GridCell(*start))
-        assert plan.found
-    env = E.make("ShapingTrench-v0", goals="random", random_goal_cells=(5, 9))
-    for seed in range(10):
-        obs, info = env.reset(seed=seed)
-        assert info["goal_name"] == "random" and 5 <= obs[1].sum() <= 9
+            start=talus.shaping.GridCell(*info["start"]))
+        assert plan.found and plan.steps == info["optimal_steps"]
+    with pytest.raises(ValueError, match="random_goal_cells: .*got 4 and 31"):
+        E.make("ShapingTrench-v0", goals="random", random_goal_cells=(4, 31))
+
+
+def test_a_start_option_alone_keeps_drawing_new_goals():
+    env = E.make("ShapingTrench-v0", goals="LT")
+    env.reset(seed=2)
+    names = {env.reset(options={"start": (0, 0)})[1]["goal_name"] for _ in range(20)}
+    assert names == {"L", "T"}  # both letters have (0, 0) as a goal cell
 
 
 def test_render_draws_the_map_with_the_goal_and_the_blade():

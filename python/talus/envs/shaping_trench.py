@@ -61,7 +61,7 @@ class ShapingTrenchEnv(Env):
             first = int(seed) if seed is not None else int(self.np_random.integers(2**63))
             g.batch.reset(np.array([first], np.uint64), g.obs)
             self._seeded = True
-        elif not options:
+        elif "goal" not in options:  # options may still fix the drawn goal's start
             g.batch.redraw(0, g.obs[0])
         if options:
             g.set_episode(0, options, self)
@@ -92,8 +92,7 @@ class ShapingTrenchEnv(Env):
         return render_binary_trench(dug, goal, blade, self.cell_px)
 
     def _info(self):
-        info = {k: (tuple(int(x) for x in v[0]) if k == "start" else int(v[0]))
-                for k, v in self._game.batch.info().items()}
+        info = self._game.batch.info_of(0)
         info["goal_name"] = self._game.goal_name(info.pop("map_index"), self._game.custom[0])
         info["success"] = info["l1_to_goal"] == 0
         return info
@@ -146,8 +145,8 @@ class _TrenchGame:
             else:
                 goal = _check_goal_map(chosen, (self.rows, self.cols))
         else:
-            dug_, goal, _ = self.batch.episode(i)
-            name = self.goal_name(int(self.batch.info()["map_index"][i]), self.custom[i])
+            _, goal, _ = self.batch.episode(i)
+            name = self.goal_name(self.batch.info_of(i)["map_index"], self.custom[i])
         start = None
         if "start" in options:
             start = tuple(int(v) for v in options["start"])
