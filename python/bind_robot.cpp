@@ -184,6 +184,15 @@ void bind_robot(py::module_& m) {
   m.def("resolve_coupling", &resolve_coupling, py::arg("robot"), py::arg("entries"));
   m.def("tier_bodies", &tier_bodies, py::arg("links"));
   m.def(
+      "planar_inverse_inertia",
+      [](MujocoModel& robot, const CoupledLink& link, const Eigen::Matrix4d& X_SF) {
+        return planar_inverse_inertia(robot, link, matrix_to_pose(X_SF));
+      },
+      py::arg("robot"), py::arg("link"), py::arg("X_SF") = Eigen::Matrix4d::Identity(),
+      "A = P M^-1 P^T (3x3) on the planar twist (v_x, v_z, omega_y) at the origin of frame F "
+      "(X_SF: 4x4, F in the link frame S), at the robot's current configuration: what "
+      "talus.WrenchSpaceTier needs per foot.");
+  m.def(
       "check_initial_placement",
       [](MujocoModel& r, const std::vector<CoupledLink>& links,
          const std::function<double(double, double)>& surface) {

@@ -9,10 +9,12 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include "python/bind_common.hpp"
 #include "robot/mujoco_model.hpp"
 #include "wrench/wrench_contact_step.hpp"
 #include "wrench/wrench_database.hpp"
 #include "wrench/wrench_space_model.hpp"
+#include "wrench/wrench_space_tier.hpp"
 
 namespace py = pybind11;
 using namespace talus;
@@ -66,6 +68,72 @@ py::dict cv_dict(const CrossValidationError& e) {
   d["max"] = e.max;
   d["relative_rms"] = e.relative;
   return d;
+}
+
+// The terrain profile of a Python constructor: terrain_points_m when given, else a plane.
+TerrainProfile terrain_of(double slope_rad, const std::vector<Eigen::Vector2d>& terrain_points_m) {
+  return terrain_points_m.empty() ? TerrainProfile::plane(slope_rad)
+                                  : TerrainProfile(terrain_points_m, "terrain_points_m");
+}
+
+// Per foot: a planar contact dict as WrenchContactStep.feet and WrenchSpaceTier.feet give it.
+py::dict foot_dict(const FootContact& f) {
+  py::dict d;
+  d["in_contact"] = f.in_contact;
+  d["depth_m"] = f.depth_m;
+  d["tilt_rad"] = f.tilt_rad;
+  d["clamped"] = f.clamped;
+  d["theta"] = f.theta;
+  d["p_WCenter"] = f.p_WCenter;
+  d["p_WR"] = f.p_WR;
+  d["wrench_W"] = planar_components(f.wrench);
+  return d;
+}
+
+// steps, clamped_queries and feet of a class whose state() has step, clamped_queries and feet
+// (WrenchContactStep, WrenchSpaceTier).
+template <class Class>
+void def_contact_state(Class& c, const char* feet_doc) {
+  using T = typename Class::type;
+  c.def_property_readonly("steps", [](const T& t) { return t.state().step; })
+      .def_property_readonly("clamped_queries",
+                             [](const T& t) { return t.state().clamped_queries; })
+      .def_property_readonly(
+          "feet",
+          [](const T& t) {
+            py::list out;
+            for (const FootContact& f : t.state().feet) out.append(foot_dict(f));
+            return out;
+          },
+          feet_doc);
+}
+
+// The wrench-space tier as a talus.ContactTier (docs/wrench_space.md §9).
+void bind_wrench_space_tier(py::module_& m) {
+  py::class_<WrenchSpaceTier, ContactTier> tier(
+      m, "WrenchSpaceTier",
+      "The wrench-space tier as a talus.ContactTier, for talus.CoupledSim (docs/wrench_space.md "
+      "§9): per foot, eq. 2 with the robot's inverse effective inertia A there (e.g. "
+      "talus.planar_inverse_inertia). feet: list of (body: talus.CoupledBody, X_BF: 4x4 foot "
+      "frame in the body frame (origin at the bottom centre, z along the foot), granular_inertia "
+      "3x3 [kg, kg, kg m^2], inverse_inertia 3x3 A); terrain: slope_rad or terrain_points_m.");
+  tier.def(py::init([](const WrenchSpaceModel& space,
+                       const std::vector<std::tuple<CoupledBody, Eigen::Matrix4d, Eigen::Matrix3d,
+                                                    Eigen::Matrix3d>>& feet,
+                       double slope_rad, const std::vector<Eigen::Vector2d>& terrain_points_m) {
+             WrenchTierModel model;
+             for (const auto& [body, X_BF, mg, a] : feet) {
+               model.feet.push_back(
+                   WrenchTierFoot{body, talus::python::matrix_to_pose(X_BF), mg, a});
+             }
+             model.terrain = terrain_of(slope_rad, terrain_points_m);
+             return std::make_unique<WrenchSpaceTier>(space, std::move(model));
+           }),
+           py::arg("space"), py::arg("feet"), py::arg("slope_rad") = 0.0,
+           py::arg("terrain_points_m") = std::vector<Eigen::Vector2d>{}, py::keep_alive<1, 2>())
+      .def_property_readonly("contact_queries",
+                             [](const WrenchSpaceTier& t) { return t.state().contact_queries; });
+  def_contact_state(tier, "Per foot, the last step's contact (as WrenchContactStep.feet).");
 }
 
 }  // namespace
@@ -175,12 +243,12 @@ void bind_wrench(py::module_& m) {
           py::arg("folds") = 5, py::arg("quadratic") = false,
           "k-fold cross validation of the thin-plate spline (or the quadratic comparison).");
 
-  py::class_<WrenchContactStep>(
+  py::class_<WrenchContactStep> step(
       m, "WrenchContactStep",
       "Steps a planar MuJoCo robot whose feet touch a medium through W(theta) and the "
       "maximum-dissipation QP (paper 000 eq. 2). feet: list of (name, site, granular_inertia "
-      "[kg, kg, kg m^2]); terrain: slope_rad or terrain_points_m [[x, z], ...].")
-      .def(py::init(
+      "[kg, kg, kg m^2]); terrain: slope_rad or terrain_points_m [[x, z], ...].");
+  step.def(py::init(
                [](robot::MujocoModel& robot, const WrenchSpaceModel& space,
                   const std::vector<std::tuple<std::string, std::string, Eigen::Vector3d>>& feet,
                   double slope_rad, const std::vector<Eigen::Vector2d>& terrain_points_m) {
@@ -188,9 +256,7 @@ void bind_wrench(py::module_& m) {
                  for (const auto& [name, site, mg] : feet) {
                    model.feet.push_back(FootSpec{name, site, mg.asDiagonal()});
                  }
-                 model.terrain = terrain_points_m.empty()
-                                     ? TerrainProfile::plane(slope_rad)
-                                     : TerrainProfile(terrain_points_m, "terrain_points_m");
+                 model.terrain = terrain_of(slope_rad, terrain_points_m);
                  return std::make_unique<WrenchContactStep>(robot, space, std::move(model));
                }),
            py::arg("robot"), py::arg("space"), py::arg("feet"), py::arg("slope_rad") = 0.0,
@@ -198,29 +264,11 @@ void bind_wrench(py::module_& m) {
            py::keep_alive<1, 3>())
       .def("step", &WrenchContactStep::step, py::call_guard<py::gil_scoped_release>(),
            "Advances by MuJoCo's time step (releases the GIL).")
-      .def_property_readonly("time_step_s", &WrenchContactStep::time_step_s)
-      .def_property_readonly("steps", [](const WrenchContactStep& s) { return s.state().step; })
-      .def_property_readonly("clamped_queries",
-                             [](const WrenchContactStep& s) { return s.state().clamped_queries; })
-      .def_property_readonly(
-          "feet",
-          [](const WrenchContactStep& s) {
-            py::list out;
-            for (const FootContact& f : s.state().feet) {
-              py::dict d;
-              d["in_contact"] = f.in_contact;
-              d["depth_m"] = f.depth_m;
-              d["tilt_rad"] = f.tilt_rad;
-              d["clamped"] = f.clamped;
-              d["theta"] = f.theta;
-              d["p_WCenter"] = f.p_WCenter;
-              d["p_WR"] = f.p_WR;
-              d["wrench_W"] = f.wrench_W;
-              out.append(d);
-            }
-            return out;
-          },
-          "Per foot, this step's contact: in_contact, depth_m, tilt_rad (measured), clamped, theta "
-          "(the clamped (d, phi) W was predicted at), p_WCenter (x, "
-          "z), p_WR, wrench_W (f_x, f_z, tau_y about p_r, world axes).");
+      .def_property_readonly("time_step_s", &WrenchContactStep::time_step_s);
+  def_contact_state(step,
+                    "Per foot, this step's contact: in_contact, depth_m, tilt_rad (measured), "
+                    "clamped, theta (the clamped (d, phi) W was predicted at), p_WCenter (x, z), "
+                    "p_WR, wrench_W (f_x, f_z, tau_y about p_r, world axes).");
+
+  bind_wrench_space_tier(m);
 }

@@ -214,4 +214,25 @@ void check_initial_placement(MujocoModel& robot, const std::vector<CoupledLink>&
   }
 }
 
+Eigen::Matrix3d planar_inverse_inertia(MujocoModel& robot, const CoupledLink& link,
+                                       const Pose& X_SF) {
+  const mjModel* m = robot.model();
+  mjData* d = robot.data();
+  mj_forward(m, d);  // kinematics and the factor of M
+  const Vec3 p = (link_pose(robot, link) * X_SF).translation();
+  const int nv = m->nv;
+  std::vector<mjtNum> jacp(3 * static_cast<std::size_t>(nv)), jacr(jacp.size());
+  mj_jac(m, d, jacp.data(), jacr.data(), p.data(), link.body_id);
+  using RowMatrix = Eigen::Matrix<double, 3, Eigen::Dynamic, Eigen::RowMajor>;
+  RowMatrix P(3, nv), PMinv(3, nv);
+  for (int c = 0; c < nv; ++c) {
+    P(0, c) = jacp[static_cast<std::size_t>(c)];
+    P(1, c) = jacp[static_cast<std::size_t>(2 * nv + c)];
+    P(2, c) = jacr[static_cast<std::size_t>(nv + c)];
+  }
+  mj_solveM(m, d, PMinv.data(), P.data(), 3);  // rows of P M^-1 (M symmetric)
+  const Eigen::Matrix3d a = PMinv * P.transpose();
+  return 0.5 * (a + a.transpose());
+}
+
 }  // namespace talus::robot

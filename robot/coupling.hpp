@@ -75,4 +75,12 @@ void check_initial_placement(MujocoModel& robot, const std::vector<CoupledLink>&
 /// The pose of each link's frame S in world at the robot's current kinematics (xpos, xquat).
 Pose link_pose(const MujocoModel& robot, const CoupledLink& link);
 
+/// The robot's inverse effective inertia A = P M^-1 P^T [1/kg, 1/(kg m), 1/(kg m^2)] on the
+/// planar twist (v_x, v_z, omega_y) of the point of `link` at the origin of frame F (X_SF: F in the
+/// link frame S), P the rows (x, z, omega_y) of MuJoCo's Jacobian there: how that point's twist
+/// answers a planar impulse applied at it. At the robot's current configuration (runs mj_forward).
+/// The wrench-space tier needs it per foot (wrench/wrench_space_tier.hpp).
+Eigen::Matrix3d planar_inverse_inertia(MujocoModel& robot, const CoupledLink& link,
+                                       const Pose& X_SF = Pose::Identity());
+
 }  // namespace talus::robot

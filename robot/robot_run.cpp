@@ -2,15 +2,18 @@
 // the coupled simulation to its end and write the drive report and the terrain's pictures.
 //
 // Scenario layout (docs/rover.md):
-//   [scenario] name, tier = "robots", description, terrain = "scm" (default) | "particles"
-//                                   (core/scenario_head.hpp)
+//   [scenario] name, tier = "robots", description, terrain = "scm" (default) | "particles" |
+//                                   "wrench" (core/scenario_head.hpp)
 //   terrain tables                  robot/robot_terrain.hpp: [grid] [soil] [flow] for SCM soil
 //                                   (docs/scm.md); [particles] [bed] [container] [solver]
-//                                   [settle] for a particle bed (docs/particle_scenarios.md)
+//                                   [settle] for a particle bed (docs/particle_scenarios.md);
+//                                   [wrench_space] for wrench spaces (docs/wrench_space.md §9)
 //   [simulation] duration_s, time_step_s (MuJoCo's step, optional), sample_every (tier steps
 //                between drive samples, default 10)
 //   [robot] ...                     robot/robot_scenario.hpp
-//   [report] chassis, wheels (coupled link names), wheel_joints (the driven hinges)
+//   [report] chassis, wheels (coupled link names), wheel_joints (the driven hinges); optional:
+//            without it (a walker, a dropped foot) the run reports the coupled links' poses
+//            (robot/link_trace.hpp) instead of the drive
 
 #include "robot/robot_run.hpp"
 
@@ -21,6 +24,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <optional>
 
 #include "core/json_file.hpp"
 #include "core/output_dir.hpp"
@@ -29,6 +33,7 @@
 #include "robot/coupled_sim.hpp"
 #include "robot/drive_report.hpp"
 #include "robot/drive_telemetry.hpp"
+#include "robot/link_trace.hpp"
 #include "robot/robot_scenario.hpp"
 #include "robot/robot_terrain.hpp"
 
@@ -49,7 +54,7 @@ struct RobotsScenario {
   double duration_s = 0.0;
   long sample_every = 10;
   long steps = 0;
-  DriveReportSpec report;
+  std::optional<DriveReportSpec> report;  ///< none: the links' poses are reported
 };
 
 RobotsScenario load(const ScenarioTable& root) {
@@ -68,13 +73,13 @@ RobotsScenario load(const ScenarioTable& root) {
 
   const double dt = sc.robot.model.time_step_s() * sc.robot.mujoco_steps_per_tier_step;
   sc.steps = steps_for(sim, "duration_s", sc.duration_s, dt);
-  sc.terrain = read_robot_terrain(root, sc.terrain_kind, tier_bodies(sc.robot.links), dt);
+  sc.terrain = read_robot_terrain(root, sc.terrain_kind, sc.robot, dt);
 
-  const ScenarioTable rep = root.table("report");
-  sc.report.chassis = rep.string("chassis");
-  sc.report.wheels = rep.strings("wheels");
-  sc.report.wheel_joints = rep.strings("wheel_joints");
-  rep.refuse_unknown_keys();
+  if (const std::optional<ScenarioTable> rep = root.optional_table("report")) {
+    sc.report = DriveReportSpec{rep->string("chassis"), rep->strings("wheels"),
+                                rep->strings("wheel_joints")};
+    rep->refuse_unknown_keys();
+  }
   root.refuse_unknown_keys();
 
   mj_forward(sc.robot.model.model(), sc.robot.model.data());  // the links' starting poses
@@ -101,7 +106,8 @@ RobotsScenario load(const ScenarioTable& root) {
 std::vector<CoupledLink> wheel_links(const RobotsScenario& sc, const ScenarioTable& root,
                                      std::vector<std::size_t>* indices = nullptr) {
   std::vector<CoupledLink> wheels;
-  for (const std::string& w : sc.report.wheels) {
+  if (!sc.report) return wheels;
+  for (const std::string& w : sc.report->wheels) {
     const auto it = std::find_if(sc.robot.links.begin(), sc.robot.links.end(),
                                  [&](const CoupledLink& l) { return l.name == w; });
     if (it == sc.robot.links.end()) {
@@ -119,15 +125,16 @@ std::vector<CoupledLink> wheel_links(const RobotsScenario& sc, const ScenarioTab
 // The [report] names, checked against the model before anything runs (issue 16: a wrong chassis
 // or wheel joint passed `talus check` and failed the run with exit 1 and no file or line).
 void check_report(const RobotsScenario& sc, const ScenarioTable& root) {
+  if (!sc.report) return;
   const ScenarioTable rep = root.table("report");
   const std::vector<CoupledLink> wheels = wheel_links(sc, root);
   try {
-    sc.robot.model.body_id(sc.report.chassis);
+    sc.robot.model.body_id(sc.report->chassis);
   } catch (const RobotError& e) {
     rep.fail("chassis", e.what());
   }
   const mjModel* m = sc.robot.model.model();
-  for (const std::string& name : sc.report.wheel_joints) {
+  for (const std::string& name : sc.report->wheel_joints) {
     const int j = mj_name2id(m, mjOBJ_JOINT, name.c_str());
     if (j < 0 || m->jnt_type[j] != mjJNT_HINGE) {
       std::string hinges;
@@ -141,7 +148,7 @@ void check_report(const RobotsScenario& sc, const ScenarioTable& root) {
     }
   }
   try {  // what is left: the chassis translates, the wheels are round
-    DriveRecorder probe(sc.robot.model, sc.report.chassis, wheels, sc.report.wheel_joints,
+    DriveRecorder probe(sc.robot.model, sc.report->chassis, wheels, sc.report->wheel_joints,
                         [](double, double) { return 0.0; });
   } catch (const RobotError& e) {
     rep.fail("", e.what());
@@ -262,12 +269,118 @@ std::string links_off_terrain(const std::filesystem::path& file, const RobotsSce
   return "";
 }
 
+namespace {
+
+// What a run records and reports of its robot: the drive (slip, sinkage, wheel forces) when the
+// scenario has a [report], otherwise the coupled links' poses.
+class RunRecord {
+ public:
+  virtual ~RunRecord() = default;
+  virtual void sample(CoupledSim& sim) = 0;    // at the start and every sample_every steps
+  virtual void add_step(CoupledSim& sim) = 0;  // after every step
+  // Writes the record's files into `dir` and returns the summary's "result".
+  virtual nlohmann::json finish(const std::filesystem::path& dir, const std::string& title,
+                                double sim_s) = 0;
+};
+
+class DriveRecord final : public RunRecord {
+ public:
+  DriveRecord(RobotsScenario& sc, const ScenarioTable& root, const RobotTerrain& terrain)
+      : sc_(sc),
+        wheels_(wheel_links(sc, root, &wheel_index_)),
+        rec_(sc.robot.model, sc.report->chassis, wheels_, sc.report->wheel_joints,
+             [&terrain](double x, double y) { return terrain.surface_z(x, y); }),
+        steady_(steady_from_s(sc), wheels_.size()) {}
+
+  void sample(CoupledSim&) override { samples_.push_back(rec_.sample(sc_.robot.model)); }
+  void add_step(CoupledSim& sim) override {
+    steady_.add_step(sim, sc_.robot.model, wheel_index_, sc_.robot.drive);
+  }
+  nlohmann::json finish(const std::filesystem::path& dir, const std::string&,
+                        double sim_s) override {
+    write_drive_report(dir, samples_, sc_.report->wheels);
+    const DriveSample& last = samples_.back();
+    nlohmann::json max_sinkage = nlohmann::json::object();
+    for (std::size_t w = 0; w < wheels_.size(); ++w) {
+      double z = 0.0;
+      for (const DriveSample& s : samples_) z = std::max(z, s.sinkage_m[w]);
+      max_sinkage[sc_.report->wheels[w]] = z;
+    }
+    return {{"driven_distance_m", last.distance_m},
+            {"final_slip", last.slip},
+            {"final_speed_m_per_s", last.speed_m_per_s},
+            {"max_sinkage_m", max_sinkage},
+            {"slip_by_distance", slip_by_distance(samples_, 0.1)},
+            {"steady", steady_.summary(samples_, sc_.report->wheels, sim_s)}};
+  }
+
+ private:
+  // The steady part of the drive: the second half of the time the wheels are driven.
+  static double steady_from_s(const RobotsScenario& sc) {
+    const WheelSpeedSchedule& drive = sc.robot.drive;
+    const double drive_from_s = std::min(drive.settle_s + drive.ramp_s, sc.duration_s);
+    return drive_from_s + 0.5 * (sc.duration_s - drive_from_s);
+  }
+
+  RobotsScenario& sc_;
+  std::vector<std::size_t> wheel_index_;
+  std::vector<CoupledLink> wheels_;
+  DriveRecorder rec_;
+  SteadyWindow steady_;
+  std::vector<DriveSample> samples_;
+};
+
+class LinkRecord final : public RunRecord {
+ public:
+  explicit LinkRecord(RobotsScenario& sc) : sc_(sc), trace_(link_names(sc)) {}
+
+  void sample(CoupledSim& sim) override {
+    // A MuJoCo step leaves the kinematics one step behind qpos: bring them up to date first.
+    const mjModel* m = sc_.robot.model.model();
+    mjData* d = sc_.robot.model.data();
+    mj_kinematics(m, d);
+    mj_comPos(m, d);
+    mj_comVel(m, d);
+    // The body frames B (as the model file draws them), not the coupling frames S.
+    std::vector<BodyMotion> now;
+    for (const CoupledLink& l : sc_.robot.links) {
+      const BodyMotion S = link_motion(sc_.robot.model, l);
+      BodyMotion B;
+      B.X_WB = S.X_WB * l.X_BS.inverse();
+      B.V_WB.w_W = S.V_WB.w_W;
+      B.V_WB.v_WBo = S.V_WB.velocity_of_point(S.X_WB, B.X_WB.translation());
+      now.push_back(B);
+    }
+    trace_.add(sim.time_s(), now);
+  }
+  void add_step(CoupledSim&) override {}
+  nlohmann::json finish(const std::filesystem::path& dir, const std::string& title,
+                        double) override {
+    trace_.write(dir, title);
+    return trace_.summary();
+  }
+
+ private:
+  static std::vector<std::string> link_names(const RobotsScenario& sc) {
+    std::vector<std::string> names;
+    for (const CoupledLink& l : sc.robot.links) names.push_back(l.name);
+    return names;
+  }
+  RobotsScenario& sc_;
+  LinkTrace trace_;
+};
+
+std::unique_ptr<RunRecord> make_record(RobotsScenario& sc, const ScenarioTable& root) {
+  if (sc.report) return std::make_unique<DriveRecord>(sc, root, *sc.terrain);
+  return std::make_unique<LinkRecord>(sc);
+}
+
+}  // namespace
+
 nlohmann::json run_robots(const ScenarioTable& root, const OutputTarget& out_dir,
                           const RunProgress& progress) {
   RobotsScenario sc = load(root);
   check_report(sc, root);
-  std::vector<std::size_t> wheel_index;
-  const std::vector<CoupledLink> wheels = wheel_links(sc, root, &wheel_index);
   RobotTerrain& terrain = *sc.terrain;
   const long total = sc.steps + terrain.preparation_steps();
 
@@ -282,21 +395,15 @@ nlohmann::json run_robots(const ScenarioTable& root, const OutputTarget& out_dir
   const double prepare_wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t_prepare).count();
 
-  DriveRecorder rec(sc.robot.model, sc.report.chassis, wheels, sc.report.wheel_joints,
-                    [&](double x, double y) { return terrain.surface_z(x, y); });
+  const std::unique_ptr<RunRecord> record = make_record(sc, root);
   CoupledSim sim(sc.robot.model, sc.robot.links, terrain.tier(),
                  sc.robot.mujoco_steps_per_tier_step);
-  const WheelSpeedSchedule& drive = sc.robot.drive;
-  const double drive_from_s = std::min(drive.settle_s + drive.ramp_s, sc.duration_s);
-  SteadyWindow steady(drive_from_s + 0.5 * (sc.duration_s - drive_from_s), wheels.size());
-
   OutputDir out(out_dir);
   const auto start_clock = std::chrono::steady_clock::now();
-  std::vector<DriveSample> samples;
-  samples.push_back(rec.sample(sc.robot.model));
+  record->sample(sim);
   std::string stopped;
   for (long k = 1; k <= sc.steps; ++k) {
-    drive.apply(sc.robot.model);
+    sc.robot.drive.apply(sc.robot.model);
     try {
       sim.step();
     } catch (const std::runtime_error& e) {
@@ -305,28 +412,22 @@ nlohmann::json run_robots(const ScenarioTable& root, const OutputTarget& out_dir
     }
     stopped = links_off_terrain(root.file(), sc, terrain, k, sim.time_s());
     if (!stopped.empty()) break;  // the samples end at the last good step
-    steady.add_step(sim, sc.robot.model, wheel_index, drive);
-    if (k % sc.sample_every == 0 || k == sc.steps) samples.push_back(rec.sample(sc.robot.model));
+    record->add_step(sim);
+    if (k % sc.sample_every == 0 || k == sc.steps) record->sample(sim);
     if (progress && k % 100 == 0) progress(terrain.preparation_steps() + k, total, sim.time_s());
   }
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_clock).count();
 
-  write_drive_report(out.path("summary.json").parent_path(), samples, sc.report.wheels);
+  const double sim_s = sim.time_s();
+  const nlohmann::json result =
+      record->finish(out.path("summary.json").parent_path(), sc.name, sim_s);
   std::vector<BodyMotion> end;
   for (const CoupledLink& l : sc.robot.links) end.push_back(link_motion(sc.robot.model, l));
   nlohmann::json terrain_summary = terrain.finish(out, sc.name, end);
   terrain_summary["preparation"] = prepared;
   terrain_summary["preparation_wall_s"] = prepare_wall;
 
-  const DriveSample& last = samples.back();
-  nlohmann::json max_sinkage = nlohmann::json::object();
-  for (std::size_t w = 0; w < wheels.size(); ++w) {
-    double z = 0.0;
-    for (const DriveSample& s : samples) z = std::max(z, s.sinkage_m[w]);
-    max_sinkage[sc.report.wheels[w]] = z;
-  }
-  const double sim_s = sim.time_s();
   nlohmann::json summary = {{"scenario", sc.name},
                             {"tier", "robots"},
                             {"terrain", sc.terrain_kind},
@@ -338,13 +439,7 @@ nlohmann::json run_robots(const ScenarioTable& root, const OutputTarget& out_dir
                             {"simulated_s", sim_s},
                             {"wall_s", wall},
                             {"real_time_factor", wall > 0.0 ? sim_s / wall : 0.0},
-                            {"result",
-                             {{"driven_distance_m", last.distance_m},
-                              {"final_slip", last.slip},
-                              {"final_speed_m_per_s", last.speed_m_per_s},
-                              {"max_sinkage_m", max_sinkage},
-                              {"slip_by_distance", slip_by_distance(samples, 0.1)},
-                              {"steady", steady.summary(samples, sc.report.wheels, sim_s)}}}};
+                            {"result", result}};
   if (!stopped.empty()) summary["stopped"] = stopped;
   write_json(out.path("summary.json"), summary);
   out.commit();

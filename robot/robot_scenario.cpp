@@ -43,11 +43,14 @@ CouplingEntry read_entry(const ScenarioTable& t) {
 }
 
 void place_root(const ScenarioTable& t, MujocoModel& robot) {
-  if (!t.has("position_m") && !t.has("yaw_deg")) return;
+  const char* given = t.has("position_m")  ? "position_m"
+                      : t.has("pitch_deg") ? "pitch_deg"
+                      : t.has("yaw_deg")   ? "yaw_deg"
+                                           : nullptr;
+  if (given == nullptr) return;
   mjModel* m = robot.model();
   if (m->njnt == 0 || m->jnt_type[0] != mjJNT_FREE) {
-    t.fail(t.has("position_m") ? "position_m" : "yaw_deg",
-           "the model's first joint is not a free joint, so the robot cannot be placed");
+    t.fail(given, "the model's first joint is not a free joint, so the robot cannot be placed");
   }
   mjData* d = robot.data();
   const int q = m->jnt_qposadr[0];
@@ -55,15 +58,16 @@ void place_root(const ScenarioTable& t, MujocoModel& robot) {
     const Vec3 p = t.vec3("position_m", any_finite("[m]"));
     for (int i = 0; i < 3; ++i) d->qpos[q + i] = p[i];
   }
-  if (t.has("yaw_deg")) {
-    const double yaw = deg_to_rad(t.number("yaw_deg", any_finite("[deg]")));
-    const Quat q0(d->qpos[q + 3], d->qpos[q + 4], d->qpos[q + 5], d->qpos[q + 6]);
-    const Quat turned = Quat(Eigen::AngleAxisd(yaw, Vec3::UnitZ())) * q0;
-    d->qpos[q + 3] = turned.w();
-    d->qpos[q + 4] = turned.x();
-    d->qpos[q + 5] = turned.y();
-    d->qpos[q + 6] = turned.z();
-  }
+  // The model's orientation, pitched about world y, then turned about world z.
+  const double pitch = deg_to_rad(t.number_or("pitch_deg", 0.0, any_finite("[deg]")));
+  const double yaw = deg_to_rad(t.number_or("yaw_deg", 0.0, any_finite("[deg]")));
+  const Quat q0(d->qpos[q + 3], d->qpos[q + 4], d->qpos[q + 5], d->qpos[q + 6]);
+  const Quat turned = Quat(Eigen::AngleAxisd(yaw, Vec3::UnitZ())) *
+                      Quat(Eigen::AngleAxisd(pitch, Vec3::UnitY())) * q0;
+  d->qpos[q + 3] = turned.w();
+  d->qpos[q + 4] = turned.x();
+  d->qpos[q + 5] = turned.y();
+  d->qpos[q + 6] = turned.z();
   mj_forward(m, d);
 }
 

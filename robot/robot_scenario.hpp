@@ -41,6 +41,8 @@ struct RobotScenario {
 ///   model = "path"                       (MJCF or URDF, relative to the scenario file)
 ///   mujoco_steps_per_tier_step = 1       (optional, 1 .. 1000)
 ///   position_m = [x, y, z]               (optional: the root free joint's initial position)
+///   pitch_deg = 0                        (optional: the root free joint's initial tilt about
+///                                         world y, applied before yaw)
 ///   yaw_deg = 0                          (optional: the root free joint's initial heading)
 ///   [[robot.coupling]] body = "..." | geom = "..."  with optional [robot.coupling.shape]
 ///                      (read_shape's keys), offset_m = [x, y, z], rpy_deg = [r, p, y] (frame of

@@ -5,6 +5,8 @@
 //   "scm"        SCM soil from [grid], [soil], [flow]                 (robot_terrain_scm.cpp)
 //   "particles"  a particle bed from [particles], [bed], [container],
 //                [solver], [settle] (robot_terrain_particles.cpp), stepping with the tier step
+//   "wrench"     wrench spaces (paper 000) from [wrench_space], the coupled links being feet
+//                (robot_terrain_wrench.cpp)
 // chosen by [scenario] terrain (default "scm"). docs/rover.md lists the keys.
 
 #include <filesystem>
@@ -18,6 +20,7 @@
 #include "core/output_dir.hpp"
 #include "core/progress.hpp"
 #include "core/scenario_file.hpp"
+#include "robot/robot_scenario.hpp"
 
 namespace talus::robot {
 
@@ -51,22 +54,26 @@ class RobotTerrain {
                                 std::span<const BodyMotion> end) = 0;
 };
 
-/// Reads the terrain tables of `root` for terrain kind `kind` ("scm" or "particles") and builds
-/// its tier with `bodies` and tier step `dt_s` [s] (MuJoCo's step x mujoco_steps_per_tier_step).
-/// Bad input fails with a ScenarioError naming file, line and key.
+/// Reads the terrain tables of `root` for terrain kind `kind` (robot_terrain_kinds()) and builds
+/// its tier with the robot's coupled links as bodies and tier step `dt_s` [s] (MuJoCo's step x
+/// mujoco_steps_per_tier_step). The wrench terrain reads the robot's inertia at its feet (MuJoCo's
+/// data are recomputed for the initial state). Bad input fails with a ScenarioError naming file,
+/// line and key.
 std::unique_ptr<RobotTerrain> read_robot_terrain(const ScenarioTable& root, const std::string& kind,
-                                                 std::vector<CoupledBody> bodies, double dt_s);
+                                                 RobotScenario& robot, double dt_s);
 
 /// The terrain kinds read_robot_terrain knows.
 inline const std::vector<std::string>& robot_terrain_kinds() {
-  static const std::vector<std::string> kinds = {"scm", "particles"};
+  static const std::vector<std::string> kinds = {"scm", "particles", "wrench"};
   return kinds;
 }
 
-// The two implementations (robot_terrain_scm.cpp, robot_terrain_particles.cpp).
+// The implementations (robot_terrain_scm.cpp, robot_terrain_particles.cpp,
+// robot_terrain_wrench.cpp).
 std::unique_ptr<RobotTerrain> read_scm_terrain(const ScenarioTable& root,
                                                std::vector<CoupledBody> bodies, double dt_s);
 std::unique_ptr<RobotTerrain> read_particle_terrain(const ScenarioTable& root,
                                                     std::vector<CoupledBody> bodies, double dt_s);
+std::unique_ptr<RobotTerrain> read_wrench_terrain(const ScenarioTable& root, RobotScenario& robot);
 
 }  // namespace talus::robot

@@ -85,7 +85,7 @@ TEST(WrenchSpaceStep, WeightInsideWStaysStillStaticFriction) {
   for (int i = 0; i < 500; ++i) step.step();
   EXPECT_LT(qvel(robot).cwiseAbs().maxCoeff(), 1e-9);
   EXPECT_LT((qpos(robot) - q0).cwiseAbs().maxCoeff(), 1e-9);
-  const Eigen::Vector3d w = step.state().feet[0].wrench_W;
+  const Eigen::Vector3d w = planar_components(step.state().feet[0].wrench);
   EXPECT_NEAR(w[0], 0.0, 1e-7);
   EXPECT_NEAR(w[1], kMass * kG, 1e-7);  // the weight, carried by the medium
   EXPECT_NEAR(w[2], 0.0, 1e-7);         // p_r is the centre of mass: no torque needed
@@ -101,7 +101,7 @@ TEST(WrenchSpaceStep, PushedPastTheBoundarySlidesAlongIt) {
   for (int i = 0; i < steps; ++i) {
     robot.data()->xfrc_applied[6 * body + 0] = push;
     step.step();
-    const Eigen::Vector3d w = step.state().feet[0].wrench_W;
+    const Eigen::Vector3d w = planar_components(step.state().feet[0].wrench);
     ASSERT_NEAR(w[0], -50.0, 1e-7) << "step " << i;  // on the facet f_x = -50 of the box
     ASSERT_NEAR(w[1], kMass * kG, 1e-7) << "step " << i;
   }
@@ -117,7 +117,7 @@ TEST(WrenchSpaceStep, PushedPastTheBoundarySlidesAlongIt) {
     hold.step();
   }
   EXPECT_LT(qvel(robot2).cwiseAbs().maxCoeff(), 1e-9);
-  EXPECT_NEAR(hold.state().feet[0].wrench_W[0], -45.0, 1e-7);
+  EXPECT_NEAR(planar_components(hold.state().feet[0].wrench)[0], -45.0, 1e-7);
 }
 
 TEST(WrenchSpaceStep, WIsRotatedIntoTheWorldOnSlopes) {
@@ -129,7 +129,7 @@ TEST(WrenchSpaceStep, WIsRotatedIntoTheWorldOnSlopes) {
     WrenchContactStep step(robot, strong, foot_model(TerrainProfile::plane(slope)));
     for (int i = 0; i < 300; ++i) step.step();
     EXPECT_LT(qvel(robot).cwiseAbs().maxCoeff(), 1e-9);
-    EXPECT_NEAR(step.state().feet[0].wrench_W[1], kMass * kG, 1e-7);
+    EXPECT_NEAR(planar_components(step.state().feet[0].wrench)[1], kMass * kG, 1e-7);
   }
   auto robot = robot::MujocoModel::load(write_foot_mjcf("slope_slide", -0.01));
   WrenchContactStep step(robot, weak, foot_model(TerrainProfile::plane(slope)));
@@ -143,7 +143,7 @@ TEST(WrenchSpaceStep, WIsRotatedIntoTheWorldOnSlopes) {
   EXPECT_NEAR(v.dot(Eigen::Vector2d(-x_c.y(), x_c.x())), 0.0, 1e-9);
   // In the contact frame the wrench is on the facet f_x = +10 N (resisting the slide).
   const Eigen::Vector3d w_C =
-      planar_wrench_rotation(slope).transpose() * step.state().feet[0].wrench_W;
+      planar_wrench_rotation(slope).transpose() * planar_components(step.state().feet[0].wrench);
   EXPECT_NEAR(w_C[0], 10.0, 1e-7);
 }
 
@@ -165,7 +165,7 @@ TEST(WrenchSpaceStep, ATiltedFootDroppedIntoTheMediumComesToRest) {
   EXPECT_LT(qvel(robot).cwiseAbs().maxCoeff(), 1e-6);
   const FootContact& foot = step.state().feet[0];
   // At rest f_z = m g on the depth-scaled box: 150 N (-d / 0.02 m) >= m g.
-  EXPECT_NEAR(foot.wrench_W[1], kMass * kG, 1e-6);
+  EXPECT_NEAR(planar_components(foot.wrench)[1], kMass * kG, 1e-6);
   EXPECT_LE(foot.depth_m, -0.02 * kMass * kG / 150.0 + 1e-9);
   EXPECT_NEAR(foot.tilt_rad, 0.15, 1e-3);
   EXPECT_LT(step.state().worst_stationarity, 1e-9);
@@ -330,7 +330,7 @@ TEST(WrenchSpaceQuadruped, ThirteenBodiesTwelveLegJointsStandingOnFourFeet) {
   double f_z = 0.0;
   for (const FootContact& foot : step.state().feet) {
     EXPECT_TRUE(foot.in_contact);
-    f_z += foot.wrench_W[1];
+    f_z += planar_components(foot.wrench)[1];
   }
   // Nearly at rest after 2 s (the servos still ring at the mm/s level): the feet carry the weight.
   EXPECT_NEAR(f_z, robot.total_mass_kg() * kG, 1e-3 * robot.total_mass_kg() * kG);

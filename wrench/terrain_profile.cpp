@@ -71,4 +71,20 @@ SurfacePoint TerrainProfile::closest_point(const Eigen::Vector2d& p_W) const {
   return best;
 }
 
+TerrainProfile read_terrain_profile(const ScenarioTable& table) {
+  if (!table.has("terrain_points_m")) {
+    return TerrainProfile::plane(
+        table.number_or("slope_rad", 0.0, in_open_range(-1.5, 1.5, "[rad]")));
+  }
+  std::vector<Eigen::Vector2d> points;
+  for (const auto& row : table.number_rows("terrain_points_m", 2, any_finite("[m]"))) {
+    points.emplace_back(row[0], row[1]);
+  }
+  try {
+    return TerrainProfile(points, "terrain profile");
+  } catch (const std::exception& e) {  // TerrainError or std::invalid_argument
+    table.fail("terrain_points_m", e.what());
+  }
+}
+
 }  // namespace talus::wrench

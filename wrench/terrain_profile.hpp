@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/scenario_file.hpp"
+
 namespace talus::wrench {
 
 class TerrainError : public std::runtime_error {
@@ -46,5 +48,10 @@ class TerrainProfile {
  private:
   std::vector<Eigen::Vector2d> points_;
 };
+
+/// The profile a scenario table gives: terrain_points_m = [[x, z], ...] (strictly increasing x)
+/// or slope_rad (a plane through the origin, in (-1.5, 1.5) rad; default 0, flat at z = 0). Bad
+/// input fails with a ScenarioError naming the key.
+TerrainProfile read_terrain_profile(const ScenarioTable& table);
 
 }  // namespace talus::wrench

@@ -195,7 +195,7 @@ Series run_wrench_space(const AccuracyScenario& sc, const ConfigurationPath& pat
     for (int a = 0; a < 3; ++a) d->qfrc_applied[vadr[a]] = u[a];
     step.step();
     out.t_s.push_back(d->time);
-    out.wrench.push_back(step.state().feet[0].wrench_W);
+    out.wrench.push_back(planar_components(step.state().feet[0].wrench));
     out.depth_m.push_back(d->qpos[qadr[1]]);  // flat ground at z = 0: z is the depth, unclamped
   }
   return out;

@@ -120,35 +120,18 @@ void WrenchContactStep::smooth_dynamics() {
 void WrenchContactStep::detect_contacts() {
   StageTimer timer(state_.seconds.prediction);
   const mjData* d = robot_.data();
-  const Eigen::Vector2d depth_range = predictor_.depth_range();
-  const Eigen::Vector2d tilt_range = predictor_.tilt_range();
-  const Eigen::Vector3d p_FR = predictor_.reference_point_m();
   contacts_.clear();
   for (size_t f = 0; f < model_.feet.size(); ++f) {
     const int s = site_ids_[f];
     const Eigen::Vector3d p_WCenter(d->site_xpos[3 * s], d->site_xpos[3 * s + 1],
                                     d->site_xpos[3 * s + 2]);
     // site_xmat is row-major; its columns are the site's axes in world.
-    const Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> R_WF(d->site_xmat + 9 * s);
-    const Eigen::Vector3d p_WR = p_WCenter + R_WF * p_FR;
-    p_WR_[f] = p_WR;
-    const Eigen::Vector2d axis_W(R_WF(0, 2), R_WF(2, 2));
+    const Eigen::Matrix3d R_WF =
+        Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(d->site_xmat + 9 * s);
     FootContact& foot = state_.feet[f];
-    foot = FootContact{};
-    foot.p_WCenter = Eigen::Vector2d(p_WCenter.x(), p_WCenter.z());
-    foot.p_WR = Eigen::Vector2d(p_WR.x(), p_WR.z());
-    const SurfacePoint surface = model_.terrain.closest_point(foot.p_WCenter);
-    foot.slope_rad = surface.slope_rad;
-    foot.depth_m = surface.signed_distance_m;
-    foot.tilt_rad = std::atan2(axis_W.dot(surface.tangent_W), axis_W.dot(surface.normal_W));
-    foot.in_contact = foot.depth_m < 0.0;
+    foot = foot_contact(model_.terrain, predictor_, p_WCenter, R_WF);
+    p_WR_[f] = foot.wrench.p_W;
     if (!foot.in_contact) continue;
-    // phi in [-pi/2, pi/2] (the paper's clamp), then theta into the sampled box.
-    const double phi = std::clamp(foot.tilt_rad, -M_PI / 2, M_PI / 2);
-    const double depth = std::clamp(foot.depth_m, depth_range[0], depth_range[1]);
-    const double tilt = std::clamp(phi, tilt_range[0], tilt_range[1]);
-    foot.clamped = depth != foot.depth_m || tilt != foot.tilt_rad;
-    foot.theta = Eigen::Vector2d(depth, tilt);
     ++state_.contact_queries;
     if (foot.clamped) ++state_.clamped_queries;
     contacts_.push_back(static_cast<int>(f));
@@ -276,7 +259,8 @@ void WrenchContactStep::solve_qp() {
   for (int i = 0; i < k; ++i) {
     const auto f = static_cast<size_t>(contacts_[static_cast<size_t>(i)]);
     state_.warm_rows[f] = solution_.active_rows[static_cast<size_t>(i)];
-    state_.feet[f].wrench_W = solution_.impulse.segment<kD>(i * kD) / qp_.dt_s;
+    state_.feet[f].wrench =
+        planar_wrench(solution_.impulse.segment<kD>(i * kD) / qp_.dt_s, p_WR_[f]);
   }
 }
 

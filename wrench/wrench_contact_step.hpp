@@ -26,17 +26,11 @@
 
 #include "robot/mujoco_model.hpp"
 #include "wrench/contact_wrench_qp.hpp"
+#include "wrench/foot_contact.hpp"
 #include "wrench/terrain_profile.hpp"
 #include "wrench/wrench_set_predictor.hpp"
 
 namespace talus::wrench {
-
-/// A step that cannot go on: infeasible or ill-posed contact QP, NaN state. The message names the
-/// step, the simulated time and the feet involved.
-class WrenchStepError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 /// One foot: an MJCF site whose origin is the bottom centre p_center and whose z axis is the
 /// foot's axis (towards p_r), with the grains' inertia M_g on (v_x, v_z, omega_y) at p_center.
@@ -51,23 +45,6 @@ struct FootSpec {
 struct WrenchStepModel {
   std::vector<FootSpec> feet;
   TerrainProfile terrain = TerrainProfile::plane(0.0);
-};
-
-/// One foot at one step.
-struct FootContact {
-  bool in_contact = false;
-  double depth_m = 0.0;   ///< d: signed distance of p_center from the surface (< 0 below) [m]
-  double tilt_rad = 0.0;  ///< phi: foot axis from the surface normal, + towards x_c [rad]
-  bool clamped = false;   ///< theta was outside the sampled range (or |phi| > pi/2)
-  /// theta = (d, phi) given to the predictor: phi clamped to [-pi/2, pi/2], then both into the
-  /// sampled range (equal to (depth_m, tilt_rad) when not clamped).
-  Eigen::Vector2d theta = Eigen::Vector2d::Zero();
-  double slope_rad = 0.0;  ///< surface tangent x_c from world +x towards +z [rad]
-  Eigen::Vector2d p_WCenter = Eigen::Vector2d::Zero();  ///< p_center (x, z) [m]
-  Eigen::Vector2d p_WR = Eigen::Vector2d::Zero();       ///< p_r (x, z) [m]
-  /// Contact wrench on the foot, world axes, about p_r: (f_x, f_z, tau_y) [N, N, N m]; 0 off
-  /// contact.
-  Eigen::Vector3d wrench_W = Eigen::Vector3d::Zero();
 };
 
 /// Wall-clock seconds (steady clock) spent per stage, summed over the steps taken.

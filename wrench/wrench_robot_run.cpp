@@ -153,20 +153,7 @@ RobotKindScenario load_robot_kind(const ScenarioTable& root) {
     load_database_at(c, "database", rc.database);  // readable, complete, finite: before any run
     rc.duration_s = c.number_or("duration_s", duration, positive("[s]"));
     steps_for(c, "duration_s", rc.duration_s, sc.time_step_s);  // bounded here, before any run
-    if (c.has("terrain_points_m")) {
-      std::vector<Eigen::Vector2d> points;
-      for (const auto& row : c.number_rows("terrain_points_m", 2, any_finite("[m]"))) {
-        points.emplace_back(row[0], row[1]);
-      }
-      try {
-        rc.terrain = TerrainProfile(points, "terrain profile");
-      } catch (const std::exception& e) {  // TerrainError or std::invalid_argument
-        c.fail("terrain_points_m", e.what());
-      }
-    } else {
-      rc.terrain =
-          TerrainProfile::plane(c.number_or("slope_rad", 0.0, in_open_range(-1.5, 1.5, "[rad]")));
-    }
+    rc.terrain = read_terrain_profile(c);
     if (c.has("initial_joints")) {
       rc.initial_joints = c.strings("initial_joints");
       rc.initial_values =
@@ -307,8 +294,9 @@ Sample take_sample(const mjData* d, int body, const WrenchContactStep& step, std
 std::vector<double> sample_row(const Sample& s) {
   std::vector<double> row = {s.t, s.x, s.z, s.pitch};
   for (const FootContact& f : s.feet) {
+    const Eigen::Vector3d w = planar_components(f.wrench);
     row.insert(row.end(), {f.in_contact ? 1.0 : 0.0, f.depth_m, f.tilt_rad, f.p_WCenter.x(),
-                           f.p_WCenter.y(), f.wrench_W[0], f.wrench_W[1], f.wrench_W[2]});
+                           f.p_WCenter.y(), w[0], w[1], w[2]});
   }
   return row;
 }
@@ -421,7 +409,8 @@ nlohmann::json feet_summary(const RobotKindScenario& sc, const std::vector<Sampl
         {"slip_in_contact_m", slip},
         {"contact_share", contact / std::max(1.0, static_cast<double>(samples.size()) - 1.0)},
         {"final_wrench_W",
-         {last.feet[f].wrench_W[0], last.feet[f].wrench_W[1], last.feet[f].wrench_W[2]}}};
+         {last.feet[f].wrench.f_W.x(), last.feet[f].wrench.f_W.z(),
+          last.feet[f].wrench.tau_W.y()}}};
   }
   return feet;
 }

@@ -154,3 +154,19 @@ def test_thread_settings_are_checked(tmp_path):
         assert r.returncode == 2, (args, env, r.stderr)
         assert ("--threads" in r.stderr) or ("TALUS_THREADS" in r.stderr), r.stderr
         assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("old,new,expected", [
+    ('body = "foot"', 'body = "foot"\n[robot.coupling.shape]\nkind = "box"\nsize_m = [0.08, 0.08, 0.5]',
+     r"robot\.coupling\[0\]: link 'foot' is a box; a foot on the wrench-space terrain is a "
+     r"cylinder or capsule"),
+    ("granular_inertia = [5.15, 5.15, 0.0427]", "granular_inertia = [5.15, -5.15, 0.0427]",
+     r"wrench_space\.granular_inertia: element 1: expected a number >= 0"),
+    ("pebbles.h5", "nothing.h5", r"wrench_space\.database: .*nothing\.h5: no such file"),
+    ("slope_rad = 0.0", "slope_rad = 0.0\nfriction = 0.5", r"wrench_space\.friction: unknown key; expected one of: database, granular_inertia, slope_rad, "
+     r"terrain_points_m"),
+])
+def test_check_refuses_bad_wrench_space_terrains(tmp_path, old, new, expected):
+    r = check(variant(tmp_path, "scenarios/robots/foot_drop_wrench.toml", old, new))
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert re.search(r"variant\.toml:\d+:\d+: " + expected, r.stderr), r.stderr

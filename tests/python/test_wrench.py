@@ -80,3 +80,55 @@ def test_foot_stands_on_the_medium_carrying_its_weight():
     assert -0.06 < foot["depth_m"] < 0.0
     assert foot["wrench_W"][1] == pytest.approx(7.357 * 9.81, abs=0.5)
     assert abs(robot.qvel[1]) < 1e-3
+
+
+FREE_FOOT = SOURCE_DIR / "robots" / "paper_foot" / "paper_foot_free.xml"
+
+
+def sim_link(robot):
+    return talus.resolve_coupling(
+        robot, [talus.CouplingEntry(body="foot", shape=talus.CylinderShape(0.04, 0.25), X_BS=np.eye(4))])[0]
+
+
+def coupled_free_foot(space):
+    """The free foot (2.575 kg) 5 mm above the medium, coupled through talus.WrenchSpaceTier: its
+    frame S is the body frame (origin at the bottom centre, z up the foot), so X_BF is identity."""
+    robot = talus.RobotModel.load(FREE_FOOT)
+    robot.qpos[2] = 0.005
+    robot.forward()
+    links = [sim_link(robot)]
+    A = talus.planar_inverse_inertia(robot, links[0])
+    body = talus.tier_bodies(links)[0]
+    tier = talus.WrenchSpaceTier(space, [(body, np.eye(4), np.diag([5.15, 5.15, 0.0427]), A)])
+    return robot, tier, talus.CoupledSim(robot, links, tier)
+
+
+def test_a_free_foot_coupled_to_the_wrench_space_tier_comes_to_rest_carrying_its_weight():
+    space = talus.WrenchSpace(synthetic_database())
+    robot, tier, sim = coupled_free_foot(space)
+    sim.step(1500)
+    foot = tier.feet[0]
+    assert foot["in_contact"] and -0.06 < foot["depth_m"] < 0.0
+    assert foot["wrench_W"][1] == pytest.approx(2.57495 * 9.81, abs=1e-6)
+    assert np.max(np.abs(robot.qvel)) < 1e-9
+    assert tier.clamped_queries == 0 and tier.contact_queries > 1000
+    # The free body's inverse inertia at its bottom centre (its centre of mass 0.25 m up): the
+    # inverse of [[m, 0, m l], [0, m, 0], [m l, 0, I + m l^2]] with I = 0.02135 kg m^2.
+    m, l, i = 2.57495, 0.25, 0.02135
+    expected = np.linalg.inv(np.array([[m, 0, m * l], [0, m, 0], [m * l, 0, i + m * l * l]]))
+    np.testing.assert_allclose(talus.planar_inverse_inertia(robot, sim_link(robot)), expected,
+                               rtol=1e-9, atol=1e-12)
+
+
+def test_a_coupled_wrench_space_run_restores_bit_for_bit():
+    space = talus.WrenchSpace(synthetic_database())
+    robot, tier, sim = coupled_free_foot(space)
+    robot.qvel[0] = 0.3  # sliding sideways as it lands
+    sim.step(30)
+    snap = sim.snapshot()
+    sim.step(100)
+    first = (robot.qpos.copy(), tier.feet[0]["wrench_W"].copy())
+    sim.restore(snap)
+    sim.step(100)
+    np.testing.assert_array_equal(robot.qpos, first[0])
+    np.testing.assert_array_equal(tier.feet[0]["wrench_W"], first[1])

@@ -1,0 +1,43 @@
+// One foot against the terrain profile: theta = (d, phi) and its clamping (foot_contact.hpp).
+
+#include "wrench/foot_contact.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace talus::wrench {
+
+FootContact foot_contact(const TerrainProfile& terrain, const WrenchSetPredictor& predictor,
+                         const Eigen::Vector3d& p_WCenter, const Eigen::Matrix3d& R_WF) {
+  const Eigen::Vector3d p_WR = p_WCenter + R_WF * predictor.reference_point_m();
+  const Eigen::Vector2d axis_W(R_WF(0, 2), R_WF(2, 2));
+  FootContact foot;
+  foot.p_WCenter = Eigen::Vector2d(p_WCenter.x(), p_WCenter.z());
+  foot.p_WR = Eigen::Vector2d(p_WR.x(), p_WR.z());
+  foot.wrench = Wrench::about(p_WR);
+  const SurfacePoint surface = terrain.closest_point(foot.p_WCenter);
+  foot.slope_rad = surface.slope_rad;
+  foot.depth_m = surface.signed_distance_m;
+  foot.tilt_rad = std::atan2(axis_W.dot(surface.tangent_W), axis_W.dot(surface.normal_W));
+  foot.in_contact = foot.depth_m < 0.0;
+  if (!foot.in_contact) return foot;
+  // phi in [-pi/2, pi/2] (the paper's clamp), then theta into the sampled box.
+  const Eigen::Vector2d depth_range = predictor.depth_range();
+  const Eigen::Vector2d tilt_range = predictor.tilt_range();
+  const double phi = std::clamp(foot.tilt_rad, -M_PI / 2, M_PI / 2);
+  const double depth = std::clamp(foot.depth_m, depth_range[0], depth_range[1]);
+  const double tilt = std::clamp(phi, tilt_range[0], tilt_range[1]);
+  foot.clamped = depth != foot.depth_m || tilt != foot.tilt_rad;
+  foot.theta = Eigen::Vector2d(depth, tilt);
+  return foot;
+}
+
+Wrench planar_wrench(const Eigen::Vector3d& w_xz_y, const Vec3& p_WR) {
+  return Wrench{Vec3(w_xz_y[0], 0.0, w_xz_y[1]), Vec3(0.0, w_xz_y[2], 0.0), p_WR};
+}
+
+Eigen::Vector3d planar_components(const Wrench& w) {
+  return Eigen::Vector3d(w.f_W.x(), w.f_W.z(), w.tau_W.y());
+}
+
+}  // namespace talus::wrench
