@@ -12,6 +12,7 @@
 #include "core/driver.hpp"
 #include "core/image.hpp"
 #include "core/mesh_sdf.hpp"
+#include "core/plot.hpp"
 #include "core/scenario_file.hpp"
 #include "core/shape.hpp"
 #include "core/version.hpp"
@@ -206,6 +207,35 @@ PYBIND11_MODULE(_talus, m) {
       py::arg("path"), py::arg("image"), py::arg("title") = "",
       "Writes an H x W x 3 uint8 image (a render_mode='rgb_array' frame) as a PNG, with `title` in "
       "a band above it when given. Raises RuntimeError naming the path when it cannot be written.");
+
+  m.def(
+      "write_plot",
+      [](const std::filesystem::path& path,
+         const std::vector<std::tuple<std::string, std::vector<double>, std::vector<double>>>&
+             series,
+         const std::string& title, const std::string& x_label, const std::string& y_label,
+         int width_px, int height_px) {
+        PlotSpec spec;
+        spec.title = title;
+        spec.x_label = x_label;
+        spec.y_label = y_label;
+        spec.width_px = width_px;
+        spec.height_px = height_px;
+        for (const auto& [name, x, y] : series) {
+          PlotSeries s;
+          s.name = name;
+          s.x = x;
+          s.y = y;
+          spec.series.push_back(std::move(s));
+        }
+        py::gil_scoped_release release;
+        write_png(path, plot_lines(spec));
+      },
+      py::arg("path"), py::arg("series"), py::arg("title") = "", py::arg("x_label") = "",
+      py::arg("y_label") = "", py::arg("width_px") = 800, py::arg("height_px") = 500,
+      "Writes a line chart as a PNG with talus's plotter (core/plot.hpp): series is a list of "
+      "(name, x, y); non-finite points break a line. Raises RuntimeError for series of unequal "
+      "lengths or a path that cannot be written.");
 
   // ---------------------------------------------------------------- scenarios
   m.def(

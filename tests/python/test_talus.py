@@ -123,3 +123,15 @@ def test_run_scenario_and_bad_scenario(tmp_path):
     bad.write_text(scenario.read_text().replace("repose_angle_deg = 29.0", "repose_angle_deg = 100.0"))
     with pytest.raises(talus.ScenarioError, match=r"bad\.toml:\d+:\d+: heightmap\.repose_angle_deg"):
         talus.check_scenario(bad)
+
+
+def test_write_plot_draws_a_chart_and_refuses_series_of_unequal_length(tmp_path):
+    talus.write_plot(tmp_path / "chart.png", [("return", [0.0, 1.0, 2.0], [1.0, 3.0, 2.0])],
+                     title="a chart", x_label="episode", y_label="return", width_px=400,
+                     height_px=300)
+    data = (tmp_path / "chart.png").read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert int.from_bytes(data[16:20], "big") == 400 and int.from_bytes(data[20:24], "big") == 300
+    with pytest.raises(RuntimeError, match="series 0 \\('a'\\) has 2 x values but 1 y values"):
+        talus.write_plot(tmp_path / "bad.png", [("a", [0.0, 1.0], [1.0])])
+    assert not (tmp_path / "bad.png").exists()
