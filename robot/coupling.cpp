@@ -231,7 +231,14 @@ Eigen::Matrix3d planar_inverse_inertia(MujocoModel& robot, const CoupledLink& li
     P(2, c) = jacr[static_cast<std::size_t>(nv + c)];
   }
   mj_solveM(m, d, PMinv.data(), P.data(), 3);  // rows of P M^-1 (M symmetric)
-  const Eigen::Matrix3d a = PMinv * P.transpose();
+  // (P M^-1) P^T by plain loops: Eigen's product kernel for this shape trips GCC 12's
+  // -Wmaybe-uninitialized under -march=native (GCC bug 105593).
+  Eigen::Matrix3d a = Eigen::Matrix3d::Zero();
+  for (int r = 0; r < 3; ++r) {
+    for (int c = 0; c < 3; ++c) {
+      for (int k = 0; k < nv; ++k) a(r, c) += PMinv(r, k) * P(c, k);
+    }
+  }
   return 0.5 * (a + a.transpose());
 }
 
