@@ -33,12 +33,8 @@ PlotSeries series(std::string name, std::vector<double> x, std::vector<double> y
   return p;
 }
 
-int node_i(const ScmModel& m, double x) {
-  return std::clamp(static_cast<int>(std::lround((x - m.origin_x_m) / m.cell_size_m)), 0, m.nx - 1);
-}
-int node_j(const ScmModel& m, double y) {
-  return std::clamp(static_cast<int>(std::lround((y - m.origin_y_m) / m.cell_size_m)), 0, m.ny - 1);
-}
+int node_i(const ScmModel& m, double x) { return std::clamp(m.nearest_i(x), 0, m.nx - 1); }
+int node_j(const ScmModel& m, double y) { return std::clamp(m.nearest_j(y), 0, m.ny - 1); }
 
 // A dense export of the nodes [i0, i1] x [j0, j1] (clamped to the map).
 NodeBlock export_region(const ScmModel& m, const ScmState& s, int i0, int j0, int i1, int j1) {
@@ -135,8 +131,8 @@ nlohmann::json run_plate_like(const ScmScenario& sc, OutputDir& out, const RunPr
     std::vector<double> x, surf, bottom;
     for (int i = 0; i < s.nx; ++i) {
       const std::size_t k = static_cast<std::size_t>(i);
-      sec.write_row({m.node_x(i), s.height_m[k], s.flow_depth_m[k]});
-      x.push_back(m.node_x(i));
+      sec.write_row({m.x(i), s.height_m[k], s.flow_depth_m[k]});
+      x.push_back(m.x(i));
       surf.push_back(1e3 * s.height_m[k]);
       bottom.push_back(1e3 * (s.height_m[k] - s.flow_depth_m[k]));
     }
@@ -209,7 +205,7 @@ void write_centre_line(OutputDir& out, const ScmScenario& sc, const ScmState& st
   std::vector<double> x, surf, bottom, wheel, vx, vz;
   for (int i = 0; i < b.nx; ++i) {
     const std::size_t k = static_cast<std::size_t>(i);
-    const double xi = m.node_x(b.i0 + i);
+    const double xi = m.x(b.i0 + i);
     const double dx = xi - last.x_m;
     const double wb = std::abs(dx) < w.radius_m
                           ? axle_z - std::sqrt(w.radius_m * w.radius_m - dx * dx)
@@ -405,7 +401,7 @@ nlohmann::json run_blade(const ScmScenario& sc, OutputDir& out, const RunProgres
   std::vector<double> d, h;
   double peak = -1e300;
   for (int i = 0; i < b.nx; ++i) {
-    const double dist = m.node_x(b.i0 + i) - p.x();
+    const double dist = m.x(b.i0 + i) - p.x();
     prof.write_row({dist, b.height_m[static_cast<std::size_t>(i)]});
     d.push_back(dist);
     h.push_back(1e3 * b.height_m[static_cast<std::size_t>(i)]);
