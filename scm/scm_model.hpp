@@ -65,7 +65,8 @@ struct ScmModel : HeightmapGrid {
   SoilParameters soil;
   FlowParameters flow;
   FlowMethod method = FlowMethod::Border;
-  /// Erosion of non-contact nodes after each step (the shaping tier's Jacobi erosion).
+  /// Erosion of non-contact nodes after each step (core/erosion.hpp's Jacobi erosion, which the
+  /// shaping tier uses too).
   double erosion_tolerance_m = 1e-5;
   /// Erosion updates per step at most; what is left continues in the next steps (a wheel adds
   /// little per step, so a few updates keep up; docs/scm.md §Speed).
