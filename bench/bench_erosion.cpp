@@ -1,4 +1,4 @@
-// Benchmarks of angle-of-repose erosion (shaping/erosion.hpp), and the flow-rate sweep behind the
+// Benchmarks of angle-of-repose erosion (core/erosion.hpp), and the flow-rate sweep behind the
 // defaults chosen in docs/erosion.md §5.
 //
 //   ErosionUpdateFullGrid/n/conn   one update of an n x n rough surface (every cell active);
@@ -20,8 +20,8 @@
 #include <random>
 #include <vector>
 
+#include "core/erosion.hpp"
 #include "core/units.hpp"
-#include "shaping/erosion.hpp"
 #include "shaping/heightmap.hpp"
 
 namespace talus::shaping {
@@ -32,8 +32,8 @@ HeightmapModel bench_model(int n, Connectivity connectivity) {
   m.nx = n;
   m.ny = n;
   m.cell_size_m = 0.01;
-  m.repose_angle_rad = deg_to_rad(29.0);  // paper 003 Table 1
-  m.connectivity = connectivity;
+  m.erosion.repose_angle_rad = deg_to_rad(29.0);  // paper 003 Table 1
+  m.erosion.connectivity = connectivity;
   return m;
 }
 
@@ -54,14 +54,14 @@ void ErosionUpdateFullGrid(benchmark::State& state) {
   std::vector<double> scratch;
   ErosionUpdate last;
   for (auto _ : state) {
-    last = erosion_update(m, s, CellBox::whole(m), scratch);
+    last = erosion_update(m, m.erosion, s.height_m, s.blocked, m.whole(), scratch);
     benchmark::DoNotOptimize(s.height_m.data());
   }
-  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(m.cell_count()));
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(m.sample_count()));
   state.counters["threads"] = omp_get_max_threads();
   const double changed = static_cast<double>(last.changed.i1 - last.changed.i0) *
                          static_cast<double>(last.changed.j1 - last.changed.j0);
-  state.counters["active_box_fraction"] = changed / m.cell_count();
+  state.counters["active_box_fraction"] = changed / m.sample_count();
 }
 BENCHMARK(ErosionUpdateFullGrid)
     ->ArgNames({"n", "conn"})
@@ -73,7 +73,7 @@ BENCHMARK(ErosionUpdateFullGrid)
 void ErosionSteadyStateColumn(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
   const HeightmapModel m = bench_model(n, Connectivity::Eight);
-  const double limit_m = m.cell_size_m * std::tan(m.repose_angle_rad);
+  const double limit_m = m.cell_size_m * std::tan(m.erosion.repose_angle_rad);
   const double radius_cells = n / 4.0;
   const double column_m =
       std::numbers::pi * radius_cells * radius_cells * radius_cells * limit_m / 3;
@@ -82,7 +82,7 @@ void ErosionSteadyStateColumn(benchmark::State& state) {
     s.height_m[static_cast<std::size_t>(n / 2) * n + n / 2] = column_m;
     return s;
   }();
-  const CellBox active{n / 2, n / 2, n / 2 + 1, n / 2 + 1};
+  const IndexBox active{n / 2, n / 2, n / 2 + 1, n / 2 + 1};
   std::vector<double> scratch;
   ErosionResult r;
   long long cells_updated = 0;
@@ -90,7 +90,7 @@ void ErosionSteadyStateColumn(benchmark::State& state) {
     state.PauseTiming();
     HeightmapState s = start;
     state.ResumeTiming();
-    r = erode_to_steady_state(m, s, active, scratch);
+    r = erode_to_steady_state(m, m.erosion, s.height_m, s.blocked, active, scratch);
     benchmark::DoNotOptimize(s.height_m.data());
     cells_updated += r.cells_updated;
   }
@@ -159,8 +159,8 @@ struct SweepOutcome {
 
 // The flow rule pair by pair, as in the derivation; no validation so any rate can be tried.
 SweepOutcome run_sweep(const HeightmapModel& m, HeightmapState s, double k, int max_updates) {
-  const double tan_repose = std::tan(m.repose_angle_rad);
-  const bool eight = m.connectivity == Connectivity::Eight;
+  const double tan_repose = std::tan(m.erosion.repose_angle_rad);
+  const bool eight = m.erosion.connectivity == Connectivity::Eight;
   const int offsets[4][2] = {{1, 0}, {0, 1}, {1, 1}, {-1, 1}};
   const int pair_kinds = eight ? 4 : 2;
   const auto idx = [&](int i, int j) { return static_cast<std::size_t>(j) * m.nx + i; };
@@ -224,7 +224,7 @@ SweepOutcome run_sweep(const HeightmapModel& m, HeightmapState s, double k, int 
       out.diverged = true;
       return out;
     }
-    if (worst <= m.tolerance_m) {
+    if (worst <= m.erosion.tolerance_m) {
       out.converged = true;
       return out;
     }

@@ -60,8 +60,8 @@ void RoverOnScm(benchmark::State& st) {
   const auto links = resolve_coupling(rover, entries);
   scm::ScmModel m;
   m.cell_size_m = cell;
-  m.origin_x_m = -1.0;
-  m.origin_y_m = -0.7;
+  m.x0_m = -1.0;
+  m.y0_m = -0.7;
   m.nx = static_cast<int>(std::lround(30.0 / cell)) + 1;
   m.ny = static_cast<int>(std::lround(1.4 / cell)) + 1;
   m.soil = scm::named_soil("dry_sand");

@@ -8,8 +8,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "core/erosion.hpp"
 #include "core/units.hpp"
-#include "shaping/erosion.hpp"
 #include "shaping/shaping_step.hpp"
 #include "shaping/tool_motions.hpp"
 
@@ -18,11 +18,10 @@ namespace {
 
 HeightmapModel square_grid(int n, double tolerance_in_cells) {
   HeightmapModel m;
-  m.nx = n;
-  m.ny = n;
-  m.cell_size_m = 0.1 / n;  // a 10 cm patch of sand at any resolution
-  m.repose_angle_rad = deg_to_rad(29.0);
-  m.tolerance_m = tolerance_in_cells * m.cell_size_m;
+  // A 10 cm patch of sand at any resolution, its corner at the origin.
+  static_cast<HeightmapGrid&>(m) = grid_of_cells(0.0, 0.0, n, n, 0.1 / n);
+  m.erosion.repose_angle_rad = deg_to_rad(29.0);
+  m.erosion.tolerance_m = tolerance_in_cells * m.cell_size_m;
   return m;
 }
 
@@ -42,7 +41,8 @@ void BM_ShapingUpdatesAfterOneToolAction(benchmark::State& state) {
     HeightmapState s = HeightmapState::flat(m, 0.05);
     state.ResumeTiming();
     const PushResult r = push_sand(m, s, tool, /*first_contact=*/true, push);
-    const ErosionResult e = erode_to_steady_state(m, s, r.touched, scratch);
+    const ErosionResult e =
+        erode_to_steady_state(m, m.erosion, s.height_m, s.blocked, r.touched, scratch);
     updates = e.updates;
     total_updates += e.updates;
     benchmark::DoNotOptimize(s.height_m.data());
@@ -63,8 +63,8 @@ BENCHMARK(BM_ShapingUpdatesAfterOneToolAction)
 // A whole step of the blade_push scenario's kind: a blade advancing half a cell through sand.
 void BM_ShapingBladePushStep(benchmark::State& state) {
   HeightmapModel m = square_grid(static_cast<int>(state.range(0)), 1e-3);
-  m.cell_size_m = 0.004;
-  m.tolerance_m = 1e-3 * m.cell_size_m;
+  static_cast<HeightmapGrid&>(m) = grid_of_cells(0.0, 0.0, m.nx, m.ny, 0.004);
+  m.erosion.tolerance_m = 1e-3 * m.cell_size_m;
   StraightPush push;
   push.start_W = Vec2(0.2 * m.nx * m.cell_size_m, 0.5 * m.ny * m.cell_size_m);
   push.end_W = Vec2(0.8 * m.nx * m.cell_size_m, push.start_W.y());

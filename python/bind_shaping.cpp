@@ -15,10 +15,10 @@
 
 #include <optional>
 
+#include "core/erosion.hpp"
 #include "core/scenario_file.hpp"
 #include "core/units.hpp"
 #include "python/bind_common.hpp"
-#include "shaping/erosion.hpp"
 #include "shaping/letter_maps.hpp"
 #include "shaping/shaping_scenario.hpp"
 #include "shaping/shaping_step.hpp"
@@ -44,39 +44,42 @@ void bind_heightmap(py::module_& m) {
   py::class_<HeightmapModel>(
       m, "HeightmapModel",
       "Grid geometry and material of the sand-shaping tier (immutable in use).")
-      .def(py::init([](int nx, int ny, double cell, double repose_deg, int connectivity, double ox,
-                       double oy, double flow_rate, double tol, int max_updates) {
+      .def(py::init([](int nx, int ny, double cell, double repose_deg, int connectivity, double x0,
+                       double y0, double flow_rate, double tol, int max_updates) {
              HeightmapModel hm;
              hm.nx = nx;
              hm.ny = ny;
              hm.cell_size_m = cell;
-             hm.repose_angle_rad = deg_to_rad(repose_deg);
+             hm.x0_m = x0;
+             hm.y0_m = y0;
+             hm.erosion.repose_angle_rad = deg_to_rad(repose_deg);
              if (connectivity != 4 && connectivity != 8) {
                throw std::invalid_argument("connectivity must be 4 or 8");
              }
-             hm.connectivity = connectivity == 4 ? Connectivity::Four : Connectivity::Eight;
-             hm.origin_x_m = ox;
-             hm.origin_y_m = oy;
-             hm.flow_rate = flow_rate;
-             hm.tolerance_m = tol;
-             hm.max_updates = max_updates;
+             hm.erosion.connectivity = connectivity == 4 ? Connectivity::Four : Connectivity::Eight;
+             hm.erosion.flow_rate = flow_rate;
+             hm.erosion.tolerance_m = tol;
+             hm.erosion.max_updates = max_updates;
              validate(hm);
              return hm;
            }),
            py::arg("nx"), py::arg("ny"), py::arg("cell_size_m"), py::arg("repose_angle_deg"),
-           py::arg("connectivity") = 8, py::arg("origin_x_m") = 0.0, py::arg("origin_y_m") = 0.0,
+           py::arg("connectivity") = 8, py::arg("x0_m") = 0.0, py::arg("y0_m") = 0.0,
            py::arg("flow_rate") = 0.0, py::arg("tolerance_m") = 1e-9,
            py::arg("max_updates") = 100000)
       .def_readonly("nx", &HeightmapModel::nx)
       .def_readonly("ny", &HeightmapModel::ny)
       .def_readonly("cell_size_m", &HeightmapModel::cell_size_m)
-      .def_readonly("origin_x_m", &HeightmapModel::origin_x_m)
-      .def_readonly("origin_y_m", &HeightmapModel::origin_y_m)
-      .def_readonly("repose_angle_rad", &HeightmapModel::repose_angle_rad)
-      .def_readonly("connectivity", &HeightmapModel::connectivity)
-      .def_readonly("tolerance_m", &HeightmapModel::tolerance_m)
-      .def_property_readonly("flow_rate",
-                             [](const HeightmapModel& hm) { return effective_flow_rate(hm); });
+      .def_readonly("x0_m", &HeightmapModel::x0_m, "world x of cell (0, 0)'s centre [m]")
+      .def_readonly("y0_m", &HeightmapModel::y0_m, "world y of cell (0, 0)'s centre [m]")
+      .def_property_readonly("repose_angle_rad",
+                             [](const HeightmapModel& hm) { return hm.erosion.repose_angle_rad; })
+      .def_property_readonly("connectivity",
+                             [](const HeightmapModel& hm) { return hm.erosion.connectivity; })
+      .def_property_readonly("tolerance_m",
+                             [](const HeightmapModel& hm) { return hm.erosion.tolerance_m; })
+      .def_property_readonly(
+          "flow_rate", [](const HeightmapModel& hm) { return effective_flow_rate(hm.erosion); });
 
   py::class_<HeightmapState>(m, "HeightmapState", "Sand heights; arrays are (ny, nx) numpy views.")
       .def_static("flat", &HeightmapState::flat, py::arg("model"), py::arg("height_m"))
@@ -104,12 +107,17 @@ void bind_heightmap(py::module_& m) {
       "erode_to_steady_state",
       [](const HeightmapModel& hm, HeightmapState& s) {
         std::vector<double> scratch;
-        return erode_to_steady_state(hm, s, CellBox::whole(hm), scratch);
+        return erode_to_steady_state(hm, hm.erosion, s.height_m, s.blocked, hm.whole(), scratch);
       },
       py::arg("model"), py::arg("state"),
       "Erodes the whole grid to the angle of repose (paper 003 §3.1); returns the updates taken.");
-  m.def("max_repose_excess", &max_repose_excess, py::arg("model"), py::arg("state"),
-        "Largest height difference above the repose limit over all neighbour pairs [m].");
+  m.def(
+      "max_repose_excess",
+      [](const HeightmapModel& hm, const HeightmapState& s) {
+        return max_repose_excess(hm, hm.erosion, s.height_m, s.blocked);
+      },
+      py::arg("model"), py::arg("state"),
+      "Largest height difference above the repose limit over all neighbour pairs [m].");
   m.def("default_flow_rate", &default_flow_rate);
   m.def("sand_volume_m3", &sand_volume_m3, py::arg("model"), py::arg("state"));
 }

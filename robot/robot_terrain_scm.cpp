@@ -19,8 +19,8 @@ namespace {
 
 // The undisturbed surface: the base terrain, bilinear between nodes (clamped to the map).
 double base_surface_z(const scm::ScmModel& m, double x, double y) {
-  const double u = std::clamp((x - m.origin_x_m) / m.cell_size_m, 0.0, m.nx - 1.0);
-  const double v = std::clamp((y - m.origin_y_m) / m.cell_size_m, 0.0, m.ny - 1.0);
+  const double u = std::clamp(m.u(x), 0.0, m.nx - 1.0);
+  const double v = std::clamp(m.v(y), 0.0, m.ny - 1.0);
   const int i = std::min(static_cast<int>(u), m.nx - 2),
             j = std::min(static_cast<int>(v), m.ny - 2);
   const double a = u - i, b = v - j;
@@ -74,9 +74,8 @@ class ScmTerrain final : public RobotTerrain {
     return nlohmann::json::object();
   }
   bool covers_xy(double x_W, double y_W) const override {
-    return x_W >= model_.origin_x_m && x_W <= model_.node_x(model_.nx - 1) &&
-           y_W >= model_.origin_y_m &&
-           y_W <= model_.origin_y_m + (model_.ny - 1) * model_.cell_size_m;
+    return x_W >= model_.x0_m && x_W <= model_.x(model_.nx - 1) && y_W >= model_.y0_m &&
+           y_W <= model_.y(model_.ny - 1);
   }
 
   double surface_z(double x_W, double y_W) const override {

@@ -8,22 +8,17 @@
 
 namespace talus::scm {
 
-Footprint body_footprint(const ScmModel& m, const CoupledBody& body, const Pose& X_WB) {
+IndexBox body_footprint(const ScmModel& m, const CoupledBody& body, const Pose& X_WB) {
   const Aabb box = world_bounds(body.shape, X_WB);
-  Footprint fp;
-  fp.i0 = static_cast<int>(std::ceil((box.lo.x() - m.origin_x_m) / m.cell_size_m));
-  fp.i1 = static_cast<int>(std::floor((box.hi.x() - m.origin_x_m) / m.cell_size_m));
-  fp.j0 = static_cast<int>(std::ceil((box.lo.y() - m.origin_y_m) / m.cell_size_m));
-  fp.j1 = static_cast<int>(std::floor((box.hi.y() - m.origin_y_m) / m.cell_size_m));
-  if (box.lo.x() < m.origin_x_m || box.lo.y() < m.origin_y_m || fp.i1 > m.nx - 1 ||
-      fp.j1 > m.ny - 1) {
+  const IndexBox fp = m.samples_within(box.lo.x(), box.lo.y(), box.hi.x(), box.hi.y());
+  if (box.lo.x() < m.x0_m || box.lo.y() < m.y0_m || fp.i1 > m.nx || fp.j1 > m.ny) {
     throw std::runtime_error(fmt::format(
         "body '{}' spans x [{:.4g}, {:.4g}] m, y [{:.4g}, {:.4g}] m: outside the map x [{:.4g}, "
         "{:.4g}] m, y [{:.4g}, {:.4g}] m",
-        body.name, box.lo.x(), box.hi.x(), box.lo.y(), box.hi.y(), m.origin_x_m, m.node_x(m.nx - 1),
-        m.origin_y_m, m.node_y(m.ny - 1)));
+        body.name, box.lo.x(), box.hi.x(), box.lo.y(), box.hi.y(), m.x0_m, m.x(m.nx - 1), m.y0_m,
+        m.y(m.ny - 1)));
   }
-  const int across_x = fp.i1 - fp.i0 + 1, across_y = fp.j1 - fp.j0 + 1;
+  const int across_x = fp.width(), across_y = fp.height();
   if (across_x < 3 || across_y < 3) {
     throw std::runtime_error(fmt::format(
         "body '{}' covers {} x {} nodes: the grid (cell_size_m = {}) is too coarse, at least 3 "
@@ -37,25 +32,25 @@ double bekker_stress(const SoilParameters& soil, double sinkage_m) {
   return sinkage_m > 0.0 ? soil.bekker_k() * std::pow(sinkage_m, soil.exponent_n) : 0.0;
 }
 
-void contact_body(const ScmModel& m, int body_index, const BodyMotion& motion, const Footprint& fp,
+void contact_body(const ScmModel& m, int body_index, const BodyMotion& motion, const IndexBox& fp,
                   double dt_s, NodeBlock& b, std::vector<std::vector<ContactNode>>& rows,
                   std::vector<ContactNode>& out) {
   const CoupledBody& body = m.bodies[static_cast<std::size_t>(body_index)];
   const SoilParameters& soil = m.soil;
-  const double area = m.node_area_m2();
-  const int n_rows = fp.j1 - fp.j0 + 1;
+  const double area = m.cell_area_m2();
+  const int n_rows = fp.height();
   if (static_cast<int>(rows.size()) < n_rows) rows.resize(static_cast<std::size_t>(n_rows));
   const Pose X_BW = motion.X_WB.inverse();
-  const int n_cols = fp.i1 - fp.i0 + 1;
+  const int n_cols = fp.width();
 
 #pragma omp parallel for schedule(static) if (n_rows * n_cols >= 4096)
   for (int r = 0; r < n_rows; ++r) {
     std::vector<ContactNode>& row = rows[static_cast<std::size_t>(r)];
     row.clear();
     const int j = fp.j0 + r;
-    const double y = m.node_y(j);
-    for (int i = fp.i0; i <= fp.i1; ++i) {
-      const double x = m.node_x(i);
+    const double y = m.y(j);
+    for (int i = fp.i0; i < fp.i1; ++i) {
+      const double x = m.x(i);
       const double z_obj = lowest_point_z(body.shape, motion.X_WB, x, y);
       if (!(z_obj < std::numeric_limits<double>::infinity())) continue;
       const std::size_t k = b.index(i, j);

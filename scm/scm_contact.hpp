@@ -28,7 +28,7 @@ struct ContactNode {
 /// The nodes under the body's world bounds at X_WB. Throws std::runtime_error naming the body
 /// when the footprint leaves the map, or when it spans fewer than 3 nodes along x or y (the grid
 /// is too coarse to resolve the contact).
-Footprint body_footprint(const ScmModel& model, const CoupledBody& body, const Pose& X_WB);
+IndexBox body_footprint(const ScmModel& model, const CoupledBody& body, const Pose& X_WB);
 
 /// Bekker's normal stress k z^n for sinkage z >= 0 [Pa] (eq. 34).
 double bekker_stress(const SoilParameters& soil, double sinkage_m);
@@ -41,7 +41,7 @@ double bekker_stress(const SoilParameters& soil, double sinkage_m);
 /// (eq. 31 with the contact velocity of assumption 3), and one ContactNode per loaded node is
 /// appended to `out` in row-major order. Rows run in parallel; the output order is fixed.
 void contact_body(const ScmModel& model, int body_index, const BodyMotion& motion,
-                  const Footprint& fp, double dt_s, NodeBlock& block,
+                  const IndexBox& fp, double dt_s, NodeBlock& block,
                   std::vector<std::vector<ContactNode>>& row_scratch,
                   std::vector<ContactNode>& out);
 

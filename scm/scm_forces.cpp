@@ -39,7 +39,7 @@ void body_wrenches(const ScmModel& m, std::span<const BodyMotion> motions,
   for (std::size_t b = 0; b < m.bodies.size(); ++b) {
     wrenches[b] = Wrench::about(motions[b].X_WB * m.bodies[b].p_BR);
   }
-  const double area = m.node_area_m2();
+  const double area = m.cell_area_m2();
   for (const ContactNode& c : contacts) {
     const Vec3 f = node_force(m.soil, area, c, c.shear_x_m, c.shear_y_m);
     wrenches[static_cast<std::size_t>(c.body)].add_force_at(f, c.p_W);  // eq. 37-38

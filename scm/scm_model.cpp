@@ -105,10 +105,7 @@ void validate(const ScmModel& m) {
     throw std::invalid_argument(
         fmt::format("grid of {} x {} nodes: expected at least 2 x 2", m.nx, m.ny));
   }
-  require(std::isfinite(m.cell_size_m) && m.cell_size_m > 0.0, "cell_size_m", m.cell_size_m,
-          "a length > 0 [m]");
-  require(std::isfinite(m.origin_x_m), "origin_x_m", m.origin_x_m, "a finite coordinate [m]");
-  require(std::isfinite(m.origin_y_m), "origin_y_m", m.origin_y_m, "a finite coordinate [m]");
+  talus::validate(static_cast<const HeightmapGrid&>(m));
   require(std::isfinite(m.base_height_m), "base_height_m", m.base_height_m, "a finite height [m]");
   if (!m.base_image_m.empty() &&
       m.base_image_m.size() != static_cast<std::size_t>(m.nx) * static_cast<std::size_t>(m.ny)) {

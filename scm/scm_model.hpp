@@ -3,14 +3,15 @@
 // the soil lies on before anything touches it, the soil's Bekker / Mohr-Coulomb / Janosi
 // parameters and the flow parameters. Everything in SI units; angles in radians.
 //
-// Grid convention: node (i, j), 0 <= i < nx, 0 <= j < ny, sits at
-//   x_W = origin_x_m + i * cell_size_m,   y_W = origin_y_m + j * cell_size_m
-// and stands for the area A_grid = cell_size_m^2 around it (eq. 1).
+// The node grid is core/heightmap_grid.hpp's, shared with the shaping tier: node (i, j),
+// 0 <= i < nx, 0 <= j < ny, sits at (x0_m + i * cell_size_m, y0_m + j * cell_size_m) and stands
+// for the area A_grid = cell_size_m^2 around it (eq. 1, HeightmapGrid::cell_area_m2).
 
 #include <string>
 #include <vector>
 
 #include "core/contact_tier.hpp"
+#include "core/heightmap_grid.hpp"
 #include "scm/flow_window.hpp"
 
 namespace talus::scm {
@@ -54,10 +55,9 @@ enum class FlowMethod { Fields, Border };
 /// "fields" or "border".
 std::string flow_method_name(FlowMethod method);
 
-struct ScmModel {
-  int nx = 0, ny = 0;  ///< nodes along x and y (the map's extent; storage grows only where touched)
-  double cell_size_m = 0.0;
-  double origin_x_m = 0.0, origin_y_m = 0.0;
+/// The node grid (HeightmapGrid's fields: nx, ny nodes spanning the map's extent, storage grows
+/// only where touched; cell_size_m; x0_m, y0_m of node (0, 0)) and what lies on it.
+struct ScmModel : HeightmapGrid {
   /// Base terrain height [m]: base_height_m everywhere, plus base_image_m (nx * ny values,
   /// row-major j * nx + i) when it is not empty.
   double base_height_m = 0.0;
@@ -65,7 +65,8 @@ struct ScmModel {
   SoilParameters soil;
   FlowParameters flow;
   FlowMethod method = FlowMethod::Border;
-  /// Erosion of non-contact nodes after each step (the shaping tier's Jacobi erosion).
+  /// Erosion of non-contact nodes after each step (core/erosion.hpp's Jacobi erosion, which the
+  /// shaping tier uses too).
   double erosion_tolerance_m = 1e-5;
   /// Erosion updates per step at most; what is left continues in the next steps (a wheel adds
   /// little per step, so a few updates keep up; docs/scm.md §Speed).
@@ -80,15 +81,8 @@ struct ScmModel {
   double time_step_s = 1e-3;        ///< dt of step() [s]
   std::vector<CoupledBody> bodies;  ///< the bodies step() expects motions for, in order
 
-  double node_area_m2() const { return cell_size_m * cell_size_m; }
-  double node_x(int i) const { return origin_x_m + i * cell_size_m; }
-  double node_y(int j) const { return origin_y_m + j * cell_size_m; }
   double base_height(int i, int j) const {
-    return base_image_m.empty()
-               ? base_height_m
-               : base_height_m +
-                     base_image_m[static_cast<std::size_t>(j) * static_cast<std::size_t>(nx) +
-                                  static_cast<std::size_t>(i)];
+    return base_image_m.empty() ? base_height_m : base_height_m + base_image_m[index(i, j)];
   }
 };
 

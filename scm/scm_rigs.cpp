@@ -15,10 +15,8 @@ PlateResult run_plate(ScmModel model, const PlateTest& t, ScmState* final_state)
   validate(model);
   ScmState state(model);
   ScmWorkspace work;
-  const int ci =
-      static_cast<int>(std::lround((t.centre_xy_m.x() - model.origin_x_m) / model.cell_size_m));
-  const int cj =
-      static_cast<int>(std::lround((t.centre_xy_m.y() - model.origin_y_m) / model.cell_size_m));
+  const int ci = model.nearest_i(t.centre_xy_m.x());
+  const int cj = model.nearest_j(t.centre_xy_m.y());
   const double surface = state.height(ci, cj);
   VerticalRig rig;
   rig.mass_kg = t.load_n / kGravity_m_per_s2;
@@ -62,7 +60,7 @@ PlateResult run_plate(ScmModel model, const PlateTest& t, ScmState* final_state)
     r.load_n.push_back(load);
     r.soil_force_n.push_back(soil_fz);
     r.sinkage_m.push_back(sinkage);
-    r.contact_area_m2 = rep.nodes_in_contact * model.node_area_m2();
+    r.contact_area_m2 = rep.nodes_in_contact * model.cell_area_m2();
     r.steps = s;
   }
   r.final_sinkage_m = r.sinkage_m.empty() ? 0.0 : r.sinkage_m.back();
@@ -88,12 +86,11 @@ std::string wheel_out_of_bounds(const ScmModel& m, const WheelTest& t, double x_
         "is more than this soil carries, or the time step is too long for the rig",
         sinkage, 2.0 * t.radius_m);
   }
-  const double x_max = m.node_x(m.nx - 1), y_max = m.origin_y_m + (m.ny - 1) * m.cell_size_m;
+  const double x_max = m.x(m.nx - 1), y_max = m.y(m.ny - 1);
   const double y = t.start_xy_m.y();
-  if (x_m - t.radius_m < m.origin_x_m || x_m + t.radius_m > x_max || y < m.origin_y_m ||
-      y > y_max) {
+  if (x_m - t.radius_m < m.x0_m || x_m + t.radius_m > x_max || y < m.y0_m || y > y_max) {
     return fmt::format("the wheel (x = {:.4g} m, radius {:g} m) left the map, x in [{:g}, {:g}] m",
-                       x_m, t.radius_m, m.origin_x_m, x_max);
+                       x_m, t.radius_m, m.x0_m, x_max);
   }
   return "";
 }

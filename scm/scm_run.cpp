@@ -33,21 +33,21 @@ PlotSeries series(std::string name, std::vector<double> x, std::vector<double> y
   return p;
 }
 
-int node_i(const ScmModel& m, double x) {
-  return std::clamp(static_cast<int>(std::lround((x - m.origin_x_m) / m.cell_size_m)), 0, m.nx - 1);
-}
-int node_j(const ScmModel& m, double y) {
-  return std::clamp(static_cast<int>(std::lround((y - m.origin_y_m) / m.cell_size_m)), 0, m.ny - 1);
+int node_i(const ScmModel& m, double x) { return std::clamp(m.nearest_i(x), 0, m.nx - 1); }
+int node_j(const ScmModel& m, double y) { return std::clamp(m.nearest_j(y), 0, m.ny - 1); }
+
+// The nodes from the one nearest (x_lo, y_lo) to the one nearest (x_hi, y_hi), with `pad` more
+// on every side (not yet cut to the map).
+IndexBox nodes_around(const ScmModel& m, double x_lo, double y_lo, double x_hi, double y_hi,
+                      int pad) {
+  return grown({node_i(m, x_lo), node_j(m, y_lo), node_i(m, x_hi) + 1, node_j(m, y_hi) + 1}, pad);
 }
 
-// A dense export of the nodes [i0, i1] x [j0, j1] (clamped to the map).
-NodeBlock export_region(const ScmModel& m, const ScmState& s, int i0, int j0, int i1, int j1) {
-  i0 = std::clamp(i0, 0, m.nx - 1);
-  i1 = std::clamp(i1, 0, m.nx - 1);
-  j0 = std::clamp(j0, 0, m.ny - 1);
-  j1 = std::clamp(j1, 0, m.ny - 1);
+// A dense export of the nodes of `box` that lie on the map.
+NodeBlock export_region(const ScmModel& m, const ScmState& s, const IndexBox& box) {
+  const IndexBox on_map = m.clamped(box);
   NodeBlock b;
-  b.resize(i0, j0, i1 - i0 + 1, j1 - j0 + 1);
+  b.resize(on_map.i0, on_map.j0, on_map.width(), on_map.height());
   s.gather(b);
   return b;
 }
@@ -112,9 +112,9 @@ nlohmann::json run_plate_like(const ScmScenario& sc, OutputDir& out, const RunPr
   const Vec2 c = sc.plate.centre_xy_m;
   const Vec3 h = sc.plate.half_extents_m;
   const int pad = 8;
-  const NodeBlock b =
-      export_region(m, final_state, node_i(m, c.x() - h.x()) - pad, node_j(m, c.y() - h.y()) - pad,
-                    node_i(m, c.x() + h.x()) + pad, node_j(m, c.y() + h.y()) + pad);
+  const NodeBlock b = export_region(
+      m, final_state,
+      nodes_around(m, c.x() - h.x(), c.y() - h.y(), c.x() + h.x(), c.y() + h.y(), pad));
   write_heightmap(out, "heightmap_final", m, b, sc.name + ": surface after unloading");
 
   nlohmann::json j = {
@@ -130,13 +130,13 @@ nlohmann::json run_plate_like(const ScmScenario& sc, OutputDir& out, const RunPr
   if (sc.experiment == Experiment::StripLoad) {
     // Cross-section across the strip (along x) through its middle: surface and the flow depth.
     const int jc = node_j(m, c.y());
-    const NodeBlock s = export_region(m, final_state, 0, jc, m.nx - 1, jc);
+    const NodeBlock s = export_region(m, final_state, {0, jc, m.nx, jc + 1});
     CsvWriter sec(out.path("section.csv"), {"x_m", "height_m", "flow_depth_m"});
     std::vector<double> x, surf, bottom;
     for (int i = 0; i < s.nx; ++i) {
       const std::size_t k = static_cast<std::size_t>(i);
-      sec.write_row({m.node_x(i), s.height_m[k], s.flow_depth_m[k]});
-      x.push_back(m.node_x(i));
+      sec.write_row({m.x(i), s.height_m[k], s.flow_depth_m[k]});
+      x.push_back(m.x(i));
       surf.push_back(1e3 * s.height_m[k]);
       bottom.push_back(1e3 * (s.height_m[k] - s.flow_depth_m[k]));
     }
@@ -199,17 +199,16 @@ void write_centre_line(OutputDir& out, const ScmScenario& sc, const ScmState& st
                        const WheelSample& last) {
   const ScmModel& m = sc.model;
   const WheelTest& w = sc.wheel;
-  const int j = node_j(m, w.start_xy_m.y());
-  const int i0 = node_i(m, last.x_m - 3.0 * w.radius_m),
-            i1 = node_i(m, last.x_m + 2.0 * w.radius_m);
-  const NodeBlock b = export_region(m, state, i0, j, i1, j);
+  const double y = w.start_xy_m.y();
+  const NodeBlock b = export_region(
+      m, state, nodes_around(m, last.x_m - 3.0 * w.radius_m, y, last.x_m + 2.0 * w.radius_m, y, 0));
   const double axle_z = -last.sinkage_m + w.radius_m;  // surface level 0 at the start
   CsvWriter csv(out.path("centre_line.csv"), {"x_m", "height_m", "flow_depth_m", "flow_vx_m_per_s",
                                               "flow_vz_m_per_s", "wheel_bottom_m"});
   std::vector<double> x, surf, bottom, wheel, vx, vz;
   for (int i = 0; i < b.nx; ++i) {
     const std::size_t k = static_cast<std::size_t>(i);
-    const double xi = m.node_x(b.i0 + i);
+    const double xi = m.x(b.i0 + i);
     const double dx = xi - last.x_m;
     const double wb = std::abs(dx) < w.radius_m
                           ? axle_z - std::sqrt(w.radius_m * w.radius_m - dx * dx)
@@ -258,8 +257,8 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
   const int pad = static_cast<int>(std::ceil(1.5 * w.radius_m / m.cell_size_m));
   const double end_x = w.start_xy_m.x() + w.speed_m_per_s * w.drive_s;
   auto map_of = [&](const ScmState& s) {
-    return export_region(m, s, node_i(m, w.start_xy_m.x()) - pad, node_j(m, w.start_xy_m.y()) - pad,
-                         node_i(m, end_x) + pad, node_j(m, w.start_xy_m.y()) + pad);
+    return export_region(
+        m, s, nodes_around(m, w.start_xy_m.x(), w.start_xy_m.y(), end_x, w.start_xy_m.y(), pad));
   };
   nlohmann::json j;
   if (sc.experiment == Experiment::SingleWheel) {
@@ -400,12 +399,12 @@ nlohmann::json run_blade(const ScmScenario& sc, OutputDir& out, const RunProgres
   log.close();
   const Vec3 p = motion[0].X_WB.translation();
   const int j = node_j(m, p.y());
-  const NodeBlock b = export_region(m, state, node_i(m, p.x()), j, node_i(m, p.x() + 0.3), j);
+  const NodeBlock b = export_region(m, state, nodes_around(m, p.x(), p.y(), p.x() + 0.3, p.y(), 0));
   CsvWriter prof(out.path("hill_profile.csv"), {"distance_from_blade_m", "height_m"});
   std::vector<double> d, h;
   double peak = -1e300;
   for (int i = 0; i < b.nx; ++i) {
-    const double dist = m.node_x(b.i0 + i) - p.x();
+    const double dist = m.x(b.i0 + i) - p.x();
     prof.write_row({dist, b.height_m[static_cast<std::size_t>(i)]});
     d.push_back(dist);
     h.push_back(1e3 * b.height_m[static_cast<std::size_t>(i)]);
@@ -420,8 +419,9 @@ nlohmann::json run_blade(const ScmScenario& sc, OutputDir& out, const RunProgres
   write_png(out.path("hill_profile.png"), plot_lines(q));
   const int pad = 20;
   write_heightmap(out, "heightmap_final", m,
-                  export_region(m, state, node_i(m, p.x()) - 3 * pad, j - pad,
-                                node_i(m, p.x()) + 2 * pad, j + pad),
+                  export_region(m, state,
+                                {node_i(m, p.x()) - 3 * pad, j - pad,
+                                 node_i(m, p.x()) + 2 * pad + 1, j + pad + 1}),
                   sc.name + ": surface at the end");
   const Vec3 mean_N =
       force_count > 0 ? Vec3(force_sum_N / static_cast<double>(force_count)) : Vec3::Zero();

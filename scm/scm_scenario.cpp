@@ -91,8 +91,8 @@ void read_grid(const ScenarioTable& t, ScmModel& m) {
   const double ny = m.ny;
   if (t.has("origin_m")) {
     const Vec2 o = t.vec2("origin_m", any_finite("[m]"));
-    m.origin_x_m = o.x();
-    m.origin_y_m = o.y();
+    m.x0_m = o.x();  // origin_m: node (0, 0)
+    m.y0_m = o.y();
   }
   m.base_height_m = t.number_or("base_height_m", 0.0, any_finite("[m]"));
   if (t.has("base_image") || t.has("slope_deg")) {
@@ -121,7 +121,7 @@ void read_grid(const ScenarioTable& t, ScmModel& m) {
     for (int j = 0; j < m.ny; ++j) {
       for (int i = 0; i < m.nx; ++i) {
         m.base_image_m[static_cast<std::size_t>(j) * static_cast<std::size_t>(m.nx) +
-                       static_cast<std::size_t>(i)] += std::max(0.0, m.node_x(i) - x0) * tan_a;
+                       static_cast<std::size_t>(i)] += std::max(0.0, m.x(i) - x0) * tan_a;
       }
     }
   }
@@ -150,8 +150,7 @@ namespace {
 
 Vec2 read_xy(const ScenarioTable& t, const std::string& key, const ScmModel& m) {
   const Vec2 p = t.vec2(key, any_finite("[m]"));
-  if (p.x() < m.origin_x_m || p.y() < m.origin_y_m || p.x() > m.node_x(m.nx - 1) ||
-      p.y() > m.node_y(m.ny - 1)) {
+  if (p.x() < m.x0_m || p.y() < m.y0_m || p.x() > m.x(m.nx - 1) || p.y() > m.y(m.ny - 1)) {
     t.fail(key, "lies outside the map");
   }
   return p;
@@ -197,10 +196,10 @@ void read_wheel(const ScenarioTable& t, const ScmModel& m, WheelTest& w, bool ne
   w.damping_n_s_per_m =
       t.number_or("damping_n_s_per_m", w.damping_n_s_per_m, non_negative("[N s/m]"));
   const double end_x = w.start_xy_m.x() + w.speed_m_per_s * w.drive_s + w.radius_m * 1.2;
-  if (end_x > m.node_x(m.nx - 1)) {
+  if (end_x > m.x(m.nx - 1)) {
     t.fail("drive_s", fmt::format("the wheel would drive to x = {:.3g} m, past the map's end at "
                                   "{:.3g} m",
-                                  end_x, m.node_x(m.nx - 1)));
+                                  end_x, m.x(m.nx - 1)));
   }
   t.refuse_unknown_keys();
 }
@@ -249,8 +248,8 @@ void read_blade(const ScenarioTable& root, const ScenarioTable& ex, BladeTest& b
 // FlowParameters defaults).
 void set_terrain(const Terrain& terrain, const ScenarioTable& t, ScmModel& m) {
   set_nodes(m, terrain.hi_m - terrain.lo_m, terrain.cell_size_m, t);
-  m.origin_x_m = terrain.lo_m.x();
-  m.origin_y_m = terrain.lo_m.y();
+  m.x0_m = terrain.lo_m.x();  // the patch's corner is node (0, 0)
+  m.y0_m = terrain.lo_m.y();
   m.base_height_m = terrain.surface_z_m;
   m.soil = named_soil(terrain.material.name);
   m.method = FlowMethod::Fields;

@@ -39,13 +39,6 @@ struct ScmTile {
 // Moving a tile must move its arrays' buffers (never copy them): allocated_tile's promise.
 static_assert(std::is_nothrow_move_constructible_v<ScmTile>);
 
-/// A node range [i0, i1] x [j0, j1] (inclusive, global indices), e.g. the nodes under a body's
-/// bounding box (its footprint) or the bounding box of a body's contact nodes.
-struct Footprint {
-  int i0 = 0, j0 = 0, i1 = -1, j1 = -1;
-  bool empty() const { return i1 < i0 || j1 < j0; }
-};
-
 /// Bytes one node costs in a tile (all fields).
 std::size_t bytes_per_node();
 
@@ -93,7 +86,7 @@ class ScmState {
   int ny() const { return ny_; }  ///< nodes along y
   /// Bounding box of each body's nodes in contact after the last step (bodies without contact
   /// have none): the next step revisits them so nodes a body left are released.
-  std::vector<Footprint> contact_boxes;
+  std::vector<IndexBox> contact_boxes;
 
   int tile_count() const { return static_cast<int>(tiles_.size()); }
   /// Bytes held by allocated tiles (fields only; the index adds a few words per tile).

@@ -8,47 +8,27 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "core/erosion.hpp"
 #include "scm/border_flow.hpp"
 #include "scm/scm_forces.hpp"
 #include "scm/soil_flow.hpp"
-#include "shaping/erosion.hpp"
 
 namespace talus::scm {
 
 namespace {
 
-Footprint merge(const Footprint& a, const Footprint& b) {
-  if (a.empty()) return b;
-  if (b.empty()) return a;
-  return {std::min(a.i0, b.i0), std::min(a.j0, b.j0), std::max(a.i1, b.i1), std::max(a.j1, b.j1)};
-}
-
-Footprint grown(const ScmModel& m, const Footprint& f, int by) {
-  return {std::max(0, f.i0 - by), std::max(0, f.j0 - by), std::min(m.nx - 1, f.i1 + by),
-          std::min(m.ny - 1, f.j1 + by)};
-}
-
-bool overlap(const Footprint& a, const Footprint& b) {
-  return !a.empty() && !b.empty() && a.i0 <= b.i1 && b.i0 <= a.i1 && a.j0 <= b.j1 && b.j0 <= a.j1;
-}
-
-bool contains(const Footprint& outer, const Footprint& inner) {
-  return !inner.empty() && outer.i0 <= inner.i0 && inner.i1 <= outer.i1 && outer.j0 <= inner.j0 &&
-         inner.j1 <= outer.j1;
-}
-
 // Merges overlapping boxes until no two overlap; empty boxes are dropped. Every input box lies
 // inside exactly one output box. The order depends only on the input order (deterministic).
 // Work is done per merged box, not on one box around all bodies: the four wheels of a rover
 // are far apart, and one box around them would gather, deform and erode the soil between them.
-std::vector<Footprint> disjoint_boxes(std::vector<Footprint> boxes) {
-  std::erase_if(boxes, [](const Footprint& f) { return f.empty(); });
+std::vector<IndexBox> disjoint_boxes(std::vector<IndexBox> boxes) {
+  std::erase_if(boxes, [](const IndexBox& f) { return f.empty(); });
   for (bool merged = true; merged;) {
     merged = false;
     for (std::size_t a = 0; a < boxes.size() && !merged; ++a) {
       for (std::size_t b = a + 1; b < boxes.size(); ++b) {
-        if (!overlap(boxes[a], boxes[b])) continue;
-        boxes[a] = merge(boxes[a], boxes[b]);
+        if (!boxes[a].overlaps(boxes[b])) continue;
+        boxes[a] = united(boxes[a], boxes[b]);
         boxes.erase(boxes.begin() + static_cast<std::ptrdiff_t>(b));
         merged = true;
         break;
@@ -58,9 +38,7 @@ std::vector<Footprint> disjoint_boxes(std::vector<Footprint> boxes) {
   return boxes;
 }
 
-void resize_block(NodeBlock& b, const Footprint& f) {
-  b.resize(f.i0, f.j0, f.i1 - f.i0 + 1, f.j1 - f.j0 + 1);
-}
+void resize_block(NodeBlock& b, const IndexBox& f) { b.resize(f.i0, f.j0, f.width(), f.height()); }
 
 // Nodes that were in contact and are not any more are released: j and its peak reset, and soil
 // sheared past failure is loosened for the next contact (docs/scm.md §Multipass).
@@ -89,38 +67,26 @@ void fill_window(const ScmModel& m, const NodeBlock& b, std::span<const ContactN
     w.previous_flow_velocity_W[k] = Vec3(b.flow_vx[k], b.flow_vy[k], b.flow_vz[k]);
   }
   for (const ContactNode& c : contacts) {
-    const int i = static_cast<int>(std::lround((c.p_W.x() - m.origin_x_m) / m.cell_size_m));
-    const int j = static_cast<int>(std::lround((c.p_W.y() - m.origin_y_m) / m.cell_size_m));
+    const int i = m.nearest_i(c.p_W.x());
+    const int j = m.nearest_j(c.p_W.y());
     if (i < w.i0 || j < w.j0 || i >= w.i0 + w.nx || j >= w.j0 + w.ny) continue;  // other window
     w.contact_velocity_W[w.index(i - w.i0, j - w.j0)] = c.v_W;
   }
 }
 
 // Erosion (paper 002 §3.1, last paragraph): nodes not in contact relax to the angle of repose,
-// with the shaping tier's Jacobi erosion on the window (contact nodes blocked). Returns updates.
+// with the Jacobi erosion the shaping tier uses too, on the window's own grid (contact nodes
+// blocked). Returns updates.
 int erode_window(const ScmModel& m, NodeBlock& b, std::vector<double>& scratch) {
   if (m.erosion_max_updates == 0) return 0;
-  shaping::HeightmapModel hm;
-  hm.nx = b.nx;
-  hm.ny = b.ny;
-  hm.cell_size_m = m.cell_size_m;
-  hm.repose_angle_rad = m.soil.repose_angle_rad;
-  hm.tolerance_m = m.erosion_tolerance_m;
-  hm.max_updates = m.erosion_max_updates;
-  hm.min_cells_for_threads = m.erosion_min_cells_for_threads;
-  // The block's arrays are lent to the erosion (swapped in and back, not copied).
-  shaping::HeightmapState hs;
-  hs.height_m.swap(b.height_m);
-  hs.blocked.swap(b.in_contact);
-  struct GiveBack {
-    NodeBlock& b;
-    shaping::HeightmapState& hs;
-    ~GiveBack() {
-      b.height_m.swap(hs.height_m);
-      b.in_contact.swap(hs.blocked);
-    }
-  } give_back{b, hs};
-  return shaping::erode_to_steady_state(hm, hs, shaping::CellBox::whole(hm), scratch).updates;
+  const HeightmapGrid window{b.nx, b.ny, m.cell_size_m, m.x(b.i0), m.y(b.j0)};
+  ErosionParameters p;
+  p.repose_angle_rad = m.soil.repose_angle_rad;
+  p.tolerance_m = m.erosion_tolerance_m;
+  p.max_updates = m.erosion_max_updates;
+  p.min_cells_for_threads = m.erosion_min_cells_for_threads;
+  return erode_to_steady_state(window, p, b.height_m, b.in_contact, window.whole(), scratch)
+      .updates;
 }
 
 void check_finite(const NodeBlock& b, long step_number) {
@@ -144,7 +110,7 @@ void check_finite(const NodeBlock& b, long step_number) {
 // in contact with last step, so that nodes a body left are released): the bodies cut and load
 // the nodes in body order; the contacts get the nodes' final shear displacement; each body gets
 // the bounding box of its contact nodes and the relief of its box (for the deformation window).
-void contact_box(const ScmModel& m, ScmState& state, const Footprint& box,
+void contact_box(const ScmModel& m, ScmState& state, const IndexBox& box,
                  std::span<const BodyMotion> motions, double dt_s, ScmWorkspace& work,
                  ScmStepReport& report) {
   NodeBlock& cb = work.contact_block;
@@ -156,9 +122,9 @@ void contact_box(const ScmModel& m, ScmState& state, const Footprint& box,
   std::fill(cb.deposited_m3.begin(), cb.deposited_m3.end(), 0.0);
   const std::size_t first = work.contacts.size();
   for (std::size_t b = 0; b < m.bodies.size(); ++b) {
-    const Footprint& fp = work.footprints[b];
-    if (!contains(box, fp)) continue;
-    report.nodes_visited += (fp.i1 - fp.i0 + 1) * (fp.j1 - fp.j0 + 1);
+    const IndexBox& fp = work.footprints[b];
+    if (!box.contains(fp)) continue;
+    report.nodes_visited += static_cast<int>(fp.count());
     contact_body(m, static_cast<int>(b), motions[b], fp, dt_s, cb, work.rows, work.contacts);
   }
   release_nodes(m.soil, cb, work.was_in_contact);
@@ -175,7 +141,7 @@ void contact_box(const ScmModel& m, ScmState& state, const Footprint& box,
     const int i = cb.i0 + static_cast<int>(c.k % static_cast<std::size_t>(cb.nx));
     const int j = cb.j0 + static_cast<int>(c.k / static_cast<std::size_t>(cb.nx));
     const auto b = static_cast<std::size_t>(c.body);
-    work.body_contact_boxes[b] = merge(work.body_contact_boxes[b], Footprint{i, j, i, j});
+    work.body_contact_boxes[b] = united(work.body_contact_boxes[b], IndexBox{i, j, i + 1, j + 1});
     work.body_relief_m[b] = highest - lowest;
   }
   for (std::size_t k = 0; k < cb.size(); ++k) {
@@ -192,7 +158,7 @@ void contact_box(const ScmModel& m, ScmState& state, const Footprint& box,
 // the berm to erode: a slope of relief dz (the highest minus the lowest node of the body's contact
 // box) reaches about dz / tan(repose) at the angle of repose (window edges are closed walls for
 // the erosion).
-Footprint deformation_box(const ScmModel& m, const Footprint& contact_nodes, double relief_m) {
+IndexBox deformation_box(const ScmModel& m, const IndexBox& contact_nodes, double relief_m) {
   const int margin =
       m.method == FlowMethod::Fields
           ? static_cast<int>(
@@ -201,12 +167,12 @@ Footprint deformation_box(const ScmModel& m, const Footprint& contact_nodes, dou
           : m.border_margin_nodes +
                 static_cast<int>(
                     std::ceil(relief_m / std::tan(m.soil.repose_angle_rad) / m.cell_size_m));
-  return grown(m, contact_nodes, margin);
+  return m.clamped(grown(contact_nodes, margin));
 }
 
 // Stages 3-6 on one deformation window: the method moves the displaced soil, eq. 30 adds it, the
 // window is checked for NaN, and the nodes not in contact erode to the angle of repose.
-void deform_window(const ScmModel& m, ScmState& state, const Footprint& box, double dt_s,
+void deform_window(const ScmModel& m, ScmState& state, const IndexBox& box, double dt_s,
                    long step_number, ScmWorkspace& work, ScmStepReport& report) {
   // The window copies only what this stage reads (the step's inputs, and what the finite check
   // names) and writes back only what it changes; the other fields were settled by the contact
@@ -234,7 +200,7 @@ void deform_window(const ScmModel& m, ScmState& state, const Footprint& box, dou
   // NaN): a value is non-finite exactly when its exponent bits are all ones, a test that needs
   // no branch; check_finite then names the first such node and the step.
   const FlowWindow& w = work.window;
-  const double area = m.node_area_m2();
+  const double area = m.cell_area_m2();
   std::uint64_t non_finite = 0;
   const auto bad = [](double x) {
     constexpr std::uint64_t kExponent = 0x7ff0000000000000ULL;
@@ -286,17 +252,17 @@ ScmStepReport step(const ScmModel& m, ScmState& state, double dt_s,
 
   // 1. Contact (§3, eq. 1-2, 31, 34): visit only the nodes under each body, on boxes of
   // overlapping footprints and last step's contact boxes (grown by one node).
-  std::vector<Footprint> boxes;
+  std::vector<IndexBox> boxes;
   work.footprints.clear();
   for (std::size_t b = 0; b < n_bodies; ++b) {
     work.footprints.push_back(body_footprint(m, m.bodies[b], motions[b].X_WB));
-    boxes.push_back(grown(m, work.footprints.back(), 1));
+    boxes.push_back(m.clamped(grown(work.footprints.back(), 1)));
   }
-  for (const Footprint& f : state.contact_boxes) boxes.push_back(grown(m, f, 1));
+  for (const IndexBox& f : state.contact_boxes) boxes.push_back(m.clamped(grown(f, 1)));
   work.contacts.clear();
-  work.body_contact_boxes.assign(n_bodies, Footprint{});
+  work.body_contact_boxes.assign(n_bodies, IndexBox{});
   work.body_relief_m.assign(n_bodies, 0.0);
-  for (const Footprint& box : disjoint_boxes(std::move(boxes))) {
+  for (const IndexBox& box : disjoint_boxes(std::move(boxes))) {
     contact_box(m, state, box, motions, dt_s, work, report);
   }
   report.nodes_in_contact = static_cast<int>(work.contacts.size());
@@ -305,9 +271,9 @@ ScmStepReport step(const ScmModel& m, ScmState& state, double dt_s,
   body_wrenches(m, motions, work.contacts, wrenches);
 
   state.contact_boxes.clear();
-  std::vector<Footprint> windows;
+  std::vector<IndexBox> windows;
   for (std::size_t b = 0; b < n_bodies; ++b) {
-    const Footprint& f = work.body_contact_boxes[b];
+    const IndexBox& f = work.body_contact_boxes[b];
     if (f.empty()) continue;
     state.contact_boxes.push_back(f);
     windows.push_back(deformation_box(m, f, work.body_relief_m[b]));
@@ -317,7 +283,7 @@ ScmStepReport step(const ScmModel& m, ScmState& state, double dt_s,
 
   // 3-6. Deformation (§3.1: flow fields or border path), height update (eq. 30), finite check and
   // erosion, on the disjoint windows around the bodies' contact patches.
-  for (const Footprint& box : disjoint_boxes(std::move(windows))) {
+  for (const IndexBox& box : disjoint_boxes(std::move(windows))) {
     deform_window(m, state, box, dt_s, step_number, work, report);
   }
   return report;

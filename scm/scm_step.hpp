@@ -23,9 +23,9 @@ struct ScmWorkspace {
   std::vector<ContactNode> contacts;
   std::vector<double> erosion_scratch;
   std::vector<std::uint8_t> was_in_contact;
-  std::vector<Footprint> footprints;          ///< per body: the nodes under its bounding box
-  std::vector<Footprint> body_contact_boxes;  ///< per body: the box of its contact nodes
-  std::vector<double> body_relief_m;          ///< per body: relief of its contact box [m]
+  std::vector<IndexBox> footprints;          ///< per body: the nodes under its bounding box
+  std::vector<IndexBox> body_contact_boxes;  ///< per body: the box of its contact nodes
+  std::vector<double> body_relief_m;         ///< per body: relief of its contact box [m]
 };
 
 struct ScmStepReport {

@@ -9,13 +9,13 @@
 
 #include "core/colormap.hpp"
 #include "core/csv_writer.hpp"
+#include "core/erosion.hpp"
 #include "core/image.hpp"
 #include "core/json_file.hpp"
 #include "core/npy.hpp"
 #include "core/output_dir.hpp"
 #include "core/plot.hpp"
 #include "core/units.hpp"
-#include "shaping/erosion.hpp"
 #include "shaping/shaping_scenario.hpp"
 
 namespace talus::shaping {
@@ -31,14 +31,14 @@ struct CrossSection {
 
 CrossSection take_cross_section(const ShapingScenario& sc, const HeightmapState& final_state) {
   const HeightmapModel& m = sc.model.heightmap;
-  const double x = sc.cross_section_x_m.value_or(m.origin_x_m + 0.5 * m.nx * m.cell_size_m);
   CrossSection cs;
+  // By default the column holding the bed's middle (the right one of two when nx is even).
   cs.column =
-      std::clamp(static_cast<int>(std::floor((x - m.origin_x_m) / m.cell_size_m)), 0, m.nx - 1);
-  cs.x_m = m.cell_center_x(cs.column);
+      sc.cross_section_x_m ? std::clamp(m.nearest_i(*sc.cross_section_x_m), 0, m.nx - 1) : m.nx / 2;
+  cs.x_m = m.x(cs.column);
   for (int j = 0; j < m.ny; ++j) {
-    const std::size_t c = static_cast<std::size_t>(j * m.nx + cs.column);
-    cs.y_m.push_back(m.cell_center_y(j));
+    const std::size_t c = m.index(cs.column, j);
+    cs.y_m.push_back(m.y(j));
     cs.initial_m.push_back(sc.initial.height_m[c]);
     cs.final_m.push_back(final_state.height_m[c]);
   }
@@ -143,8 +143,7 @@ void write_heightmap_images(OutputDir& out, const ShapingScenario& sc,
     HeightmapPolyline line;
     for (const GridCell& c : sc.planner->plan.cells) {
       const Vec2 p = sc.planner->placement.cell_center(c);
-      line.points_ij.push_back({(p.x() - m.origin_x_m) / m.cell_size_m - 0.5,
-                                (p.y() - m.origin_y_m) / m.cell_size_m - 0.5});
+      line.points_ij.push_back({m.u(p.x()), m.v(p.y())});
     }
     opt.polylines.push_back(line);
     const auto& first = line.points_ij.front();
@@ -199,8 +198,8 @@ nlohmann::json run_shaping_scenario(const ShapingScenario& sc, OutputDir& out,
       {"file", sc.file.string()},
       {"description", sc.description},
       {"grid", {{"nx", hm.nx}, {"ny", hm.ny}, {"cell_size_m", hm.cell_size_m}}},
-      {"repose_angle_deg", rad_to_deg(hm.repose_angle_rad)},
-      {"flow_rate", effective_flow_rate(hm)},
+      {"repose_angle_deg", rad_to_deg(hm.erosion.repose_angle_rad)},
+      {"flow_rate", effective_flow_rate(hm.erosion)},
       {"steps", sc.steps},
       {"time_step_s", sc.model.time_step_s},
       {"simulated_time_s", state.time_s},
@@ -214,7 +213,8 @@ nlohmann::json run_shaping_scenario(const ShapingScenario& sc, OutputDir& out,
        static_cast<double>(total_updates) / static_cast<double>(sc.steps)},
       {"erosion_updates_max_per_step", max_updates},
       {"erosion_all_converged", all_converged},
-      {"max_repose_excess_final_m", max_repose_excess(hm, state.heightmap)},
+      {"max_repose_excess_final_m",
+       max_repose_excess(hm, hm.erosion, state.heightmap.height_m, state.heightmap.blocked)},
       {"cross_section", trench_metrics(cs, sc.initial_height_m, hm.cell_size_m)},
   };
   if (sc.planner) {

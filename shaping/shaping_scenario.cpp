@@ -5,32 +5,32 @@
 #include <chrono>
 #include <cmath>
 
+#include "core/erosion.hpp"
 #include "core/scenario_bodies.hpp"
 #include "core/scenario_head.hpp"
 #include "core/scenario_terrain.hpp"
 #include "core/steps.hpp"
 #include "core/units.hpp"
-#include "shaping/erosion.hpp"
 #include "shaping/letter_maps.hpp"
 
 namespace talus::shaping {
 
 namespace {
 
-// The grid of cells of `cell_size_m` covering `size` [m]; `t` and `key` are where a grid too
-// coarse or too large is reported.
-void set_cells(HeightmapModel& m, Vec2 size, double cell_size_m, const ScenarioTable& t,
+// The grid of cells of `cell_size_m` covering `size` [m] from the lower-left corner `lo` (the
+// files give the bed's extent; the grid's samples sit at the cells' centres); `t` and `key` are
+// where a grid too coarse or too large is reported.
+void set_cells(HeightmapModel& m, Vec2 lo, Vec2 size, double cell_size_m, const ScenarioTable& t,
                const std::string& key) {
-  m.cell_size_m = cell_size_m;
-  const double nx = std::round(size.x() / m.cell_size_m);
-  const double ny = std::round(size.y() / m.cell_size_m);
+  const double nx = std::round(size.x() / cell_size_m);
+  const double ny = std::round(size.y() / cell_size_m);
   if (nx < 2 || ny < 2 || nx * ny > 64e6) {
     t.fail(key, fmt::format("gives a {:g} x {:g} cell grid; expected at least 2 x 2 and at most "
                             "64 million cells",
                             nx, ny));
   }
-  m.nx = static_cast<int>(nx);
-  m.ny = static_cast<int>(ny);
+  static_cast<HeightmapGrid&>(m) =
+      grid_of_cells(lo.x(), lo.y(), static_cast<int>(nx), static_cast<int>(ny), cell_size_m);
 }
 
 void validate_heightmap(const HeightmapModel& m, const ScenarioTable& t) {
@@ -44,22 +44,20 @@ void validate_heightmap(const HeightmapModel& m, const ScenarioTable& t) {
 HeightmapModel read_heightmap(const ScenarioTable& t, double& initial_height_m) {
   HeightmapModel m;
   const Vec2 size = t.vec2("size_m", positive("[m]"));
-  set_cells(m, size, t.number("cell_size_m", positive("[m]")), t, "cell_size_m");
-  if (t.has("origin_m")) {
-    const Vec2 o = t.vec2("origin_m", any_finite("[m]"));
-    m.origin_x_m = o.x();
-    m.origin_y_m = o.y();
-  }
+  // origin_m: the bed's lower-left corner (the edge of cell (0, 0), not its centre).
+  const Vec2 lo = t.has("origin_m") ? t.vec2("origin_m", any_finite("[m]")) : Vec2::Zero();
+  set_cells(m, lo, size, t.number("cell_size_m", positive("[m]")), t, "cell_size_m");
   initial_height_m = t.number("initial_height_m", non_negative("[m]"));
-  m.repose_angle_rad = deg_to_rad(t.number("repose_angle_deg", in_open_range(0.0, 90.0, "[deg]")));
+  ErosionParameters& e = m.erosion;
+  e.repose_angle_rad = deg_to_rad(t.number("repose_angle_deg", in_open_range(0.0, 90.0, "[deg]")));
   const int connectivity = t.integer_or("connectivity", 8, 4, 8);
   if (connectivity != 4 && connectivity != 8) {
     t.fail("connectivity", fmt::format("expected 4 or 8, got {}", connectivity));
   }
-  m.connectivity = connectivity == 4 ? Connectivity::Four : Connectivity::Eight;
-  m.flow_rate = t.number_or("flow_rate", 0.0, in_closed_range(0.0, 0.5, "(0 = derived default)"));
-  m.tolerance_m = t.number_or("tolerance_m", 1e-9, positive("[m]"));
-  m.max_updates = t.integer_or("max_updates", m.max_updates, 1, 100000000);
+  e.connectivity = connectivity == 4 ? Connectivity::Four : Connectivity::Eight;
+  e.flow_rate = t.number_or("flow_rate", 0.0, in_closed_range(0.0, 0.5, "(0 = derived default)"));
+  e.tolerance_m = t.number_or("tolerance_m", 1e-9, positive("[m]"));
+  e.max_updates = t.integer_or("max_updates", e.max_updates, 1, 100000000);
   t.refuse_unknown_keys();
   validate_heightmap(m, t);
   return m;
@@ -70,10 +68,8 @@ HeightmapModel read_heightmap(const ScenarioTable& t, double& initial_height_m) 
 HeightmapModel terrain_heightmap(const Terrain& terrain, const ScenarioTable& t,
                                  double& initial_height_m) {
   HeightmapModel m;
-  set_cells(m, terrain.hi_m - terrain.lo_m, terrain.cell_size_m, t, "cell_size_m");
-  m.origin_x_m = terrain.lo_m.x();
-  m.origin_y_m = terrain.lo_m.y();
-  m.repose_angle_rad = terrain.material.repose_angle_rad;
+  set_cells(m, terrain.lo_m, terrain.hi_m - terrain.lo_m, terrain.cell_size_m, t, "cell_size_m");
+  m.erosion.repose_angle_rad = terrain.material.repose_angle_rad;
   initial_height_m = terrain.surface_z_m;
   validate_heightmap(m, t);
   return m;
@@ -114,9 +110,9 @@ TrenchPlanSetup read_planner(const ScenarioTable& t, const HeightmapModel& hm) {
     p.placement.origin_y_m = o.y();
   } else {  // centred on the heightmap
     p.placement.origin_x_m =
-        hm.origin_x_m + 0.5 * (hm.nx * hm.cell_size_m - p.goal.cols * p.placement.cell_m);
+        hm.lo_x_m() + 0.5 * (hm.nx * hm.cell_size_m - p.goal.cols * p.placement.cell_m);
     p.placement.origin_y_m =
-        hm.origin_y_m + 0.5 * (hm.ny * hm.cell_size_m - p.goal.rows * p.placement.cell_m);
+        hm.lo_y_m() + 0.5 * (hm.ny * hm.cell_size_m - p.goal.rows * p.placement.cell_m);
   }
   p.depth_m = t.number("depth_m", positive("[m]"));
   p.seconds_per_cell = t.number_or("seconds_per_cell", 1.0, positive("[s]"));

@@ -6,17 +6,11 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "shaping/erosion.hpp"
+#include "core/erosion.hpp"
 
 namespace talus::shaping {
 
 namespace {
-
-CellBox unite(const CellBox& a, const CellBox& b) {
-  if (a.empty()) return b;
-  if (b.empty()) return a;
-  return {std::min(a.i0, b.i0), std::min(a.j0, b.j0), std::max(a.i1, b.i1), std::max(a.j1, b.j1)};
-}
 
 // Stage 1: each tool's shape at its pose and twist for this step.
 std::vector<ToolPlacement> place_tools(const ShapingModel& model,
@@ -63,11 +57,11 @@ void check_tool_travel(const ShapingModel& model, const ShapingState& state,
 }
 
 // Stage 2: last step's tool cells are free again; each tool pushes sand and blocks its cells.
-CellBox push_tools(const ShapingModel& model, ShapingState& state,
-                   const std::vector<ToolPlacement>& placements, ShapingWorkspace& work,
-                   ShapingStepReport& report) {
+IndexBox push_tools(const ShapingModel& model, ShapingState& state,
+                    const std::vector<ToolPlacement>& placements, ShapingWorkspace& work,
+                    ShapingStepReport& report) {
   std::fill(state.heightmap.blocked.begin(), state.heightmap.blocked.end(), 0);
-  CellBox touched;
+  IndexBox touched;
   for (std::size_t k = 0; k < placements.size(); ++k) {
     const bool first_contact = !state.tool_in_contact[k];
     const PushResult r =
@@ -75,18 +69,20 @@ CellBox push_tools(const ShapingModel& model, ShapingState& state,
     state.tool_in_contact[k] = r.cells_in_contact > 0;
     report.displaced_volume_m3 += r.displaced_volume_m3;
     report.cells_in_contact += r.cells_in_contact;
-    touched = unite(touched, r.touched);
+    touched = united(touched, r.touched);
   }
   return touched;
 }
 
 // Stage 3: erosion to the angle of repose, only where the tools changed something.
-void erode(const ShapingModel& model, ShapingState& state, const CellBox& touched,
+void erode(const ShapingModel& model, ShapingState& state, const IndexBox& touched,
            ShapingWorkspace& work, ShapingStepReport& report) {
   if (touched.empty()) return;
   ErosionResult r;
   try {
-    r = erode_to_steady_state(model.heightmap, state.heightmap, touched, work.erosion_scratch);
+    const HeightmapModel& hm = model.heightmap;
+    r = erode_to_steady_state(hm, hm.erosion, state.heightmap.height_m, state.heightmap.blocked,
+                              touched, work.erosion_scratch);
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(
         fmt::format("step {} (t = {:.4f} s): {}; stopping", state.step, state.time_s, e.what()));
@@ -97,11 +93,10 @@ void erode(const ShapingModel& model, ShapingState& state, const CellBox& touche
 }
 
 // Stage 4: a NaN or infinity stops the run with the step and the cell.
-void check_finite(const ShapingModel& model, const ShapingState& state, const CellBox& box) {
+void check_finite(const ShapingModel& model, const ShapingState& state, const IndexBox& box) {
   for (int j = box.j0; j < box.j1; ++j) {
     for (int i = box.i0; i < box.i1; ++i) {
-      const double h =
-          state.heightmap.height_m[static_cast<std::size_t>(j * model.heightmap.nx + i)];
+      const double h = state.heightmap.height_m[model.heightmap.index(i, j)];
       if (!std::isfinite(h)) {
         throw std::runtime_error(
             fmt::format("step {} (t = {:.4f} s): sand height at cell ({}, {}) is {}; stopping",
@@ -114,7 +109,7 @@ void check_finite(const ShapingModel& model, const ShapingState& state, const Ce
 }  // namespace
 
 ShapingState ShapingState::initial(const ShapingModel& model, HeightmapState heightmap) {
-  if (heightmap.height_m.size() != static_cast<std::size_t>(model.heightmap.cell_count())) {
+  if (heightmap.height_m.size() != static_cast<std::size_t>(model.heightmap.sample_count())) {
     throw std::invalid_argument(fmt::format("initial heightmap has {} cells, the model {} x {}",
                                             heightmap.height_m.size(), model.heightmap.nx,
                                             model.heightmap.ny));
@@ -155,7 +150,7 @@ ShapingStepReport step(const ShapingModel& model, ShapingState& state,
   ShapingStepReport report;
   state.time_s = static_cast<double>(state.step + 1) * model.time_step_s;
   ++state.step;
-  const CellBox touched = push_tools(model, state, placements, work, report);
+  const IndexBox touched = push_tools(model, state, placements, work, report);
   for (std::size_t k = 0; k < placements.size(); ++k) {
     state.tool_p_W[k] = placements[k].X_WB.translation();
   }
@@ -174,16 +169,14 @@ double sand_volume_m3(const HeightmapModel& model, const HeightmapState& state) 
 
 double surface_height_at(const HeightmapModel& model, const HeightmapState& state, double x_W,
                          double y_W) {
-  const double u = std::clamp((x_W - model.origin_x_m) / model.cell_size_m - 0.5, 0.0,
-                              static_cast<double>(model.nx - 1));
-  const double v = std::clamp((y_W - model.origin_y_m) / model.cell_size_m - 0.5, 0.0,
-                              static_cast<double>(model.ny - 1));
+  const double u = std::clamp(model.u(x_W), 0.0, static_cast<double>(model.nx - 1));
+  const double v = std::clamp(model.v(y_W), 0.0, static_cast<double>(model.ny - 1));
   const int i0 = std::min(static_cast<int>(u), std::max(model.nx - 2, 0));
   const int j0 = std::min(static_cast<int>(v), std::max(model.ny - 2, 0));
   const int i1 = std::min(i0 + 1, model.nx - 1);
   const int j1 = std::min(j0 + 1, model.ny - 1);
   const double fu = u - i0, fv = v - j0;
-  auto h = [&](int i, int j) { return state.height_m[static_cast<std::size_t>(j * model.nx + i)]; };
+  auto h = [&](int i, int j) { return state.height_m[model.index(i, j)]; };
   return (1 - fv) * ((1 - fu) * h(i0, j0) + fu * h(i1, j0)) +
          fv * ((1 - fu) * h(i0, j1) + fu * h(i1, j1));
 }

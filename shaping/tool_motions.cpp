@@ -6,8 +6,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/erosion.hpp"
 #include "core/units.hpp"
-#include "shaping/erosion.hpp"
 
 namespace talus::shaping {
 
@@ -85,8 +85,9 @@ ShapingStepReport execute_straight_push(const HeightmapModel& heightmap, Heightm
   }
   // Lift the blade: the walls it held are free to relax.
   std::fill(sim.heightmap.blocked.begin(), sim.heightmap.blocked.end(), 0);
-  const ErosionResult relax = erode_to_steady_state(
-      heightmap, sim.heightmap, CellBox::whole(heightmap), work.erosion_scratch);
+  const ErosionResult relax =
+      erode_to_steady_state(heightmap, heightmap.erosion, sim.heightmap.height_m,
+                            sim.heightmap.blocked, heightmap.whole(), work.erosion_scratch);
   total.erosion_updates += relax.updates;
   total.erosion_converged = total.erosion_converged && relax.converged;
   total.max_repose_excess_m = relax.max_excess_m;

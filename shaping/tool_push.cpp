@@ -29,14 +29,10 @@ constexpr std::array<GridStep, 8> kSteps = {
 
 // The footprint box's own bookkeeping: maps between grid cells and box-local indices.
 struct Footprint {
-  CellBox box;
-  int width() const { return box.i1 - box.i0; }
-  int height() const { return box.j1 - box.j0; }
-  int size() const { return width() * height(); }
-  bool contains(int i, int j) const {
-    return i >= box.i0 && i < box.i1 && j >= box.j0 && j < box.j1;
-  }
-  int local(int i, int j) const { return (j - box.j0) * width() + (i - box.i0); }
+  IndexBox box;
+  int size() const { return static_cast<int>(box.count()); }
+  bool contains(int i, int j) const { return box.contains(i, j); }
+  int local(int i, int j) const { return (j - box.j0) * box.width() + (i - box.i0); }
 };
 
 // Stage a: the tool's lowest point above each cell of its footprint (+inf where it misses).
@@ -46,7 +42,7 @@ void sample_tool_bottom(const HeightmapModel& model, const ToolPlacement& tool, 
   for (int j = fp.box.j0; j < fp.box.j1; ++j) {
     for (int i = fp.box.i0; i < fp.box.i1; ++i) {
       work.tool_bottom_z_m[fp.local(i, j)] =
-          lowest_point_z(*tool.shape, tool.X_WB, model.cell_center_x(i), model.cell_center_y(j));
+          lowest_point_z(*tool.shape, tool.X_WB, model.x(i), model.y(j));
     }
   }
 }
@@ -58,7 +54,7 @@ void cut_columns(const HeightmapModel& model, HeightmapState& state, const Footp
   for (int j = fp.box.j0; j < fp.box.j1; ++j) {
     for (int i = fp.box.i0; i < fp.box.i1; ++i) {
       const int c = fp.local(i, j);
-      double& h = state.height_m[static_cast<std::size_t>(j * model.nx + i)];
+      double& h = state.height_m[model.index(i, j)];
       const double bottom = work.tool_bottom_z_m[c];
       if (h > bottom) {
         work.carried_m[c] = h - bottom;
@@ -74,7 +70,7 @@ void cut_columns(const HeightmapModel& model, HeightmapState& state, const Footp
 // radially away from the tool's origin.
 Vec2 push_direction(const HeightmapModel& model, const ToolPlacement& tool, int i, int j,
                     double bottom_z, bool radial) {
-  const Vec3 p_WQ(model.cell_center_x(i), model.cell_center_y(j), bottom_z);
+  const Vec3 p_WQ(model.x(i), model.y(j), bottom_z);
   if (!radial) {
     const Vec3 v = tool.V_WB.velocity_of_point(tool.X_WB, p_WQ);
     const Vec2 v_xy(v.x(), v.y());
@@ -96,7 +92,7 @@ struct Carrier {
   // Gives `amount` of height to cell (i, j): it settles there up to the tool's bottom (no limit
   // outside the tool) and the rest is carried on from there.
   void give(int i, int j, double amount) {
-    double& h = state.height_m[static_cast<std::size_t>(j * model.nx + i)];
+    double& h = state.height_m[model.index(i, j)];
     if (!fp.contains(i, j)) {
       h += amount;
       return;
@@ -147,7 +143,7 @@ struct Carrier {
       }
     }
     if (best < 0) {
-      state.height_m[static_cast<std::size_t>(j * model.nx + i)] += amount;
+      state.height_m[model.index(i, j)] += amount;
     } else {
       give(i + kSteps[best].di, j + kSteps[best].dj, amount);
     }
@@ -168,7 +164,7 @@ void order_cells(const HeightmapModel& model, const ToolPlacement& tool, const F
     for (int i = fp.box.i0; i < fp.box.i1; ++i) {
       const int c = fp.local(i, j);
       const Vec2 d = push_direction(model, tool, i, j, work.tool_bottom_z_m[c], radial);
-      const Vec2 r = Vec2(model.cell_center_x(i), model.cell_center_y(j)) - c_W;
+      const Vec2 r = Vec2(model.x(i), model.y(j)) - c_W;
       work.direction[c] = d;
       work.order_key[c] = radial ? r.norm() : r.dot(d);
     }
@@ -186,8 +182,8 @@ bool carry_sand(Carrier& carrier, PushWorkspace& work) {
     const double amount = work.carried_m[c];
     if (amount <= 0.0) continue;
     work.carried_m[c] = 0.0;
-    const int i = carrier.fp.box.i0 + c % carrier.fp.width();
-    const int j = carrier.fp.box.j0 + c / carrier.fp.width();
+    const int i = carrier.fp.box.i0 + c % carrier.fp.box.width();
+    const int j = carrier.fp.box.j0 + c / carrier.fp.box.width();
     carrier.send(i, j, amount, work.direction[c]);
   }
   return std::all_of(work.carried_m.begin(), work.carried_m.end(),
@@ -199,9 +195,9 @@ bool carry_sand(Carrier& carrier, PushWorkspace& work) {
 void drop_in_place(const HeightmapModel& model, HeightmapState& state, const Footprint& fp,
                    PushWorkspace& work) {
   for (int c = 0; c < fp.size(); ++c) {
-    const int i = fp.box.i0 + c % fp.width();
-    const int j = fp.box.j0 + c / fp.width();
-    state.height_m[static_cast<std::size_t>(j * model.nx + i)] += work.carried_m[c];
+    const int i = fp.box.i0 + c % fp.box.width();
+    const int j = fp.box.j0 + c / fp.box.width();
+    state.height_m[model.index(i, j)] += work.carried_m[c];
     work.carried_m[c] = 0.0;
   }
 }
@@ -212,7 +208,7 @@ int block_occupied(const HeightmapModel& model, HeightmapState& state, const Foo
   int blocked = 0;
   for (int j = fp.box.j0; j < fp.box.j1; ++j) {
     for (int i = fp.box.i0; i < fp.box.i1; ++i) {
-      const std::size_t g = static_cast<std::size_t>(j * model.nx + i);
+      const std::size_t g = model.index(i, j);
       const double bottom = work.tool_bottom_z_m[fp.local(i, j)];
       // A relative tolerance: the cut sets h to exactly `bottom`; later deposits may leave it a
       // rounding error below.
@@ -227,22 +223,10 @@ int block_occupied(const HeightmapModel& model, HeightmapState& state, const Foo
 
 }  // namespace
 
-CellBox footprint_box(const HeightmapModel& model, const ToolPlacement& tool) {
+IndexBox footprint_box(const HeightmapModel& model, const ToolPlacement& tool) {
   const Aabb b = world_bounds(*tool.shape, tool.X_WB);
-  // Cells whose centres lie within [lo, hi]: centre_i = origin + (i + 0.5) * cell.
-  auto first = [&](double lo, double origin) {
-    return static_cast<int>(std::ceil((lo - origin) / model.cell_size_m - 0.5));
-  };
-  auto last = [&](double hi, double origin) {
-    return static_cast<int>(std::floor((hi - origin) / model.cell_size_m - 0.5));
-  };
-  CellBox box;
-  box.i0 = std::max(first(b.lo.x(), model.origin_x_m), 0);
-  box.j0 = std::max(first(b.lo.y(), model.origin_y_m), 0);
-  box.i1 = std::min(last(b.hi.x(), model.origin_x_m) + 1, model.nx);
-  box.j1 = std::min(last(b.hi.y(), model.origin_y_m) + 1, model.ny);
-  if (box.empty()) box = CellBox{};
-  return box;
+  const IndexBox box = model.clamped(model.samples_within(b.lo.x(), b.lo.y(), b.hi.x(), b.hi.y()));
+  return box.empty() ? IndexBox{} : box;
 }
 
 PushResult push_sand(const HeightmapModel& model, HeightmapState& state, const ToolPlacement& tool,
@@ -267,8 +251,7 @@ PushResult push_sand(const HeightmapModel& model, HeightmapState& state, const T
     }
     if (!settled) drop_in_place(model, state, fp, work);
     // Sand reaches at most one cell beyond the footprint (or stays on the tool at the grid edge).
-    result.touched = CellBox{std::max(fp.box.i0 - 1, 0), std::max(fp.box.j0 - 1, 0),
-                             std::min(fp.box.i1 + 1, model.nx), std::min(fp.box.j1 + 1, model.ny)};
+    result.touched = model.clamped(grown(fp.box, 1));
   }
   result.cells_blocked = block_occupied(model, state, fp, work);
   return result;

@@ -23,7 +23,7 @@ struct PushResult {
   double displaced_volume_m3 = 0.0;  ///< sand the tool overlapped and moved this call
   int cells_in_contact = 0;          ///< cells whose column the tool cut into
   int cells_blocked = 0;             ///< cells the tool occupies after the push
-  CellBox touched;                   ///< cells whose height changed (for erosion's active region)
+  IndexBox touched;                  ///< cells whose height changed (for erosion's active region)
 };
 
 /// Scratch buffers reused across calls so that a step allocates nothing once warmed up.
@@ -36,7 +36,7 @@ struct PushWorkspace {
 };
 
 /// The cells whose centres lie under the tool's world bounding box (clamped to the grid).
-CellBox footprint_box(const HeightmapModel& model, const ToolPlacement& tool);
+IndexBox footprint_box(const HeightmapModel& model, const ToolPlacement& tool);
 
 /// Moves the sand that `tool` overlaps out of its way (paper 003 §3.2, step b of Fig. 2).
 ///

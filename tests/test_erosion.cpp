@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "core/erosion.hpp"
 #include "core/units.hpp"
-#include "shaping/erosion.hpp"
 #include "shaping/heightmap.hpp"
 
 namespace talus::shaping {
@@ -24,14 +24,28 @@ HeightmapModel make_model(int nx, int ny, Connectivity connectivity, double flow
   m.nx = nx;
   m.ny = ny;
   m.cell_size_m = 0.01;
-  m.repose_angle_rad = deg_to_rad(29.0);  // paper 003 Table 1
-  m.connectivity = connectivity;
-  m.flow_rate = flow_rate;
+  m.erosion.repose_angle_rad = deg_to_rad(29.0);  // paper 003 Table 1
+  m.erosion.connectivity = connectivity;
+  m.erosion.flow_rate = flow_rate;
   return m;
 }
 
-std::size_t at(const HeightmapModel& m, int i, int j) {
-  return static_cast<std::size_t>(j) * m.nx + i;
+std::size_t at(const HeightmapModel& m, int i, int j) { return m.index(i, j); }
+
+// The erosion functions take the grid, the parameters and the surface's two arrays; the tests
+// keep them together in the shaping tier's model and state.
+ErosionUpdate update(const HeightmapModel& m, HeightmapState& s, const IndexBox& region,
+                     std::vector<double>& scratch) {
+  return erosion_update(m, m.erosion, s.height_m, s.blocked, region, scratch);
+}
+
+ErosionResult erode(const HeightmapModel& m, HeightmapState& s, const IndexBox& active,
+                    std::vector<double>& scratch) {
+  return erode_to_steady_state(m, m.erosion, s.height_m, s.blocked, active, scratch);
+}
+
+double excess(const HeightmapModel& m, const HeightmapState& s) {
+  return max_repose_excess(m, m.erosion, s.height_m, s.blocked);
 }
 
 /// Heights uniform in [base, base + amplitude) [m]: rough enough that almost every pair flows.
@@ -83,12 +97,12 @@ double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) 
 
 /// The flow rule written the plain way, pair by pair (E1), as the reference for the fast kernel.
 std::vector<double> reference_update(const HeightmapModel& m, const HeightmapState& s,
-                                     const CellBox& region) {
-  const double k = effective_flow_rate(m);
-  const double tan_repose = std::tan(m.repose_angle_rad);
+                                     const IndexBox& region) {
+  const double k = effective_flow_rate(m.erosion);
+  const double tan_repose = std::tan(m.erosion.repose_angle_rad);
   std::vector<double> out = s.height_m;
   const int offsets[4][2] = {{1, 0}, {0, 1}, {1, 1}, {-1, 1}};
-  const int pairs = m.connectivity == Connectivity::Eight ? 4 : 2;
+  const int pairs = m.erosion.connectivity == Connectivity::Eight ? 4 : 2;
   for (int j = region.j0; j < region.j1; ++j) {
     for (int i = region.i0; i < region.i1; ++i) {
       if (s.blocked[at(m, i, j)] != 0) continue;
@@ -131,16 +145,17 @@ TEST(ErosionFlowRate, DefaultsAreOneOverNeighboursPlusOne) {
 
 TEST(ErosionFlowRate, EffectiveRateIsTheModelsOrTheDefault) {
   HeightmapModel m = make_model(8, 8, Connectivity::Eight);
-  EXPECT_DOUBLE_EQ(effective_flow_rate(m), 1.0 / 9.0);
-  m.flow_rate = 0.1;
-  EXPECT_DOUBLE_EQ(effective_flow_rate(m), 0.1);
+  EXPECT_DOUBLE_EQ(effective_flow_rate(m.erosion), 1.0 / 9.0);
+  m.erosion.flow_rate = 0.1;
+  EXPECT_DOUBLE_EQ(effective_flow_rate(m.erosion), 0.1);
 }
 
 TEST(ErosionFlowRate, MaxRateIsOneOverTheMostNeighbours) {
-  EXPECT_DOUBLE_EQ(max_flow_rate(make_model(8, 8, Connectivity::Four)), 0.25);
-  EXPECT_DOUBLE_EQ(max_flow_rate(make_model(8, 8, Connectivity::Eight)), 0.125);
-  EXPECT_DOUBLE_EQ(max_flow_rate(make_model(8, 1, Connectivity::Eight)), 0.5);
-  EXPECT_DOUBLE_EQ(max_flow_rate(make_model(1, 8, Connectivity::Four)), 0.5);
+  EXPECT_DOUBLE_EQ(max_flow_rate(make_model(8, 8, Connectivity::Four), Connectivity::Four), 0.25);
+  EXPECT_DOUBLE_EQ(max_flow_rate(make_model(8, 8, Connectivity::Eight), Connectivity::Eight),
+                   0.125);
+  EXPECT_DOUBLE_EQ(max_flow_rate(make_model(8, 1, Connectivity::Eight), Connectivity::Eight), 0.5);
+  EXPECT_DOUBLE_EQ(max_flow_rate(make_model(1, 8, Connectivity::Four), Connectivity::Four), 0.5);
 }
 
 // §5.1: moving q from the higher to the lower of two cells changes their difference by 2 q, so
@@ -153,14 +168,14 @@ TEST(ErosionFlowRate, TwoCellsReachReposeInOneUpdateAtHalfRate) {
       HeightmapState s = HeightmapState::flat(m, 0.0);
       s.height_m[first_higher ? 0 : 1] = 0.1;
       std::vector<double> scratch;
-      const double tan_repose = std::tan(m.repose_angle_rad);
-      const ErosionUpdate u = erosion_update(m, s, CellBox::whole(m), scratch);
+      const double tan_repose = std::tan(m.erosion.repose_angle_rad);
+      const ErosionUpdate u = update(m, s, m.whole(), scratch);
       EXPECT_NEAR(u.max_excess_m, 0.1 - m.cell_size_m * tan_repose, 1e-15);
       const double high = first_higher ? s.height_m[0] : s.height_m[1];
       const double low = first_higher ? s.height_m[1] : s.height_m[0];
       EXPECT_NEAR((high - low) / m.cell_size_m, tan_repose, 1e-12);
       EXPECT_NEAR(high + low, 0.1, 1e-15);
-      EXPECT_NEAR(max_repose_excess(m, s), 0.0, 1e-12);
+      EXPECT_NEAR(excess(m, s), 0.0, 1e-12);
     }
   }
 }
@@ -173,8 +188,8 @@ TEST(ErosionFlowRate, SpikeReachesReposeInOneUpdateAtDefaultRateWithFourNeighbou
   HeightmapState s = HeightmapState::flat(m, 0.0);
   s.height_m[at(m, 2, 2)] = 0.2;
   std::vector<double> scratch;
-  erosion_update(m, s, CellBox::whole(m), scratch);
-  const double limit = m.cell_size_m * std::tan(m.repose_angle_rad);
+  update(m, s, m.whole(), scratch);
+  const double limit = m.cell_size_m * std::tan(m.erosion.repose_angle_rad);
   for (const auto& [i, j] : {std::pair{1, 2}, std::pair{3, 2}, std::pair{2, 1}, std::pair{2, 3}}) {
     EXPECT_NEAR(s.height_m[at(m, 2, 2)] - s.height_m[at(m, i, j)], limit, 1e-12);
   }
@@ -184,13 +199,13 @@ TEST(ErosionFlowRate, SpikeReachesReposeInOneUpdateAtDefaultRateWithFourNeighbou
 // from below as the spike grows; docs/erosion.md §2).
 TEST(ErosionFlowRate, SpikeSidePairsDoNotOvershootAtDefaultRateWithEightNeighbours) {
   const HeightmapModel m = make_model(5, 5, Connectivity::Eight);
-  const double side = m.cell_size_m * std::tan(m.repose_angle_rad);
+  const double side = m.cell_size_m * std::tan(m.erosion.repose_angle_rad);
   const double diagonal = side * std::numbers::sqrt2;
   for (const double spike_m : {0.02, 0.2, 2.0, 200.0}) {
     HeightmapState s = HeightmapState::flat(m, 0.0);
     s.height_m[at(m, 2, 2)] = spike_m;
     std::vector<double> scratch;
-    erosion_update(m, s, CellBox::whole(m), scratch);
+    update(m, s, m.whole(), scratch);
     const double centre = s.height_m[at(m, 2, 2)];
     EXPECT_GE(centre - s.height_m[at(m, 1, 2)], side * (1 - 1e-12)) << spike_m;
     const double diagonal_diff = centre - s.height_m[at(m, 1, 1)];
@@ -204,7 +219,7 @@ TEST(ErosionFlowRate, SpikeSidePairsDoNotOvershootAtDefaultRateWithEightNeighbou
 TEST(ErosionFlowRate, MaximumPrincipleHoldsAtTheMaxRate) {
   for (const Connectivity c : {Connectivity::Four, Connectivity::Eight}) {
     HeightmapModel m = make_model(24, 20, c);
-    m.flow_rate = max_flow_rate(m);
+    m.erosion.flow_rate = max_flow_rate(m, m.erosion.connectivity);
     HeightmapState s = random_surface(m, 7, 0.0, 0.5);
     // A checkerboard block, the pattern that grows fastest above the bound.
     for (int j = 2; j < 10; ++j) {
@@ -215,7 +230,7 @@ TEST(ErosionFlowRate, MaximumPrincipleHoldsAtTheMaxRate) {
       const auto [lo, hi] = std::minmax_element(s.height_m.begin(), s.height_m.end());
       const double old_lo = *lo;
       const double old_hi = *hi;
-      erosion_update(m, s, CellBox::whole(m), scratch);
+      update(m, s, m.whole(), scratch);
       const auto [new_lo, new_hi] = std::minmax_element(s.height_m.begin(), s.height_m.end());
       EXPECT_LE(*new_hi, old_hi);
       EXPECT_GE(*new_lo, old_lo);
@@ -230,14 +245,14 @@ TEST(ErosionUpdate, MatchesPairwiseReferenceOnRandomSurfaces) {
   for (const Connectivity c : {Connectivity::Four, Connectivity::Eight}) {
     const HeightmapModel m = make_model(19, 13, c);
     // Whole grid, inner boxes, and one- and two-cell-wide strips (the kernel's edge paths).
-    const CellBox regions[] = {CellBox::whole(m), {3, 2, 15, 11}, {0, 4, 19, 5},   {7, 0, 8, 13},
-                               {5, 5, 7, 12},     {1, 1, 3, 3},   {18, 12, 19, 13}};
+    const IndexBox regions[] = {m.whole(),     {3, 2, 15, 11}, {0, 4, 19, 5},   {7, 0, 8, 13},
+                                {5, 5, 7, 12}, {1, 1, 3, 3},   {18, 12, 19, 13}};
     for (const double blocked_fraction : {0.0, 0.15}) {
-      for (const CellBox& r : regions) {
+      for (const IndexBox& r : regions) {
         HeightmapState s = random_surface(m, 11, 1.0, 0.05);
         block_randomly(s, 5, blocked_fraction);
         const std::vector<double> expected = reference_update(m, s, r);
-        erosion_update(m, s, r, scratch);
+        update(m, s, r, scratch);
         EXPECT_LT(max_abs_diff(s.height_m, expected), 1e-14)
             << "connectivity " << static_cast<int>(c) << ", region [" << r.i0 << ", " << r.i1
             << ") x [" << r.j0 << ", " << r.j1 << "), blocked " << blocked_fraction;
@@ -254,7 +269,7 @@ TEST(ErosionUpdate, ConservesVolumeOnRandomSurfaces) {
       HeightmapState s = random_surface(m, seed, 0.2, 0.1);
       block_randomly(s, seed + 10, 0.05);
       const double before = volume(s);
-      for (int n = 0; n < 50; ++n) erosion_update(m, s, CellBox::whole(m), scratch);
+      for (int n = 0; n < 50; ++n) update(m, s, m.whole(), scratch);
       EXPECT_LT(std::abs(volume(s) - before) / before, 1e-12);
     }
   }
@@ -265,7 +280,7 @@ TEST(ErosionUpdate, FlatSurfaceDoesNotChange) {
     const HeightmapModel m = make_model(17, 9, c);
     HeightmapState s = HeightmapState::flat(m, 0.3);
     std::vector<double> scratch;
-    const ErosionUpdate u = erosion_update(m, s, CellBox::whole(m), scratch);
+    const ErosionUpdate u = update(m, s, m.whole(), scratch);
     EXPECT_TRUE(u.changed.empty());
     EXPECT_EQ(u.max_excess_m, 0.0);
     EXPECT_EQ(s.height_m, HeightmapState::flat(m, 0.3).height_m);
@@ -280,7 +295,7 @@ TEST(ErosionUpdate, PileAtReposeDoesNotChange) {
   for (const Connectivity c : {Connectivity::Four, Connectivity::Eight}) {
     HeightmapModel m = make_model(15, 11, c);
     m.cell_size_m = 1.0;
-    m.repose_angle_rad = repose;
+    m.erosion.repose_angle_rad = repose;
     HeightmapState s = HeightmapState::flat(m, 0.0);
     for (int j = 0; j < m.ny; ++j) {
       for (int i = 0; i < m.nx; ++i) {
@@ -289,10 +304,10 @@ TEST(ErosionUpdate, PileAtReposeDoesNotChange) {
     }
     const std::vector<double> before = s.height_m;
     std::vector<double> scratch;
-    const ErosionResult r = erode_to_steady_state(m, s, CellBox::whole(m), scratch);
+    const ErosionResult r = erode(m, s, m.whole(), scratch);
     EXPECT_TRUE(r.converged);
     EXPECT_EQ(r.updates, 1);
-    EXPECT_EQ(r.cells_updated, m.cell_count());
+    EXPECT_EQ(r.cells_updated, m.sample_count());
     EXPECT_EQ(r.max_excess_m, 0.0);
     EXPECT_EQ(s.height_m, before);
   }
@@ -322,7 +337,7 @@ TEST(ErosionUpdate, BlockedCellsKeepTheirHeightAndPassNoSand) {
         left_volume += s.blocked[at(m, i, j)] ? 0.0 : s.height_m[at(m, i, j)];
     }
     std::vector<double> scratch;
-    const ErosionResult r = erode_to_steady_state(m, s, CellBox::whole(m), scratch);
+    const ErosionResult r = erode(m, s, m.whole(), scratch);
     ASSERT_TRUE(r.converged);
     double left_after = 0.0;
     for (int j = 0; j < m.ny; ++j) {
@@ -347,12 +362,12 @@ TEST(ErosionUpdate, ReportsChangedBoxAndStartExcess) {
     s.height_m[at(m, 5, 7)] = 0.1;
     const HeightmapState before = s;
     std::vector<double> scratch;
-    const ErosionUpdate u = erosion_update(m, s, CellBox::whole(m), scratch);
+    const ErosionUpdate u = update(m, s, m.whole(), scratch);
     EXPECT_EQ(u.changed.i0, 4);
     EXPECT_EQ(u.changed.i1, 7);
     EXPECT_EQ(u.changed.j0, 6);
     EXPECT_EQ(u.changed.j1, 9);
-    EXPECT_NEAR(u.max_excess_m, 0.1 - m.cell_size_m * std::tan(m.repose_angle_rad), 1e-15);
+    EXPECT_NEAR(u.max_excess_m, 0.1 - m.cell_size_m * std::tan(m.erosion.repose_angle_rad), 1e-15);
     for (int j = 0; j < m.ny; ++j) {
       for (int i = 0; i < m.nx; ++i) {
         const bool inside = i >= 4 && i < 7 && j >= 6 && j < 9;
@@ -369,9 +384,9 @@ TEST(ErosionUpdate, RegionEdgeIsAClosedWall) {
   HeightmapState s = HeightmapState::flat(m, 0.0);
   s.height_m[at(m, 4, 4)] = 0.1;  // on the region's lower-left corner
   const HeightmapState before = s;
-  const CellBox region{4, 4, 8, 8};
+  const IndexBox region{4, 4, 8, 8};
   std::vector<double> scratch;
-  erosion_update(m, s, region, scratch);
+  update(m, s, region, scratch);
   double inside = 0.0;
   for (int j = 0; j < m.ny; ++j) {
     for (int i = 0; i < m.nx; ++i) {
@@ -398,8 +413,8 @@ TEST(ErosionUpdate, BitIdenticalForAnyThreadCount) {
       omp_set_num_threads(threads);
       HeightmapState s = start;
       std::vector<double> scratch;
-      for (int n = 0; n < 5; ++n) erosion_update(m, s, CellBox::whole(m), scratch);
-      erosion_update(m, s, {1, 2, 149, 130}, scratch);
+      for (int n = 0; n < 5; ++n) update(m, s, m.whole(), scratch);
+      update(m, s, {1, 2, 149, 130}, scratch);
       results.push_back(s.height_m);
     }
     EXPECT_EQ(results[0], results[1]);
@@ -412,7 +427,7 @@ TEST(ErosionUpdate, EmptyRegionDoesNothing) {
   HeightmapState s = random_surface(m, 1, 0.0, 1.0);
   const HeightmapState before = s;
   std::vector<double> scratch;
-  const ErosionUpdate u = erosion_update(m, s, {3, 3, 3, 5}, scratch);
+  const ErosionUpdate u = update(m, s, {3, 3, 3, 5}, scratch);
   EXPECT_TRUE(u.changed.empty());
   EXPECT_EQ(s.height_m, before.height_m);
 }
@@ -426,11 +441,11 @@ TEST(ErosionSteadyState, RandomPilesEndAtRepose) {
       HeightmapState s = random_piles(m, seed);
       const double before = volume(s);
       std::vector<double> scratch;
-      const ErosionResult r = erode_to_steady_state(m, s, CellBox::whole(m), scratch);
+      const ErosionResult r = erode(m, s, m.whole(), scratch);
       EXPECT_TRUE(r.converged);
       EXPECT_GT(r.updates, 1);
-      EXPECT_LE(r.max_excess_m, m.tolerance_m);
-      EXPECT_LE(max_repose_excess(m, s), 1e-6);
+      EXPECT_LE(r.max_excess_m, m.erosion.tolerance_m);
+      EXPECT_LE(excess(m, s), 1e-6);
       EXPECT_LT(std::abs(volume(s) - before) / before, 1e-12);
     }
   }
@@ -447,30 +462,30 @@ TEST(ErosionSteadyState, RegionLimitedIterationMatchesFullGrid) {
     for (int i = 10; i < 14; ++i) s.height_m[at(m, i, 6)] = 0.02;
     HeightmapState full = s;
     std::vector<double> scratch;
-    const ErosionResult r = erode_to_steady_state(m, s, {5, 4, 14, 8}, scratch);
+    const ErosionResult r = erode(m, s, {5, 4, 14, 8}, scratch);
     ASSERT_TRUE(r.converged);
     int updates = 0;
     for (;;) {
       ++updates;
-      if (erosion_update(m, full, CellBox::whole(m), scratch).max_excess_m <= m.tolerance_m) break;
+      if (update(m, full, m.whole(), scratch).max_excess_m <= m.erosion.tolerance_m) break;
     }
     EXPECT_EQ(r.updates, updates);
     EXPECT_LT(max_abs_diff(s.height_m, full.height_m), 1e-12);
     EXPECT_GT(r.cells_updated, 0);
-    EXPECT_LT(r.cells_updated, static_cast<long long>(updates) * m.cell_count());
+    EXPECT_LT(r.cells_updated, static_cast<long long>(updates) * m.sample_count());
   }
 }
 
 TEST(ErosionSteadyState, ReportsNonConvergenceAfterMaxUpdates) {
   HeightmapModel m = make_model(16, 16, Connectivity::Eight);
-  m.max_updates = 3;
+  m.erosion.max_updates = 3;
   HeightmapState s = HeightmapState::flat(m, 0.0);
   s.height_m[at(m, 8, 8)] = 1.0;
   std::vector<double> scratch;
-  const ErosionResult r = erode_to_steady_state(m, s, {8, 8, 9, 9}, scratch);
+  const ErosionResult r = erode(m, s, {8, 8, 9, 9}, scratch);
   EXPECT_FALSE(r.converged);
   EXPECT_EQ(r.updates, 3);
-  EXPECT_GT(r.max_excess_m, m.tolerance_m);
+  EXPECT_GT(r.max_excess_m, m.erosion.tolerance_m);
 }
 
 TEST(ErosionSteadyState, ActiveBoxIsClampedAndEmptyMeansAtRest) {
@@ -478,14 +493,14 @@ TEST(ErosionSteadyState, ActiveBoxIsClampedAndEmptyMeansAtRest) {
   HeightmapState s = HeightmapState::flat(m, 0.0);
   s.height_m[at(m, 0, 0)] = 0.1;
   std::vector<double> scratch;
-  const ErosionResult none = erode_to_steady_state(m, s, {20, 20, 30, 30}, scratch);
+  const ErosionResult none = erode(m, s, {20, 20, 30, 30}, scratch);
   EXPECT_TRUE(none.converged);
   EXPECT_EQ(none.updates, 0);
   EXPECT_EQ(s.height_m[0], 0.1);
-  const ErosionResult r = erode_to_steady_state(m, s, {-5, -5, 1, 1}, scratch);
+  const ErosionResult r = erode(m, s, {-5, -5, 1, 1}, scratch);
   EXPECT_TRUE(r.converged);
   EXPECT_LT(s.height_m[0], 0.1);
-  EXPECT_LE(max_repose_excess(m, s), 1e-6);
+  EXPECT_LE(excess(m, s), 1e-6);
 }
 
 TEST(ErosionSteadyState, NonFiniteHeightNamesTheCellAndUpdate) {
@@ -495,7 +510,7 @@ TEST(ErosionSteadyState, NonFiniteHeightNamesTheCellAndUpdate) {
     HeightmapState s = random_piles(m, 3);
     s.height_m[at(m, 3, 4)] = std::numeric_limits<double>::quiet_NaN();
     try {
-      erode_to_steady_state(m, s, CellBox::whole(m), scratch);
+      erode(m, s, m.whole(), scratch);
       FAIL() << "no error";
     } catch (const std::runtime_error& e) {
       const std::string what = e.what();
@@ -509,7 +524,7 @@ TEST(ErosionSteadyState, NonFiniteHeightNamesTheCellAndUpdate) {
     s.height_m[at(m, 2, 2)] = 1.0;
     s.height_m[at(m, 7, 2)] = std::numeric_limits<double>::infinity();
     try {
-      erode_to_steady_state(m, s, {2, 2, 3, 3}, scratch);
+      erode(m, s, {2, 2, 3, 3}, scratch);
       FAIL() << "no error";
     } catch (const std::runtime_error& e) {
       const std::string what = e.what();
@@ -520,7 +535,7 @@ TEST(ErosionSteadyState, NonFiniteHeightNamesTheCellAndUpdate) {
   {
     HeightmapState s = HeightmapState::flat(m, 0.0);
     s.height_m[at(m, 9, 8)] = -std::numeric_limits<double>::infinity();
-    EXPECT_THROW(erosion_update(m, s, CellBox::whole(m), scratch), std::runtime_error);
+    EXPECT_THROW(update(m, s, m.whole(), scratch), std::runtime_error);
   }
 }
 
@@ -528,14 +543,15 @@ TEST(ErosionSteadyState, NonFiniteHeightNamesTheCellAndUpdate) {
 
 TEST(ErosionMaxReposeExcess, MeasuresTheSteepestUnblockedPair) {
   HeightmapModel m = make_model(5, 4, Connectivity::Eight);
-  const double side = m.cell_size_m * std::tan(m.repose_angle_rad);
-  const double diagonal = m.cell_size_m * std::numbers::sqrt2 * std::tan(m.repose_angle_rad);
+  const double side = m.cell_size_m * std::tan(m.erosion.repose_angle_rad);
+  const double diagonal =
+      m.cell_size_m * std::numbers::sqrt2 * std::tan(m.erosion.repose_angle_rad);
   HeightmapState s = HeightmapState::flat(m, 0.0);
-  EXPECT_EQ(max_repose_excess(m, s), 0.0);
+  EXPECT_EQ(excess(m, s), 0.0);
   s.height_m[at(m, 1, 1)] = side;  // side pairs exactly at their limit, diagonals below
-  EXPECT_NEAR(max_repose_excess(m, s), 0.0, 1e-18);
+  EXPECT_NEAR(excess(m, s), 0.0, 1e-18);
   s.height_m[at(m, 1, 1)] = 0.05;
-  EXPECT_NEAR(max_repose_excess(m, s), 0.05 - side, 1e-15);
+  EXPECT_NEAR(excess(m, s), 0.05 - side, 1e-15);
 
   // On a 2 x 2 grid a corner at 1.8 side lengths above the opposite corner, the other two halfway:
   // the side pairs are below repose, only the diagonal is steep.
@@ -543,14 +559,14 @@ TEST(ErosionMaxReposeExcess, MeasuresTheSteepestUnblockedPair) {
   s = HeightmapState::flat(m, 0.9 * side);
   s.height_m[at(m, 0, 0)] = 1.8 * side;
   s.height_m[at(m, 1, 1)] = 0.0;
-  EXPECT_NEAR(max_repose_excess(m, s), 1.8 * side - diagonal, 1e-15);
+  EXPECT_NEAR(excess(m, s), 1.8 * side - diagonal, 1e-15);
   HeightmapModel m4 = m;
-  m4.connectivity = Connectivity::Four;
-  EXPECT_EQ(max_repose_excess(m4, s), 0.0);
+  m4.erosion.connectivity = Connectivity::Four;
+  EXPECT_EQ(excess(m4, s), 0.0);
   s.blocked[at(m, 0, 0)] = 1;
-  EXPECT_EQ(max_repose_excess(m, s), 0.0);
+  EXPECT_EQ(excess(m, s), 0.0);
   s.height_m[at(m, 1, 1)] = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_TRUE(std::isnan(max_repose_excess(m, s)));
+  EXPECT_TRUE(std::isnan(excess(m, s)));
 }
 
 // ---- validation -------------------------------------------------------------------------------
@@ -571,46 +587,46 @@ TEST(ErosionValidate, NamesTheFieldAndTheRange) {
   EXPECT_NO_THROW(validate(good));
   HeightmapModel m = good;
   m.nx = 0;
-  expect_invalid(m, "HeightmapModel.nx", ">= 1");
+  expect_invalid(m, "HeightmapGrid.nx", ">= 1");
   m = good;
   m.ny = -3;
-  expect_invalid(m, "HeightmapModel.ny", ">= 1");
+  expect_invalid(m, "HeightmapGrid.ny", ">= 1");
   m = good;
   m.nx = 1 << 16;
   m.ny = 1 << 16;
   expect_invalid(m, "nx * ny", "<=");
   m = good;
   m.cell_size_m = 0.0;
-  expect_invalid(m, "HeightmapModel.cell_size_m", "> 0 and finite");
+  expect_invalid(m, "HeightmapGrid.cell_size_m", "> 0 and finite");
   m.cell_size_m = std::numeric_limits<double>::infinity();
-  expect_invalid(m, "HeightmapModel.cell_size_m", "> 0 and finite");
+  expect_invalid(m, "HeightmapGrid.cell_size_m", "> 0 and finite");
   m = good;
-  m.repose_angle_rad = std::numbers::pi / 2;
-  expect_invalid(m, "HeightmapModel.repose_angle_rad", "(0, pi/2)");
-  m.repose_angle_rad = std::numeric_limits<double>::quiet_NaN();
-  expect_invalid(m, "HeightmapModel.repose_angle_rad", "(0, pi/2)");
+  m.erosion.repose_angle_rad = std::numbers::pi / 2;
+  expect_invalid(m, "ErosionParameters.repose_angle_rad", "(0, pi/2)");
+  m.erosion.repose_angle_rad = std::numeric_limits<double>::quiet_NaN();
+  expect_invalid(m, "ErosionParameters.repose_angle_rad", "(0, pi/2)");
   m = good;
-  m.connectivity = static_cast<Connectivity>(6);
-  expect_invalid(m, "HeightmapModel.connectivity", "Four (4) or Eight (8)");
+  m.erosion.connectivity = static_cast<Connectivity>(6);
+  expect_invalid(m, "ErosionParameters.connectivity", "Four (4) or Eight (8)");
   m = good;
-  m.flow_rate = 0.2;  // above 1/8 for 8-connectivity
-  expect_invalid(m, "HeightmapModel.flow_rate", "(0, 0.125]");
-  m.flow_rate = -0.1;
-  expect_invalid(m, "HeightmapModel.flow_rate", "(0, 0.125]");
-  m.connectivity = Connectivity::Four;
-  m.flow_rate = 0.3;
-  expect_invalid(m, "HeightmapModel.flow_rate", "(0, 0.25]");
-  m.flow_rate = 0.25;
+  m.erosion.flow_rate = 0.2;  // above 1/8 for 8-connectivity
+  expect_invalid(m, "ErosionParameters.flow_rate", "(0, 0.125]");
+  m.erosion.flow_rate = -0.1;
+  expect_invalid(m, "ErosionParameters.flow_rate", "(0, 0.125]");
+  m.erosion.connectivity = Connectivity::Four;
+  m.erosion.flow_rate = 0.3;
+  expect_invalid(m, "ErosionParameters.flow_rate", "(0, 0.25]");
+  m.erosion.flow_rate = 0.25;
   EXPECT_NO_THROW(validate(m));
   m.nx = 1;
-  m.flow_rate = 0.5;
+  m.erosion.flow_rate = 0.5;
   EXPECT_NO_THROW(validate(m));
   m = good;
-  m.tolerance_m = 0.0;
-  expect_invalid(m, "HeightmapModel.tolerance_m", "> 0 and finite");
+  m.erosion.tolerance_m = 0.0;
+  expect_invalid(m, "ErosionParameters.tolerance_m", "> 0 and finite");
   m = good;
-  m.max_updates = 0;
-  expect_invalid(m, "HeightmapModel.max_updates", ">= 1");
+  m.erosion.max_updates = 0;
+  expect_invalid(m, "ErosionParameters.max_updates", ">= 1");
 }
 
 TEST(ErosionValidate, RejectsMismatchedStateAndRegion) {
@@ -618,23 +634,24 @@ TEST(ErosionValidate, RejectsMismatchedStateAndRegion) {
   std::vector<double> scratch;
   HeightmapState s = HeightmapState::flat(m, 0.0);
   s.height_m.pop_back();
-  EXPECT_THROW(erosion_update(m, s, CellBox::whole(m), scratch), std::invalid_argument);
+  EXPECT_THROW(update(m, s, m.whole(), scratch), std::invalid_argument);
   s = HeightmapState::flat(m, 0.0);
   s.blocked.clear();
   try {
-    erode_to_steady_state(m, s, CellBox::whole(m), scratch);
+    erode(m, s, m.whole(), scratch);
     FAIL() << "no error";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("HeightmapState.blocked"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("blocked must hold nx * ny = 48 values, got 0"),
+              std::string::npos);
   }
   s = HeightmapState::flat(m, 0.0);
   try {
-    erosion_update(m, s, {0, 0, 9, 6}, scratch);
+    update(m, s, {0, 0, 9, 6}, scratch);
     FAIL() << "no error";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("region must lie inside the grid"), std::string::npos);
   }
-  EXPECT_THROW(erosion_update(m, s, {-1, 0, 3, 3}, scratch), std::invalid_argument);
+  EXPECT_THROW(update(m, s, {-1, 0, 3, 3}, scratch), std::invalid_argument);
   EXPECT_THROW(default_flow_rate(static_cast<Connectivity>(5)), std::invalid_argument);
 }
 

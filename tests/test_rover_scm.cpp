@@ -36,8 +36,8 @@ scm::ScmModel flat_soil(const scm::SoilParameters& soil, double half_x, double h
   m.cell_size_m = cell_m;
   m.nx = static_cast<int>(std::lround(2.0 * half_x / m.cell_size_m)) + 1;
   m.ny = static_cast<int>(std::lround(2.0 * half_y / m.cell_size_m)) + 1;
-  m.origin_x_m = -half_x;
-  m.origin_y_m = -half_y;
+  m.x0_m = -half_x;
+  m.y0_m = -half_y;
   m.soil = soil;
   m.method = scm::FlowMethod::Border;
   m.time_step_s = 1e-3;

@@ -58,16 +58,18 @@ TEST(ScenarioTerrain, TheBladePushFileBuildsTheSameGroundOnThreeTiers) {
   const shaping::ShapingScenario sh = shaping::load_shaping_scenario(blade_push_as("shaping"));
   EXPECT_EQ(sh.model.heightmap.nx, 120);
   EXPECT_EQ(sh.model.heightmap.ny, 60);
-  EXPECT_DOUBLE_EQ(sh.model.heightmap.origin_y_m, -0.15);
+  // The patch's corner is the grid's lower cell edge; cell (0, 0)'s centre is half a cell inside.
+  EXPECT_DOUBLE_EQ(sh.model.heightmap.lo_y_m(), -0.15);
+  EXPECT_DOUBLE_EQ(sh.model.heightmap.y0_m, -0.1475);
   EXPECT_DOUBLE_EQ(sh.initial_height_m, 0.08);
-  EXPECT_DOUBLE_EQ(sh.model.heightmap.repose_angle_rad, repose);
+  EXPECT_DOUBLE_EQ(sh.model.heightmap.erosion.repose_angle_rad, repose);
   ASSERT_EQ(sh.model.tools.size(), 1u);
   // SCM: nodes spanning the same patch at the same height, dry sand, paper 002's flow fields, and
   // the body pushed as a blade.
   const scm::ScmScenario sc = scm::load_scm_scenario(blade_push_as("scm"));
   EXPECT_EQ(sc.model.nx, 121);
   EXPECT_EQ(sc.model.ny, 61);
-  EXPECT_DOUBLE_EQ(sc.model.origin_y_m, -0.15);
+  EXPECT_DOUBLE_EQ(sc.model.y0_m, -0.15);  // node (0, 0) at the corner
   EXPECT_DOUBLE_EQ(sc.model.base_height_m, 0.08);
   EXPECT_EQ(sc.model.method, scm::FlowMethod::Fields);
   EXPECT_DOUBLE_EQ(sc.model.soil.kphi, scm::named_soil("dry_sand").kphi);

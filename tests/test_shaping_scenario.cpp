@@ -328,6 +328,22 @@ TEST(ShapingScenario, CliHelpDescribesTheCommands) {
   EXPECT_NE(out.find("frobnicate"), std::string::npos) << out;
 }
 
+// origin_m gives the bed's lower-left corner: the grid's first sample, the centre of cell (0, 0),
+// sits half a cell inside it, and the cells cover exactly [origin, origin + size].
+TEST(ShapingScenario, OriginIsTheBedsCornerAndSamplesSitAtCellCentres) {
+  const fs::path dir = temp_dir();
+  const auto doc = ScenarioDocument::load(write_file(
+      dir, "push.toml",
+      with(kSmallPush, "cell_size_m = 0.005", "cell_size_m = 0.005\norigin_m = [-0.05, -0.01]")));
+  const shaping::HeightmapModel& hm = shaping::load_shaping_scenario(doc->root()).model.heightmap;
+  EXPECT_EQ(hm.nx, 40);
+  EXPECT_EQ(hm.ny, 20);
+  EXPECT_DOUBLE_EQ(hm.x0_m, -0.0475);
+  EXPECT_DOUBLE_EQ(hm.y0_m, -0.0075);
+  EXPECT_DOUBLE_EQ(hm.lo_x_m(), -0.05);
+  EXPECT_DOUBLE_EQ(hm.lo_y_m() + hm.ny * hm.cell_size_m, 0.09);
+}
+
 TEST(ShapingScenario, NanInTheHeightmapStopsTheRunNamingStepAndCell) {
   const fs::path dir = temp_dir();
   const auto doc = ScenarioDocument::load(write_file(dir, "push.toml", kSmallPush));

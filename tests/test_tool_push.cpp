@@ -6,8 +6,8 @@
 #include <cmath>
 #include <random>
 
+#include "core/erosion.hpp"
 #include "core/units.hpp"
-#include "shaping/erosion.hpp"
 #include "shaping/shaping_step.hpp"
 #include "shaping/tool_motions.hpp"
 #include "shaping/tool_push.hpp"
@@ -17,11 +17,9 @@ namespace {
 
 HeightmapModel small_grid(int n = 40, double cell = 0.01) {
   HeightmapModel m;
-  m.nx = n;
-  m.ny = n;
-  m.cell_size_m = cell;
-  m.repose_angle_rad = deg_to_rad(30.0);
-  m.tolerance_m = 1e-10;
+  static_cast<HeightmapGrid&>(m) = grid_of_cells(0.0, 0.0, n, n, cell);  // cells from the origin
+  m.erosion.repose_angle_rad = deg_to_rad(30.0);
+  m.erosion.tolerance_m = 1e-10;
   return m;
 }
 
@@ -36,7 +34,7 @@ double height_beyond_x(const HeightmapModel& m, const HeightmapState& s, double 
   double sum = 0;
   for (int j = 0; j < m.ny; ++j)
     for (int i = 0; i < m.nx; ++i)
-      if (m.cell_center_x(i) > x_W) sum += s.height_m[j * m.nx + i];
+      if (m.x(i) > x_W) sum += s.height_m[j * m.nx + i];
   return sum;
 }
 
@@ -53,8 +51,7 @@ TEST(ToolPush, CutsTheOverlapDownToTheToolBottomAndKeepsTheVolume) {
   EXPECT_NEAR(total_height(s), before, 1e-12 * before);
   for (int j = 0; j < m.ny; ++j) {
     for (int i = 0; i < m.nx; ++i) {
-      const bool under =
-          std::abs(m.cell_center_x(i) - 0.2) < 0.05 && std::abs(m.cell_center_y(j) - 0.2) < 0.05;
+      const bool under = std::abs(m.x(i) - 0.2) < 0.05 && std::abs(m.y(j) - 0.2) < 0.05;
       const double h = s.height_m[j * m.nx + i];
       if (under) {
         EXPECT_NEAR(h, 0.07, 1e-12) << i << "," << j;
@@ -158,7 +155,7 @@ TEST(ToolPush, ErosionDoesNotFlowIntoCellsTheToolOccupies) {
   PushWorkspace work;
   push_sand(m, s, ToolPlacement{&box, make_pose(Vec3(0.2, 0.2, 0.12)), Twist{}}, true, work);
   std::vector<double> scratch;
-  erode_to_steady_state(m, s, CellBox::whole(m), scratch);
+  erode_to_steady_state(m, m.erosion, s.height_m, s.blocked, m.whole(), scratch);
   // The pit's walls stand vertical while the box holds them: the cells under it stay at 0.07.
   for (int j = 0; j < m.ny; ++j)
     for (int i = 0; i < m.nx; ++i)
@@ -171,7 +168,8 @@ TEST(ToolPush, VolumeIsConservedOverTenThousandRandomToolActions) {
   // The acceptance test: 10,000 random tool actions (shape, pose, velocity, first contact
   // or not, near the edges too), each followed by erosion; relative volume error below 1e-9.
   HeightmapModel m = small_grid(24, 0.01);
-  m.tolerance_m = 1e-4;  // 1 % of a cell: erosion's exactness is not what this test is about
+  // 1 % of a cell: erosion's exactness is not what this test is about.
+  m.erosion.tolerance_m = 1e-4;
   HeightmapState s = HeightmapState::flat(m, 0.1);
   std::mt19937_64 rng(12345);
   std::uniform_real_distribution<double> u(0.0, 1.0);
@@ -192,7 +190,9 @@ TEST(ToolPush, VolumeIsConservedOverTenThousandRandomToolActions) {
     V.w_W = 5.0 * Vec3(u(rng) - 0.5, u(rng) - 0.5, u(rng) - 0.5);
     std::fill(s.blocked.begin(), s.blocked.end(), 0);
     const PushResult r = push_sand(m, s, ToolPlacement{&shape, X, V}, u(rng) < 0.3, work);
-    if (!r.touched.empty()) erode_to_steady_state(m, s, r.touched, scratch);
+    if (!r.touched.empty()) {
+      erode_to_steady_state(m, m.erosion, s.height_m, s.blocked, r.touched, scratch);
+    }
   }
   const double volume = sand_volume_m3(m, s);
   EXPECT_LT(std::abs(volume - volume0) / volume0, 1e-9);
@@ -201,7 +201,7 @@ TEST(ToolPush, VolumeIsConservedOverTenThousandRandomToolActions) {
 
 TEST(ToolPush, StraightPushLeavesATrenchAtDepthAndWallsAtRepose) {
   HeightmapModel m = small_grid(60, 0.005);
-  m.tolerance_m = 1e-9;
+  m.erosion.tolerance_m = 1e-9;
   HeightmapState s = HeightmapState::flat(m, 0.05);
   const double volume0 = sand_volume_m3(m, s);
   StraightPush push;
@@ -216,7 +216,7 @@ TEST(ToolPush, StraightPushLeavesATrenchAtDepthAndWallsAtRepose) {
   // Mid-trench, the centre line is at the blade's depth; the walls are at most at repose.
   const double h_mid = surface_height_at(m, s, 0.13, 0.15);
   EXPECT_NEAR(h_mid, 0.04, 1e-6);
-  EXPECT_LE(max_repose_excess(m, s), 1e-6 * m.cell_size_m);
+  EXPECT_LE(max_repose_excess(m, m.erosion, s.height_m, s.blocked), 1e-6 * m.cell_size_m);
   // The berm ahead of the end point holds the pushed sand.
   EXPECT_GT(surface_height_at(m, s, 0.21, 0.15), 0.05);
 }

@@ -52,6 +52,15 @@ def test_bad_model_arguments_raise_with_the_field_name():
         talus.shaping.HeightmapModel(nx=10, ny=10, cell_size_m=0.01, repose_angle_deg=95.0)
 
 
+def test_cell_zero_centre_is_the_grids_x0_y0():
+    # One convention with SCM's nodes: cell (i, j) is centred at (x0_m + i h, y0_m + j h).
+    model = small_model(x0_m=-0.1, y0_m=0.2)
+    assert (model.x0_m, model.y0_m) == (-0.1, 0.2)
+    assert (small_model().x0_m, small_model().y0_m) == (0.0, 0.0)
+    with pytest.raises(ValueError, match="x0_m"):
+        small_model(x0_m=float("nan"))
+
+
 def test_shapes_and_drivers():
     wheel = talus.wheel_with_grouser_fraction(0.048, 0.05, 12, 0.005, 0.1)
     assert talus.grouser_volume_fraction(wheel) == pytest.approx(0.1, rel=1e-9)

@@ -10,7 +10,7 @@
 // Jacobi update), by the same code whatever the blocks and threads: results are bit-identical for
 // any thread count. Memory traffic is one read and one write of each height per update.
 
-#include "shaping/erosion.hpp"
+#include "core/erosion.hpp"
 
 #include <fmt/format.h>
 #include <omp.h>
@@ -26,7 +26,7 @@
 #include <stdexcept>
 #include <utility>
 
-namespace talus::shaping {
+namespace talus {
 namespace {
 
 /// Each thread takes one block of rows, of at least this many rows.
@@ -38,9 +38,9 @@ struct ReposeLimits {
   double diagonal_m = 0.0;  ///< diagonal pair (8-connectivity): centres sqrt(2) cells apart
 };
 
-ReposeLimits repose_limits(const HeightmapModel& m) {
-  const double tan_repose = std::tan(m.repose_angle_rad);
-  return {m.cell_size_m * tan_repose, (m.cell_size_m * std::numbers::sqrt2) * tan_repose};
+ReposeLimits repose_limits(const HeightmapGrid& g, const ErosionParameters& p) {
+  const double tan_repose = std::tan(p.repose_angle_rad);
+  return {g.cell_size_m * tan_repose, (g.cell_size_m * std::numbers::sqrt2) * tan_repose};
 }
 
 struct Kernel {
@@ -288,22 +288,23 @@ void relax_rows(const Sweep& sw, int ja, int jb, const double* halo_s, const dou
   if (pending != nullptr) std::memcpy(sw.row(jb - 1), pending, sizeof(double) * W);
 }
 
-/// One update of a non-empty region that lies inside the grid of a validated model and state.
-Tally update_region(const HeightmapModel& m, HeightmapState& s, const CellBox& region,
+/// One update of a non-empty region that lies inside the grid, with validated parameters and sizes.
+Tally update_region(const HeightmapGrid& g, const ErosionParameters& p, std::span<double> height_m,
+                    std::span<const std::uint8_t> blocked, const IndexBox& region,
                     std::vector<double>& scratch) {
   Sweep sw;
-  sw.h = s.height_m.data();
-  sw.blocked = s.blocked.data();
-  sw.nx = m.nx;
+  sw.h = height_m.data();
+  sw.blocked = blocked.data();
+  sw.nx = g.nx;
   sw.i0 = region.i0;
   sw.j0 = region.j0;
   sw.W = region.i1 - region.i0;
   sw.H = region.j1 - region.j0;
-  sw.kernel = {repose_limits(m), effective_flow_rate(m), m.connectivity == Connectivity::Eight};
+  sw.kernel = {repose_limits(g, p), effective_flow_rate(p), p.connectivity == Connectivity::Eight};
 
   const std::size_t W = static_cast<std::size_t>(sw.W);
   const long cells = static_cast<long>(sw.W) * sw.H;
-  const int threads = cells >= m.min_cells_for_threads ? omp_get_max_threads() : 1;
+  const int threads = cells >= p.min_cells_for_threads ? omp_get_max_threads() : 1;
   const int blocks = threads == 1 ? 1 : std::clamp(sw.H / kMinRowsPerBlock, 1, threads);
   // Layout: 3 working rows per thread, then 2 halo rows per block boundary.
   const std::size_t needed = (3 * static_cast<std::size_t>(threads) + 2 * (blocks - 1)) * W;
@@ -344,24 +345,26 @@ Tally update_region(const HeightmapModel& m, HeightmapState& s, const CellBox& r
   return tally;
 }
 
-CellBox changed_box(const Tally& t, int i0) {
+IndexBox changed_box(const Tally& t, int i0) {
   if (t.j_max < 0) return {};
   return {i0 + t.c_min, t.j_min, i0 + t.c_max + 1, t.j_max + 1};
 }
 
-CellBox clamp_to_grid(const HeightmapModel& m, CellBox b) {
-  return {std::max(b.i0, 0), std::max(b.j0, 0), std::min(b.i1, m.nx), std::min(b.j1, m.ny)};
-}
-
-CellBox grown_by_one(const HeightmapModel& m, const CellBox& b) {
-  return clamp_to_grid(m, {b.i0 - 1, b.j0 - 1, b.i1 + 1, b.j1 + 1});
-}
-
-double height_at(const HeightmapModel& m, const HeightmapState& s, int i, int j) {
-  return s.height_m[static_cast<std::size_t>(j) * m.nx + i];
-}
-
 [[noreturn]] void throw_invalid(const std::string& what) { throw std::invalid_argument(what); }
+
+void validate_surface(const HeightmapGrid& g, const ErosionParameters& p, std::size_t heights,
+                      std::size_t blocked) {
+  validate(p, g);
+  const auto n = static_cast<std::size_t>(g.sample_count());
+  if (heights != n) {
+    throw_invalid(
+        fmt::format("erosion: height_m must hold nx * ny = {} values, got {}", n, heights));
+  }
+  if (blocked != n) {
+    throw_invalid(
+        fmt::format("erosion: blocked must hold nx * ny = {} values, got {}", n, blocked));
+  }
+}
 
 }  // namespace
 
@@ -377,101 +380,84 @@ double default_flow_rate(Connectivity connectivity) {
                   static_cast<int>(connectivity)));
 }
 
-double max_flow_rate(const HeightmapModel& model) {
-  if (model.nx == 1 || model.ny == 1) return 0.5;  // a line of cells: at most 2 neighbours
-  return model.connectivity == Connectivity::Four ? 0.25 : 0.125;
+double max_flow_rate(const HeightmapGrid& grid, Connectivity connectivity) {
+  if (grid.nx == 1 || grid.ny == 1) return 0.5;  // a line of cells: at most 2 neighbours
+  return connectivity == Connectivity::Four ? 0.25 : 0.125;
 }
 
-double effective_flow_rate(const HeightmapModel& model) {
-  return model.flow_rate == 0.0 ? default_flow_rate(model.connectivity) : model.flow_rate;
+double effective_flow_rate(const ErosionParameters& p) {
+  return p.flow_rate == 0.0 ? default_flow_rate(p.connectivity) : p.flow_rate;
 }
 
-void validate(const HeightmapModel& m) {
-  if (m.nx < 1) throw_invalid(fmt::format("HeightmapModel.nx must be >= 1, got {}", m.nx));
-  if (m.ny < 1) throw_invalid(fmt::format("HeightmapModel.ny must be >= 1, got {}", m.ny));
-  if (static_cast<long long>(m.nx) * m.ny > INT_MAX) {
+void validate(const ErosionParameters& p, const HeightmapGrid& g) {
+  validate(g);
+  if (!(p.repose_angle_rad > 0.0 && p.repose_angle_rad < std::numbers::pi / 2)) {
     throw_invalid(
-        fmt::format("HeightmapModel.nx * ny must be <= {}, got {} * {}", INT_MAX, m.nx, m.ny));
+        fmt::format("ErosionParameters.repose_angle_rad must be in (0, pi/2) [rad], got {}",
+                    p.repose_angle_rad));
   }
-  if (!(m.cell_size_m > 0.0 && std::isfinite(m.cell_size_m))) {
-    throw_invalid(fmt::format("HeightmapModel.cell_size_m must be > 0 and finite [m], got {}",
-                              m.cell_size_m));
+  if (p.connectivity != Connectivity::Four && p.connectivity != Connectivity::Eight) {
+    throw_invalid(
+        fmt::format("ErosionParameters.connectivity must be Four (4) or Eight (8), got {}",
+                    static_cast<int>(p.connectivity)));
   }
-  if (!(m.repose_angle_rad > 0.0 && m.repose_angle_rad < std::numbers::pi / 2)) {
-    throw_invalid(fmt::format("HeightmapModel.repose_angle_rad must be in (0, pi/2) [rad], got {}",
-                              m.repose_angle_rad));
-  }
-  if (m.connectivity != Connectivity::Four && m.connectivity != Connectivity::Eight) {
-    throw_invalid(fmt::format("HeightmapModel.connectivity must be Four (4) or Eight (8), got {}",
-                              static_cast<int>(m.connectivity)));
-  }
-  const double k_max = max_flow_rate(m);
-  if (!(m.flow_rate == 0.0 || (m.flow_rate > 0.0 && m.flow_rate <= k_max))) {
+  const double k_max = max_flow_rate(g, p.connectivity);
+  if (!(p.flow_rate == 0.0 || (p.flow_rate > 0.0 && p.flow_rate <= k_max))) {
     throw_invalid(fmt::format(
-        "HeightmapModel.flow_rate must be 0 (derived default) or in (0, {}] for this grid and "
+        "ErosionParameters.flow_rate must be 0 (derived default) or in (0, {}] for this grid and "
         "connectivity (stability bound, docs/erosion.md), got {}",
-        k_max, m.flow_rate));
+        k_max, p.flow_rate));
   }
-  if (!(m.tolerance_m > 0.0 && std::isfinite(m.tolerance_m))) {
-    throw_invalid(fmt::format("HeightmapModel.tolerance_m must be > 0 and finite [m], got {}",
-                              m.tolerance_m));
+  if (!(p.tolerance_m > 0.0 && std::isfinite(p.tolerance_m))) {
+    throw_invalid(fmt::format("ErosionParameters.tolerance_m must be > 0 and finite [m], got {}",
+                              p.tolerance_m));
   }
-  if (m.max_updates < 1) {
-    throw_invalid(fmt::format("HeightmapModel.max_updates must be >= 1, got {}", m.max_updates));
-  }
-}
-
-void validate(const HeightmapModel& m, const HeightmapState& s) {
-  validate(m);
-  const auto n = static_cast<std::size_t>(m.cell_count());
-  if (s.height_m.size() != n) {
-    throw_invalid(fmt::format("HeightmapState.height_m must hold nx * ny = {} values, got {}", n,
-                              s.height_m.size()));
-  }
-  if (s.blocked.size() != n) {
-    throw_invalid(fmt::format("HeightmapState.blocked must hold nx * ny = {} values, got {}", n,
-                              s.blocked.size()));
+  if (p.max_updates < 1) {
+    throw_invalid(fmt::format("ErosionParameters.max_updates must be >= 1, got {}", p.max_updates));
   }
 }
 
-ErosionUpdate erosion_update(const HeightmapModel& model, HeightmapState& state,
-                             const CellBox& region, std::vector<double>& scratch) {
-  validate(model, state);
+ErosionUpdate erosion_update(const HeightmapGrid& grid, const ErosionParameters& p,
+                             std::span<double> height_m, std::span<const std::uint8_t> blocked,
+                             const IndexBox& region, std::vector<double>& scratch) {
+  validate_surface(grid, p, height_m.size(), blocked.size());
   if (region.empty()) return {};
-  if (region.i0 < 0 || region.j0 < 0 || region.i1 > model.nx || region.j1 > model.ny) {
+  if (!grid.whole().contains(region)) {
     throw_invalid(
         fmt::format("erosion_update: region must lie inside the grid, 0 <= i0 < i1 <= nx = {} and "
                     "0 <= j0 < j1 <= ny = {}; got [{}, {}) x [{}, {})",
-                    model.nx, model.ny, region.i0, region.i1, region.j0, region.j1));
+                    grid.nx, grid.ny, region.i0, region.i1, region.j0, region.j1));
   }
-  const Tally t = update_region(model, state, region, scratch);
+  const Tally t = update_region(grid, p, height_m, blocked, region, scratch);
   if (t.bad_c >= 0) {
     // The start-of-update value is gone; the cell still holds a non-finite value (it cannot heal).
     const int i = region.i0 + t.bad_c;
     throw std::runtime_error(fmt::format(
         "erosion_update: height_m at cell (i, j) = ({}, {}) was not finite at the start of the "
         "update (now {})",
-        i, t.bad_j, height_at(model, state, i, t.bad_j)));
+        i, t.bad_j, height_m[grid.index(i, t.bad_j)]));
   }
   return {changed_box(t, region.i0), t.max_excess_m};
 }
 
-ErosionResult erode_to_steady_state(const HeightmapModel& model, HeightmapState& state,
-                                    CellBox active, std::vector<double>& scratch) {
-  validate(model, state);
+ErosionResult erode_to_steady_state(const HeightmapGrid& grid, const ErosionParameters& p,
+                                    std::span<double> height_m,
+                                    std::span<const std::uint8_t> blocked, IndexBox active,
+                                    std::vector<double>& scratch) {
+  validate_surface(grid, p, height_m.size(), blocked.size());
   ErosionResult result;
-  active = clamp_to_grid(model, active);
+  active = grid.clamped(active);
   if (active.empty()) {
     result.converged = true;
     return result;
   }
   // Cells of `active` changed, so the first update must also let their neighbours take sand.
-  CellBox region = grown_by_one(model, active);
-  CellBox last_changed;
-  for (int n = 1; n <= model.max_updates; ++n) {
-    const Tally t = update_region(model, state, region, scratch);
+  IndexBox region = grid.clamped(grown(active, 1));
+  IndexBox last_changed;
+  for (int n = 1; n <= p.max_updates; ++n) {
+    const Tally t = update_region(grid, p, height_m, blocked, region, scratch);
     result.updates = n;
-    result.cells_updated += static_cast<long long>(region.i1 - region.i0) * (region.j1 - region.j0);
+    result.cells_updated += region.count();
     result.max_excess_m = t.max_excess_m;
     if (t.bad_c >= 0) {
       const int i = region.i0 + t.bad_c;
@@ -479,19 +465,19 @@ ErosionResult erode_to_steady_state(const HeightmapModel& model, HeightmapState&
           fmt::format("erode_to_steady_state: height_m at cell (i, j) = ({}, {}) was not finite at "
                       "the start of "
                       "update {} (now {})",
-                      i, t.bad_j, n, height_at(model, state, i, t.bad_j)));
+                      i, t.bad_j, n, height_m[grid.index(i, t.bad_j)]));
     }
     last_changed = changed_box(t, region.i0);
-    if (t.max_excess_m <= model.tolerance_m) {
+    if (t.max_excess_m <= p.tolerance_m) {
       result.converged = true;
       break;
     }
-    region = grown_by_one(model, last_changed);
+    region = grid.clamped(grown(last_changed, 1));
   }
   // Every height an update wrote was checked at the start of the next one, except the last's.
   for (int j = last_changed.j0; j < last_changed.j1; ++j) {
     for (int i = last_changed.i0; i < last_changed.i1; ++i) {
-      const double h = height_at(model, state, i, j);
+      const double h = height_m[grid.index(i, j)];
       if (!std::isfinite(h)) {
         throw std::runtime_error(fmt::format(
             "erode_to_steady_state: height_m at cell (i, j) = ({}, {}) is {} after update {}", i, j,
@@ -502,23 +488,24 @@ ErosionResult erode_to_steady_state(const HeightmapModel& model, HeightmapState&
   return result;
 }
 
-double max_repose_excess(const HeightmapModel& model, const HeightmapState& state) {
-  validate(model, state);
-  const ReposeLimits lim = repose_limits(model);
-  const bool eight = model.connectivity == Connectivity::Eight;
+double max_repose_excess(const HeightmapGrid& grid, const ErosionParameters& p,
+                         std::span<const double> height_m, std::span<const std::uint8_t> blocked) {
+  validate_surface(grid, p, height_m.size(), blocked.size());
+  const ReposeLimits lim = repose_limits(grid, p);
+  const bool eight = p.connectivity == Connectivity::Eight;
   double worst = 0.0;
   // Each pair once: from every cell to its E, N, NE and NW neighbours.
   const std::array<std::array<int, 2>, 4> forward = {{{1, 0}, {0, 1}, {1, 1}, {-1, 1}}};
-  for (int j = 0; j < model.ny; ++j) {
-    for (int i = 0; i < model.nx; ++i) {
-      if (state.blocked[static_cast<std::size_t>(j) * model.nx + i] != 0) continue;
-      const double h = height_at(model, state, i, j);
+  for (int j = 0; j < grid.ny; ++j) {
+    for (int i = 0; i < grid.nx; ++i) {
+      if (blocked[grid.index(i, j)] != 0) continue;
+      const double h = height_m[grid.index(i, j)];
       for (int n = 0; n < (eight ? 4 : 2); ++n) {
         const int in = i + forward[n][0];
         const int jn = j + forward[n][1];
-        if (in < 0 || in >= model.nx || jn >= model.ny) continue;
-        if (state.blocked[static_cast<std::size_t>(jn) * model.nx + in] != 0) continue;
-        const double d = h - height_at(model, state, in, jn);
+        if (in < 0 || in >= grid.nx || jn >= grid.ny) continue;
+        if (blocked[grid.index(in, jn)] != 0) continue;
+        const double d = h - height_m[grid.index(in, jn)];
         if (std::isnan(d)) return d;
         worst = std::max(worst, std::abs(d) - (n < 2 ? lim.side_m : lim.diagonal_m));
       }
@@ -527,4 +514,4 @@ double max_repose_excess(const HeightmapModel& model, const HeightmapState& stat
   return worst;
 }
 
-}  // namespace talus::shaping
+}  // namespace talus
