@@ -41,5 +41,12 @@ if ! PYTHONPATH="$(dirname "$talus")/../python" /usr/bin/python3 examples/render
   echo "   FAILED: examples/render_trench_episode.py" >&2
   status=1
 fi
+# The shipped DQN (data/agents/dqn_trench.pt) evaluated on the 26 letters.
+echo "== DQN on ShapingTrench-v0 (data/agents/dqn_trench.pt) -> $out/envs/dqn_trench"
+if ! PYTHONPATH="$(dirname "$talus")/../python" /usr/bin/python3 examples/train_dqn_trench.py \
+     "$out/envs/dqn_trench" --evaluate data/agents/dqn_trench.pt | tail -1; then
+  echo "   FAILED: examples/train_dqn_trench.py --evaluate" >&2
+  status=1
+fi
 echo "Outputs are in $out/ (open the .png files; summary.json holds each run's key figures)."
 exit $status

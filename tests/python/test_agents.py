@@ -74,3 +74,13 @@ def test_letter_evaluation_counts_optimal_letters_and_their_overlap():
     grid = trench_eval.frame_grid(frames, columns=2)
     h, w, _ = frames[0].shape
     assert grid.shape == (h + 12, 2 * (w + 6) + 6, 3)
+
+
+def test_the_shipped_dqn_digs_at_least_20_letters_in_the_astar_step_count():
+    """data/agents/dqn_trench.pt, the run docs/envs.md reports (21 of 26 there)."""
+    import os
+    import pathlib
+    source = pathlib.Path(os.environ.get("TALUS_SOURCE_DIR", pathlib.Path(__file__).parents[2]))
+    policy = dqn.load_policy(source / "data" / "agents" / "dqn_trench.pt")
+    rows, _ = trench_eval.evaluate(policy)
+    assert sum(r["optimal"] for r in rows) >= 20, rows

@@ -31,7 +31,7 @@ class DqnConfig:
     env_id: str = "ShapingTrench-v0"
     goals: str = "letters"           # the environment's goals option
     num_envs: int = 16               # environments stepped together
-    total_env_steps: int = 400_000   # summed over the environments
+    total_env_steps: int = 600_000   # summed over the environments
     gamma: float = 0.97
     learning_rate: float = 5e-4
     batch_size: int = 128
