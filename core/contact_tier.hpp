@@ -34,8 +34,13 @@ class ContactTier {
   virtual ~ContactTier() = default;
   /// The bodies this tier was built with, in the order step() expects them.
   virtual std::span<const CoupledBody> bodies() const = 0;
-  /// Advances the terrain by dt_s [s] with the bodies at `motions` (one per body, in order) and
-  /// writes the wrench the terrain exerts on each body, about its reference point, to `wrenches`.
+  /// Advances the terrain by dt_s [s] with the bodies at `motions` (one per body, in order: the
+  /// pose and twist at the START of the step, the one timing every tier and driver shares) and
+  /// writes the wrench the terrain exerts on each body, about the point its Wrench names, to
+  /// `wrenches`. A velocity-level tier (particles) moves the bodies with the twist during the
+  /// step; a position-level tier (SCM, shaping) answers at the pose the body reaches at the
+  /// step's end, advanced(X, V, dt_s) (core/pose.hpp); the wrench-space tier predicts the
+  /// step's end velocity from its last two steps.
   virtual void step(double dt_s, std::span<const BodyMotion> motions,
                     std::span<Wrench> wrenches) = 0;
 

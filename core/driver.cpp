@@ -182,4 +182,14 @@ double end_time_s(const Driver& driver) {
       driver);
 }
 
+BodyMotion step_motion(const Driver& driver, double t_s, double dt_s) {
+  const Pose start = pose_at(driver, t_s), end = pose_at(driver, t_s + dt_s);
+  BodyMotion m;
+  m.X_WB = start;
+  m.V_WB.v_WBo = (end.translation() - start.translation()) / dt_s;
+  const Eigen::AngleAxisd turn(end.linear() * start.linear().transpose());
+  m.V_WB.w_W = turn.axis() * (turn.angle() / dt_s);
+  return m;
+}
+
 }  // namespace talus

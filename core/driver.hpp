@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/contact_tier.hpp"
 #include "core/pose.hpp"
 
 namespace talus {
@@ -52,5 +53,12 @@ double max_speed_m_per_s(const Driver& driver);
 /// Time [s] after which the driver's pose no longer changes: the last waypoint time, or +infinity
 /// for a constant twist.
 double end_time_s(const Driver& driver);
+
+/// The motion a tier is handed for the step [t_s, t_s + dt_s] of a kinematically driven body:
+/// the pose at t_s and the constant twist that carries it to the pose at t_s + dt_s (the step's
+/// secant: translation over dt, the rotation between the two poses as a rotation vector over dt).
+/// A tier that acts at the end of the step (SCM, shaping: advanced(X, V, dt)) then meets the
+/// driver's own end pose, to rounding; for a driver of constant twist it is twist_at.
+BodyMotion step_motion(const Driver& driver, double t_s, double dt_s);
 
 }  // namespace talus

@@ -35,4 +35,18 @@ inline Pose make_pose(const Vec3& p_WB, double roll = 0.0, double pitch = 0.0, d
   return X;
 }
 
+/// The pose B reaches from X_WB moving with the constant twist V_WB for dt_s [s]: its origin
+/// advanced by v dt, its orientation turned by the rotation vector w dt (world axes). Exact for a
+/// twist constant in world axes over the step; unchanged parts stay bit for bit (no rotation when
+/// w = 0).
+inline Pose advanced(const Pose& X_WB, const Twist& V_WB, double dt_s) {
+  Pose X = X_WB;
+  X.translation() = X_WB.translation() + V_WB.v_WBo * dt_s;
+  const double angle = V_WB.w_W.norm() * dt_s;
+  if (angle != 0.0) {
+    X.linear() = Eigen::AngleAxisd(angle, V_WB.w_W.normalized()).toRotationMatrix() * X_WB.linear();
+  }
+  return X;
+}
+
 }  // namespace talus

@@ -105,13 +105,12 @@ class SoilMap {
     drivers_.push_back(driver);
   }
 
-  // One step: bodies to their driven poses at t + dt (the END of the step), then scm::step.
+  // One step: the bodies' driven motions over [t, t + dt] (step_motion: the soil meets them at
+  // their driven poses at t + dt), then scm::step.
   py::dict step() {
-    const double t = state_->time_s + model_.time_step_s;
     std::vector<BodyMotion> motions(drivers_.size());
     for (std::size_t b = 0; b < drivers_.size(); ++b) {
-      motions[b].X_WB = pose_at(drivers_[b], t);
-      motions[b].V_WB = twist_at(drivers_[b], t);
+      motions[b] = step_motion(drivers_[b], state_->time_s, model_.time_step_s);
     }
     wrenches_.assign(drivers_.size(), Wrench{});
     return report_dict(scm::step(model_, *state_, motions, wrenches_, work_));
@@ -339,10 +338,11 @@ void bind_scm(py::module_& parent) {
       py::arg("model"), py::arg("state"), py::arg("workspace"),
       py::arg("body_poses") = std::vector<Eigen::Matrix4d>{},
       py::arg("body_twists") = std::vector<Twist>{},
-      "One step of model.time_step_s with the bodies at body_poses (one 4x4 X_WB each, at the END "
-      "of the step) moving with body_twists (default at rest). Returns (wrenches, report): the "
-      "soil's wrench on each body, (bodies, 3, 3) rows f_W [N], tau_W [N m] about p_W [m], and "
-      "the step's report. Releases the GIL.");
+      "One step of model.time_step_s with the bodies at body_poses (one 4x4 X_WB each, at the "
+      "START of the step, as every tier takes them) moving with body_twists (default at rest); "
+      "the soil answers at the poses they reach at the step's end. Returns (wrenches, report): "
+      "the soil's wrench on each body, (bodies, 3, 3) rows f_W [N], tau_W [N m] about p_W [m], "
+      "and the step's report. Releases the GIL.");
 
   // ---------------------------------------------------------------- scenario files
   py::class_<ScmScenario>(m, "Scenario", "An SCM scenario file, read and checked, not run.")

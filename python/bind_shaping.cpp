@@ -193,9 +193,11 @@ void bind_tools_and_step(py::module_& m) {
       },
       py::arg("model"), py::arg("state"), py::arg("workspace"), py::arg("tool_poses") = py::none(),
       py::arg("tool_twists") = std::vector<Twist>{},
-      "One step: the tools go to their poses at the new time (tool_poses: one 4x4 X_WT per tool, "
-      "tool_twists optional, default at rest; without tool_poses the tools' drivers), push the "
-      "sand, and erosion brings it to the angle of repose. Releases the GIL. Raises RuntimeError "
+      "One step: the tools move from tool_poses (one 4x4 X_WT per tool, at the START of the "
+      "step, as every tier takes them) with tool_twists (optional, default at rest: the tool "
+      "stays at the pose given) to where they are at the step's end (without tool_poses: their "
+      "drivers' poses at the new time), push the sand, and erosion brings it to the angle of "
+      "repose. Releases the GIL. Raises RuntimeError "
       "naming the tool when one moves more than a cell in a step, and ValueError for a wrong "
       "number of poses.");
 }

@@ -406,11 +406,11 @@ nlohmann::json run_robots(const ScenarioTable& root, const OutputTarget& out_dir
     sc.robot.drive.apply(sc.robot.model);
     try {
       sim.step();
-    } catch (const std::runtime_error& e) {
-      throw std::runtime_error(fmt::format("{}: the coupled step {} (t = {:.4f} s) failed: {}",
-                                           root.file().string(), k, sim.time_s(), e.what()));
+      stopped = links_off_terrain(root.file(), sc, terrain, k, sim.time_s());
+    } catch (const std::runtime_error& e) {  // the tier refused the step (a body off its map)
+      stopped = fmt::format("{}: the coupled step {} (t = {:.4f} s) failed: {}",
+                            root.file().string(), k, sim.time_s(), e.what());
     }
-    stopped = links_off_terrain(root.file(), sc, terrain, k, sim.time_s());
     if (!stopped.empty()) break;  // the samples end at the last good step
     record->add_step(sim);
     if (k % sc.sample_every == 0 || k == sc.steps) record->sample(sim);

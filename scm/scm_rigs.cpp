@@ -41,6 +41,7 @@ PlateResult run_plate(ScmModel model, const PlateTest& t, ScmState* final_state)
   for (long s = 1; s <= steps; ++s) {
     const double time = static_cast<double>(s) * dt;
     const double load = t.load_n * std::min(1.0, time / t.ramp_s);
+    const double z_start = rig.z_m;  // the step's motion: where it starts, the velocity it takes
     rig.advance(soil_fz, load, dt);
     const double sinkage = surface - (rig.z_m - t.half_extents_m.z());
     if (!std::isfinite(rig.z_m) || sinkage > depth_limit) {
@@ -52,7 +53,7 @@ PlateResult run_plate(ScmModel model, const PlateTest& t, ScmState* final_state)
           s, time, sinkage, depth_limit);
       break;
     }
-    motion[0].X_WB = make_pose(Vec3(t.centre_xy_m.x(), t.centre_xy_m.y(), rig.z_m));
+    motion[0].X_WB = make_pose(Vec3(t.centre_xy_m.x(), t.centre_xy_m.y(), z_start));
     motion[0].V_WB.v_WBo = Vec3(0.0, 0.0, rig.vz_m_per_s);
     const ScmStepReport rep = step(model, state, motion, wrench, work);
     soil_fz = wrench[0].f_W.z();
@@ -131,6 +132,9 @@ WheelResult run_wheel(const ScmModel& base, ScmState& state, const WheelTest& t,
   for (long s = 1; s <= settle + drive; ++s) {
     const bool driving = s > settle;
     const double v = driving ? t.speed_m_per_s : 0.0, w = driving ? omega : 0.0;
+    // The step's motion: where the wheel starts, the velocities it takes (the soil answers at
+    // the end pose they reach, scm::step).
+    const Pose X_start = wheel_pose(t.shape, Vec3(x, t.start_xy_m.y(), rig.z_m), angle);
     rig.advance(soil_fz, t.load_n, dt);
     x += v * dt;
     angle += w * dt;
@@ -140,7 +144,7 @@ WheelResult run_wheel(const ScmModel& base, ScmState& state, const WheelTest& t,
                               static_cast<double>(s) * dt, r.stopped);
       break;
     }
-    motion[0].X_WB = wheel_pose(t.shape, Vec3(x, t.start_xy_m.y(), rig.z_m), angle);
+    motion[0].X_WB = X_start;
     motion[0].V_WB.v_WBo = Vec3(v, 0.0, rig.vz_m_per_s);
     motion[0].V_WB.w_W = Vec3(0.0, w, 0.0);
     const ScmStepReport rep = step(model, state, motion, wrench, work);

@@ -10,6 +10,7 @@
 
 #include "core/colormap.hpp"
 #include "core/csv_writer.hpp"
+#include "core/driver.hpp"
 #include "core/image.hpp"
 #include "core/json_file.hpp"
 #include "core/npy.hpp"
@@ -384,12 +385,12 @@ nlohmann::json run_blade(const ScmScenario& sc, OutputDir& out, const RunProgres
   long force_count = 0;
   for (long s = 1; s <= sc.steps; ++s) {
     const double t = t0 + static_cast<double>(s) * m.time_step_s;
-    motion[0].X_WB = pose_at(sc.blade.driver, t);
-    motion[0].V_WB = twist_at(sc.blade.driver, t);
+    const double t_start = t0 + static_cast<double>(s - 1) * m.time_step_s;
+    motion[0] = step_motion(sc.blade.driver, t_start, m.time_step_s);
     const ScmStepReport r = step(m, state, motion, wrench, work);
-    log.write_row({t, motion[0].X_WB.translation().x(), motion[0].X_WB.translation().z(),
-                   wrench[0].f_W.x(), wrench[0].f_W.z(), r.displaced_volume_m3,
-                   r.deposited_volume_m3});
+    const Vec3 p_end = pose_at(sc.blade.driver, t).translation();
+    log.write_row({t, p_end.x(), p_end.z(), wrench[0].f_W.x(), wrench[0].f_W.z(),
+                   r.displaced_volume_m3, r.deposited_volume_m3});
     if (s > sc.steps / 2) {
       force_sum_N += wrench[0].f_W;
       ++force_count;

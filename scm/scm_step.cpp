@@ -236,16 +236,24 @@ ScmStepReport step(const ScmModel& model, ScmState& state, std::span<const BodyM
 }
 
 ScmStepReport step(const ScmModel& m, ScmState& state, double dt_s,
-                   std::span<const BodyMotion> motions, std::span<Wrench> wrenches,
+                   std::span<const BodyMotion> start, std::span<Wrench> wrenches,
                    ScmWorkspace& work) {
-  if (motions.size() != m.bodies.size() || wrenches.size() != m.bodies.size()) {
+  if (start.size() != m.bodies.size() || wrenches.size() != m.bodies.size()) {
     throw std::invalid_argument(fmt::format("step: {} bodies but {} motions and {} wrenches",
-                                            m.bodies.size(), motions.size(), wrenches.size()));
+                                            m.bodies.size(), start.size(), wrenches.size()));
   }
   if (!(dt_s > 0.0) || !std::isfinite(dt_s)) {
     throw std::invalid_argument(
         fmt::format("step: time_step_s = {}: expected a time > 0 [s]", dt_s));
   }
+  // The motions are the bodies' at the start of the step, as every tier takes them
+  // (core/contact_tier.hpp). SCM is a position-level model: the soil answers the sinkage each
+  // body has at the end of the step, at the pose it reaches moving with its twist.
+  work.end_motions.clear();
+  for (const BodyMotion& s : start) {
+    work.end_motions.push_back({advanced(s.X_WB, s.V_WB, dt_s), s.V_WB});
+  }
+  const std::span<const BodyMotion> motions = work.end_motions;
   const long step_number = state.step + 1;
   const std::size_t n_bodies = m.bodies.size();
   ScmStepReport report;

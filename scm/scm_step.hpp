@@ -26,6 +26,7 @@ struct ScmWorkspace {
   std::vector<IndexBox> footprints;          ///< per body: the nodes under its bounding box
   std::vector<IndexBox> body_contact_boxes;  ///< per body: the box of its contact nodes
   std::vector<double> body_relief_m;         ///< per body: relief of its contact box [m]
+  std::vector<BodyMotion> end_motions;       ///< per body: its motion at the step's end
 };
 
 struct ScmStepReport {
@@ -38,11 +39,14 @@ struct ScmStepReport {
   double max_flow_depth_m = 0.0;     ///< largest plastic sinkage of a contact node [m]
 };
 
-/// Advances `state` by model.time_step_s with the bodies at `motions` (one per model.bodies,
-/// poses and twists at the end of the step) and writes the wrench the soil exerts on each body,
-/// about its reference point, to `wrenches`. Throws std::runtime_error naming the body when it
-/// leaves the map or the grid is too coarse, and naming the node and step when a node state
-/// becomes NaN or infinite.
+/// Advances `state` by model.time_step_s with the bodies at `motions` (one per model.bodies: pose
+/// and twist at the START of the step, as every tier takes them, core/contact_tier.hpp) and
+/// writes the wrench the soil exerts on each body, about its reference point at the step's end,
+/// to `wrenches`. The soil answers each body at the pose it reaches at the END of the step moving
+/// with its twist (advanced(X, V, dt): SCM's pressure is a function of the sinkage after the
+/// step); a kinematically driven body hands over step_motion(driver, t, dt), which lands on the
+/// driver's end pose. Throws std::runtime_error naming the body when it leaves the map or the
+/// grid is too coarse, and naming the node and step when a node state becomes NaN or infinite.
 ScmStepReport step(const ScmModel& model, ScmState& state, std::span<const BodyMotion> motions,
                    std::span<Wrench> wrenches, ScmWorkspace& work);
 

@@ -138,14 +138,12 @@ void validate(const ShapingModel& model) {
   }
 }
 
-ShapingStepReport step(const ShapingModel& model, ShapingState& state, ShapingWorkspace& work) {
-  const double t_s = static_cast<double>(state.step + 1) * model.time_step_s;
-  return step(model, state, driven_tools(model, t_s), work);
-}
+namespace {
 
-ShapingStepReport step(const ShapingModel& model, ShapingState& state,
-                       std::span<const BodyMotion> tools, ShapingWorkspace& work) {
-  const std::vector<ToolPlacement> placements = place_tools(model, tools);
+// One step with the tools at their poses at the step's end: place, push, erode, check.
+ShapingStepReport step_to(const ShapingModel& model, ShapingState& state,
+                          std::span<const BodyMotion> tools_at_end, ShapingWorkspace& work) {
+  const std::vector<ToolPlacement> placements = place_tools(model, tools_at_end);
   check_tool_travel(model, state, placements);
   ShapingStepReport report;
   state.time_s = static_cast<double>(state.step + 1) * model.time_step_s;
@@ -157,6 +155,24 @@ ShapingStepReport step(const ShapingModel& model, ShapingState& state,
   erode(model, state, touched, work, report);
   check_finite(model, state, touched);
   return report;
+}
+
+}  // namespace
+
+ShapingStepReport step(const ShapingModel& model, ShapingState& state, ShapingWorkspace& work) {
+  const double t_s = static_cast<double>(state.step + 1) * model.time_step_s;
+  return step_to(model, state, driven_tools(model, t_s), work);
+}
+
+ShapingStepReport step(const ShapingModel& model, ShapingState& state,
+                       std::span<const BodyMotion> tools, ShapingWorkspace& work) {
+  // Motions at the start of the step, as every tier takes them (core/contact_tier.hpp); the
+  // sand is pushed where the tools are at its end, moving with their twists.
+  std::vector<BodyMotion> at_end;
+  at_end.reserve(tools.size());
+  for (const BodyMotion& m : tools)
+    at_end.push_back({advanced(m.X_WB, m.V_WB, model.time_step_s), m.V_WB});
+  return step_to(model, state, at_end, work);
 }
 
 double sand_volume_m3(const HeightmapModel& model, const HeightmapState& state) {

@@ -61,9 +61,11 @@ void validate(const ShapingModel& model);
 /// or naming the tool if it moved more than one cell since the last step.
 ShapingStepReport step(const ShapingModel& model, ShapingState& state, ShapingWorkspace& work);
 
-/// The same with the tools at `tools` (one per model.tools: pose and twist at the new time
-/// state.time_s + time_step_s, from a controller, planner or learning agent); the drivers are not
-/// read. Throws std::invalid_argument when tools.size() != model.tools.size().
+/// The same with the tools' motions `tools` (one per model.tools: pose and twist at the START of
+/// the step, as every tier takes them, core/contact_tier.hpp; from a controller, planner or
+/// learning agent); the sand is pushed where each tool is at the step's end, advanced(X, V, dt)
+/// (a tool given at rest stays where it is given). The drivers are not read. Throws
+/// std::invalid_argument when tools.size() != model.tools.size().
 ShapingStepReport step(const ShapingModel& model, ShapingState& state,
                        std::span<const BodyMotion> tools, ShapingWorkspace& work);
 

@@ -215,3 +215,46 @@ TEST(DriverValidate, MessagesNameTheWaypointAndTheTimes) {
 
 }  // namespace
 }  // namespace talus
+
+namespace talus {
+namespace {
+
+// ------------------------------------------------------------------ one step's motion (issue 15)
+
+TEST(StepMotion, AdvancedFollowsAConstantTwistDriverExactly) {
+  const ConstantTwistDriver c = spinning_driver();
+  const Pose X = advanced(pose_at(c, 0.7), c.V_WB, 0.05);
+  EXPECT_LT(pose_diff(X, pose_at(c, 0.75)), 1e-14);
+}
+
+TEST(StepMotion, AdvancedWithoutTurningKeepsTheOrientationBitForBit) {
+  const Pose X0 = make_pose(Vec3(1, 2, 3), 0.1, 0.2, 0.3);
+  Twist V;
+  V.v_WBo = Vec3(0.5, 0.0, -0.25);
+  const Pose X = advanced(X0, V, 0.01);
+  EXPECT_EQ(max_abs_diff(X.linear(), X0.linear()), 0.0);
+  EXPECT_EQ(X.translation().x(), 1.0 + 0.5 * 0.01);
+  EXPECT_EQ(X.translation().z(), 3.0 - 0.25 * 0.01);
+  EXPECT_EQ(pose_diff(advanced(X0, Twist{}, 0.01), X0), 0.0);
+}
+
+TEST(StepMotion, TheStepsSecantCarriesTheStartPoseToTheEndPose) {
+  // Across the waypoint at t = 3 the driver's twist changes within the step: the secant twist
+  // still lands on the driver's end pose, the twist at the start would not.
+  const Driver wp = three_waypoints();
+  for (const double t : {1.2, 2.99, 3.2}) {
+    const BodyMotion m = step_motion(wp, t, 0.02);
+    EXPECT_LT(pose_diff(m.X_WB, pose_at(wp, t)), 1e-15) << t;
+    EXPECT_LT(pose_diff(advanced(m.X_WB, m.V_WB, 0.02), pose_at(wp, t + 0.02)), 1e-12) << t;
+  }
+  const BodyMotion across = step_motion(wp, 2.99, 0.02);
+  EXPECT_GT(pose_diff(advanced(across.X_WB, twist_at(wp, 2.99), 0.02), pose_at(wp, 3.01)), 1e-3);
+  // A constant twist is its own secant.
+  const Driver spin = spinning_driver();
+  const BodyMotion m = step_motion(spin, 0.3, 0.01);
+  EXPECT_LT(max_abs_diff(m.V_WB.w_W, twist_at(spin, 0.3).w_W), 1e-9);
+  EXPECT_LT(max_abs_diff(m.V_WB.v_WBo, twist_at(spin, 0.3).v_WBo), 1e-12);
+}
+
+}  // namespace
+}  // namespace talus

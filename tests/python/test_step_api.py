@@ -277,3 +277,40 @@ def test_a_tier_without_snapshots_says_so():
         talus.CoupledSim(talus.RobotModel.load(
             pathlib.Path(os.environ.get("TALUS_SOURCE_DIR", pathlib.Path(__file__).parents[2]))
             / "tests" / "data" / "robot" / "particle_ball.xml"), [], Ground()).snapshot()
+
+
+# ---------------------------------------------------------------- one timing (issue 15)
+def test_scm_and_shaping_take_the_start_of_the_step_and_answer_at_its_end():
+    """Poses are at the START of a step in every tier; SCM and shaping act where the body is at its
+    end (pose advanced by the twist over the step): a plate 1 mm above the soil moving down at
+    2 m/s for 1 ms is 1 mm deep at the end, so the soil carries it in this step; at rest it is
+    not touched."""
+    scm = talus.scm
+    sc = scm.load(SCENARIOS / "scm" / "plate_sinkage.toml")
+    model = sc.model
+    model.add_body("plate", talus.BoxShape([0.05, 0.05, 0.02]))
+    cx, cy = 0.5 * (model.nx - 1) * model.cell_size_m, 0.5 * (model.ny - 1) * model.cell_size_m
+    surface = sc.initial_state().heights(0, 0, model.nx, model.ny)[0, 0]
+    start = [pose(cx, cy, surface + 0.02 + 0.001)]  # the box's bottom 1 mm above the soil
+    down = -0.002 / model.time_step_s
+    wrenches, report = scm.step(model, sc.initial_state(), scm.Workspace(), start,
+                                [talus.Twist(v_WBo=[0.0, 0.0, down])])
+    assert report["nodes_in_contact"] > 0 and wrenches[0, 0, 2] > 0.0
+    wrenches, report = scm.step(model, sc.initial_state(), scm.Workspace(), start)
+    assert report["nodes_in_contact"] == 0 and wrenches[0, 0, 2] == 0.0
+
+    sh = talus.shaping.load(SCENARIOS / "shaping" / "blade_push.toml")
+    model, state = sh.model, sh.initial_state()
+    state.place_tools(model, blade_poses(model, 0.12))
+    before = state.heightmap.heights(model.heightmap).copy()
+    speed = 0.003 / model.time_step_s  # one step carries the blades 3 mm along x
+    twists = [talus.Twist(v_WBo=[speed, 0.0, 0.0])] * len(blade_poses(model, 0.12))
+    talus.shaping.step(model, state, talus.shaping.Workspace(), tool_poses=blade_poses(model, 0.12),
+                       tool_twists=twists)
+    moved = sh.initial_state()
+    moved.place_tools(model, blade_poses(model, 0.12))
+    talus.shaping.step(model, moved, talus.shaping.Workspace(),
+                       tool_poses=blade_poses(model, 0.123))
+    np.testing.assert_array_equal(state.heightmap.heights(model.heightmap),
+                                  moved.heightmap.heights(model.heightmap))
+    assert not np.array_equal(state.heightmap.heights(model.heightmap), before)
