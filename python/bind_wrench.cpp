@@ -243,6 +243,8 @@ void bind_wrench(py::module_& m) {
           py::arg("folds") = 5, py::arg("quadratic") = false,
           "k-fold cross validation of the thin-plate spline (or the quadratic comparison).");
 
+  py::class_<WrenchStepState>(m, "WrenchStepSnapshot",
+                              "WrenchContactStep.snapshot()'s copy of the step's state.");
   py::class_<WrenchContactStep> step(
       m, "WrenchContactStep",
       "Steps a planar MuJoCo robot whose feet touch a medium through W(theta) and the "
@@ -264,7 +266,13 @@ void bind_wrench(py::module_& m) {
            py::keep_alive<1, 3>())
       .def("step", &WrenchContactStep::step, py::call_guard<py::gil_scoped_release>(),
            "Advances by MuJoCo's time step (releases the GIL).")
-      .def_property_readonly("time_step_s", &WrenchContactStep::time_step_s);
+      .def_property_readonly("time_step_s", &WrenchContactStep::time_step_s)
+      .def(
+          "snapshot", [](const WrenchContactStep& s) { return s.state(); },
+          "A copy of the step's state (contacts, warm starts, hull caches, counters); with the "
+          "robot's snapshot (RobotModel.snapshot) restore() continues bit for bit.")
+      .def("restore", &WrenchContactStep::restore, py::arg("snapshot"),
+           "Puts back a snapshot() of this step (restore the robot alongside).");
   def_contact_state(step,
                     "Per foot, this step's contact: in_contact, depth_m, tilt_rad (measured), "
                     "clamped, theta (the clamped (d, phi) W was predicted at), p_WCenter (x, z), "

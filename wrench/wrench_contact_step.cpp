@@ -85,11 +85,20 @@ WrenchContactStep::WrenchContactStep(robot::MujocoModel& robot, const WrenchSetP
   m->opt.disableflags |= mjDSBL_CONSTRAINT | mjDSBL_CONTACT;
   state_.feet.resize(model_.feet.size());
   p_WR_.resize(model_.feet.size(), Eigen::Vector3d::Zero());
-  hulls_.resize(model_.feet.size());
+  state_.hulls.resize(model_.feet.size());
   state_.warm_rows.resize(model_.feet.size());
 }
 
 double WrenchContactStep::time_step_s() const { return robot_.time_step_s(); }
+
+void WrenchContactStep::restore(const WrenchStepState& state) {
+  if (state.feet.size() != model_.feet.size() || state.hulls.size() != model_.feet.size() ||
+      state.warm_rows.size() != model_.feet.size()) {
+    throw std::invalid_argument(fmt::format("restore: the state has {} feet, this step {}",
+                                            state.feet.size(), model_.feet.size()));
+  }
+  state_ = state;
+}
 
 void WrenchContactStep::step() {
   smooth_dynamics();
@@ -148,11 +157,12 @@ void WrenchContactStep::predict_wrench_sets() {
     const Eigen::Vector2d& theta = foot.theta;
     const Eigen::Matrix3d T_WC = planar_wrench_rotation(foot.slope_rad);
     qp_.sets[i] = rotate_halfspaces(
-        predictor_.tracked_feasible_set(theta, hulls_[static_cast<size_t>(contacts_[i])]), T_WC);
+        predictor_.tracked_feasible_set(theta, state_.hulls[static_cast<size_t>(contacts_[i])]),
+        T_WC);
   }
   state_.hull_reuses = 0;
   state_.hull_runs = 0;
-  for (const HullTracker& hull : hulls_) {
+  for (const HullTracker& hull : state_.hulls) {
     state_.hull_reuses += hull.reuses() + hull.repairs();
     state_.hull_runs += hull.qhull_runs();
   }

@@ -60,6 +60,7 @@ struct WrenchStepState {
   long step = 0;                            ///< steps taken
   std::vector<FootContact> feet;            ///< this step's contacts, one per foot
   std::vector<std::vector<int>> warm_rows;  ///< per foot: active rows of its last contact
+  std::vector<HullTracker> hulls;           ///< per foot: W's hull kept between steps
   long contact_queries = 0;                 ///< feet in contact, summed over steps
   long clamped_queries = 0;                 ///< of those, theta clamped into the sampled range
   int last_qp_iterations = 0;
@@ -84,6 +85,10 @@ class WrenchContactStep {
 
   const WrenchStepModel& model() const { return model_; }
   const WrenchStepState& state() const { return state_; }
+  /// Puts back a state this step had (state(), copied): with the robot's MuJoCo state restored
+  /// alongside (MujocoModel::restore), the step continues bit for bit from that moment. Throws
+  /// std::invalid_argument for a state of another number of feet.
+  void restore(const WrenchStepState& state);
   double time_step_s() const;
 
  private:
@@ -106,7 +111,6 @@ class WrenchContactStep {
   using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   std::vector<int> contacts_;          // feet in contact this step
   std::vector<Eigen::Vector3d> p_WR_;  // per foot: p_r in world (3-D, for mj_jac)
-  std::vector<HullTracker> hulls_;     // per foot: W's hull kept between steps
   Eigen::VectorXd v_free_;
   RowMatrix J_;      // kD x nv: contact wrench Jacobian at p_r
   RowMatrix P_;      // kD x nv: p_center Jacobian

@@ -132,3 +132,24 @@ def test_a_coupled_wrench_space_run_restores_bit_for_bit():
     sim.step(100)
     np.testing.assert_array_equal(robot.qpos, first[0])
     np.testing.assert_array_equal(tier.feet[0]["wrench_W"], first[1])
+
+
+def test_the_implicit_step_and_its_robot_restore_bit_for_bit():
+    robot = talus.RobotModel.load(FOOT)
+    robot.qpos[1] = 0.005
+    robot.qvel[0] = 0.2  # landing while sliding
+    space = talus.WrenchSpace(synthetic_database())
+    step = talus.WrenchContactStep(robot, space, [("foot", "bottom", np.array([14.714, 14.714, 0.122]))])
+    for _ in range(40):
+        step.step()
+    saved_robot, saved_step = robot.snapshot(), step.snapshot()
+    for _ in range(60):
+        step.step()
+    first = (robot.qpos.copy(), step.feet[0]["wrench_W"].copy(), step.steps)
+    robot.restore(saved_robot)
+    step.restore(saved_step)
+    for _ in range(60):
+        step.step()
+    np.testing.assert_array_equal(robot.qpos, first[0])
+    np.testing.assert_array_equal(step.feet[0]["wrench_W"], first[1])
+    assert step.steps == first[2] == 100
