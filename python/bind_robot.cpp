@@ -10,10 +10,12 @@
 #include <pybind11/stl/filesystem.h>
 
 #include "core/contact_tier.hpp"
+#include "core/scenario_file.hpp"
 #include "python/bind_common.hpp"
 #include "robot/coupled_sim.hpp"
 #include "robot/coupling.hpp"
 #include "robot/mujoco_model.hpp"
+#include "robot/robot_run.hpp"
 
 namespace py = pybind11;
 using namespace talus;
@@ -101,6 +103,80 @@ void bind_seam_types(py::module_& m) {
           return std::vector<CoupledBody>(b.begin(), b.end());
         });
   }
+}
+
+// A robots-tier scenario read for stepping from Python: the robot, its terrain tier and the
+// coupled simulation of them (built once the scenario sits at its final address).
+struct RobotsRun {
+  explicit RobotsRun(RobotsScenario s) : sc(std::move(s)) {
+    mj_forward(sc.robot.model.model(), sc.robot.model.data());
+    sim = std::make_unique<CoupledSim>(sc.robot.model, sc.robot.links, sc.terrain->tier(),
+                                       sc.robot.mujoco_steps_per_tier_step);
+  }
+  // The terrain's preparation (a particle bed settles under the robot held at its start), once.
+  std::string prepare() {
+    if (prepared) return "{}";
+    std::vector<BodyMotion> start;
+    for (const CoupledLink& l : sc.robot.links) start.push_back(link_motion(sc.robot.model, l));
+    prepared = true;
+    return sc.terrain->prepare(start, {}).dump();
+  }
+  void step(long n) {
+    prepare();
+    for (long k = 0; k < n; ++k) {
+      sc.robot.drive.apply(sc.robot.model);
+      sim->step();
+    }
+  }
+  RobotsScenario sc;
+  std::unique_ptr<CoupledSim> sim;
+  bool prepared = false;
+};
+
+// talus.robots: a robots-tier scenario loaded and stepped from Python.
+void bind_robots_module(py::module_& parent) {
+  py::module_ m = parent.def_submodule(
+      "robots", "The robots tier: a MuJoCo robot coupled to a terrain tier (docs/rover.md).");
+  py::class_<RobotsRun>(m, "Scenario",
+                        "A robots-tier scenario read by talus.robots.load: its robot, terrain "
+                        "tier and coupled simulation, stepped from Python.")
+      .def_property_readonly("name", [](const RobotsRun& r) { return r.sc.name; })
+      .def_property_readonly("terrain", [](const RobotsRun& r) { return r.sc.terrain_kind; })
+      .def_property_readonly(
+          "steps", [](const RobotsRun& r) { return r.sc.steps; },
+          "Tier steps the scenario file runs for.")
+      .def_property_readonly("duration_s", [](const RobotsRun& r) { return r.sc.duration_s; })
+      .def_property_readonly(
+          "robot", [](RobotsRun& r) -> MujocoModel& { return r.sc.robot.model; },
+          py::return_value_policy::reference_internal,
+          "The MuJoCo robot (qpos, qvel, ctrl views; snapshot/restore).")
+      .def_property_readonly("links", [](const RobotsRun& r) { return r.sc.robot.links; })
+      .def_property_readonly(
+          "tier", [](RobotsRun& r) -> ContactTier& { return r.sc.terrain->tier(); },
+          py::return_value_policy::reference_internal, "The terrain tier the links touch.")
+      .def_property_readonly(
+          "sim", [](RobotsRun& r) -> CoupledSim& { return *r.sim; },
+          py::return_value_policy::reference_internal,
+          "The coupled simulation (time_s, wrenches, motions, snapshot, restore).")
+      .def(
+          "surface_z",
+          [](const RobotsRun& r, double x, double y) { return r.sc.terrain->surface_z(x, y); },
+          py::arg("x_W"), py::arg("y_W"), "The undisturbed terrain height [m] at (x, y).")
+      .def("prepare", &RobotsRun::prepare, py::call_guard<py::gil_scoped_release>(),
+           "Brings the terrain to its start (a particle bed settles under the robot held still); "
+           "returns what it did as JSON text. step() calls it first if it was not called.")
+      .def("step", &RobotsRun::step, py::arg("n") = 1, py::call_guard<py::gil_scoped_release>(),
+           "n tier steps: the scenario's drive schedule sets the actuators, then the coupled "
+           "step (releases the GIL).");
+  m.def(
+      "load",
+      [](const std::filesystem::path& file) {
+        auto doc = ScenarioDocument::load(file);
+        return std::make_unique<RobotsRun>(load_robots(doc->root()));
+      },
+      py::arg("scenario"),
+      "Reads a robots-tier scenario file into its robot, terrain and coupled simulation without "
+      "running it (raises ScenarioError naming the file, line and key).");
 }
 
 }  // namespace
@@ -231,4 +307,6 @@ void bind_robot(py::module_& m) {
         const auto mo = s.motions();
         return std::vector<BodyMotion>(mo.begin(), mo.end());
       });
+
+  bind_robots_module(m);
 }

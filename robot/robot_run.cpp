@@ -39,25 +39,7 @@
 
 namespace talus::robot {
 
-namespace {
-
-struct DriveReportSpec {
-  std::string chassis;
-  std::vector<std::string> wheels, wheel_joints;
-};
-
-struct RobotsScenario {
-  explicit RobotsScenario(RobotScenario r) : robot(std::move(r)) {}
-  RobotScenario robot;
-  std::string name, description, terrain_kind;
-  std::unique_ptr<RobotTerrain> terrain;
-  double duration_s = 0.0;
-  long sample_every = 10;
-  long steps = 0;
-  std::optional<DriveReportSpec> report;  ///< none: the links' poses are reported
-};
-
-RobotsScenario load(const ScenarioTable& root) {
+RobotsScenario load_robots(const ScenarioTable& root) {
   const ScenarioHead head =
       read_scenario_head(root, "robots", {{"terrain", robot_terrain_kinds(), "scm"}});
   const ScenarioTable robot_table = root.table("robot");
@@ -101,6 +83,8 @@ RobotsScenario load(const ScenarioTable& root) {
   }
   return sc;
 }
+
+namespace {
 
 // The report's wheels as coupled links, and their indices in the coupling table.
 std::vector<CoupledLink> wheel_links(const RobotsScenario& sc, const ScenarioTable& root,
@@ -233,7 +217,7 @@ class SteadyWindow {
 }  // namespace
 
 nlohmann::json check_robots(const ScenarioTable& root) {
-  const RobotsScenario sc = load(root);
+  const RobotsScenario sc = load_robots(root);
   check_report(sc, root);
   return {{"tier", "robots"},
           {"name", sc.name},
@@ -379,7 +363,7 @@ std::unique_ptr<RunRecord> make_record(RobotsScenario& sc, const ScenarioTable& 
 
 nlohmann::json run_robots(const ScenarioTable& root, const OutputTarget& out_dir,
                           const RunProgress& progress) {
-  RobotsScenario sc = load(root);
+  RobotsScenario sc = load_robots(root);
   check_report(sc, root);
   RobotTerrain& terrain = *sc.terrain;
   const long total = sc.steps + terrain.preparation_steps();

@@ -7,13 +7,42 @@
 // bed_view.png).
 
 #include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "core/output_dir.hpp"
 #include "core/progress.hpp"
 #include "core/scenario_file.hpp"
+#include "robot/robot_scenario.hpp"
+#include "robot/robot_terrain.hpp"
 
 namespace talus::robot {
+
+/// [report]: what the drive report follows.
+struct DriveReportSpec {
+  std::string chassis;
+  std::vector<std::string> wheels, wheel_joints;
+};
+
+/// A robots-tier scenario as read: the robot (MuJoCo model at its initial state, coupled links,
+/// drive schedule), its terrain (the tier the links touch), the run's length.
+struct RobotsScenario {
+  explicit RobotsScenario(RobotScenario r) : robot(std::move(r)) {}
+  RobotScenario robot;
+  std::string name, description, terrain_kind;
+  std::unique_ptr<RobotTerrain> terrain;
+  double duration_s = 0.0;
+  long sample_every = 10;
+  long steps = 0;
+  std::optional<DriveReportSpec> report;  ///< none: the links' poses are reported
+};
+
+/// Reads and checks a robots-tier scenario without running it (the placement is checked against
+/// the terrain); ScenarioError naming file, line and key for bad input.
+RobotsScenario load_robots(const ScenarioTable& root);
 
 /// The runner's entry points (runner/run_scenario.cpp's tier table) for [scenario] tier =
 /// "robots". check reads and validates the whole file (the MuJoCo model is loaded) and returns

@@ -3,7 +3,9 @@
 The compiled core lives in talus._talus; its top level (shapes, poses, drivers, robots, scenario
 files) is re-exported here, and each tier is a submodule in one style: talus.shaping,
 talus.particles and talus.scm each have Model, State, Workspace, step(model,
-state, workspace, <bodies' poses and twists>) and load(scenario_file). State.copy() is a snapshot
+state, workspace, <bodies' poses and twists at the step's start>) and load(scenario_file);
+talus.wrench names the wrench-space tier (Space, ContactStep, SpaceTier); talus.robots.load reads
+a robots-tier scenario into its robot, terrain tier and coupled simulation, stepped from Python. State.copy() is a snapshot
 that continues bit for bit like the original. Units are SI, poses are 4x4 numpy arrays (X_WB:
 pose of body B in world W). Arrays are copies except where a docstring says "view" (heightmaps of
 the shaping tier, SCM tile views), which stay valid for their state's life (docs/python.md).
@@ -14,7 +16,8 @@ import json as _json
 from ._talus import *  # noqa: F401,F403
 from ._talus import __version__  # noqa: F401
 from . import _talus
-from ._talus import particles, scm, shaping  # noqa: F401
+from ._talus import particles, robots, scm, shaping  # noqa: F401
+from . import wrench  # noqa: F401,E402
 
 
 def run_scenario(scenario, out, replace=False, tier=""):

@@ -203,8 +203,8 @@ def test_type_stubs_cover_every_public_name():
     """The build writes .pyi stubs (scripts/gen_stubs.py) that parse and name the whole API."""
     import ast
     stub_dir = pathlib.Path(talus.__file__).parent / "_talus"
-    modules = {"__init__": talus._talus, "particles": talus.particles, "scm": talus.scm,
-               "shaping": talus.shaping}
+    modules = {"__init__": talus._talus, "particles": talus.particles, "robots": talus.robots,
+               "scm": talus.scm, "shaping": talus.shaping}
     for stub_name, module in modules.items():
         tree = ast.parse((stub_dir / f"{stub_name}.pyi").read_text())
         defined = {node.name for node in tree.body
@@ -314,3 +314,32 @@ def test_scm_and_shaping_take_the_start_of_the_step_and_answer_at_its_end():
     np.testing.assert_array_equal(state.heightmap.heights(model.heightmap),
                                   moved.heightmap.heights(model.heightmap))
     assert not np.array_equal(state.heightmap.heights(model.heightmap), before)
+
+
+# ---------------------------------------------------------------- robots and wrench submodules
+def test_a_robots_scenario_loads_steps_from_python_and_restores_bit_for_bit(tmp_path):
+    run = talus.robots.load(SCENARIOS / "robots" / "wheel_rig_scm.toml")
+    assert run.name == "wheel_rig_scm" and run.terrain == "scm" and run.steps == 3000
+    assert [l.name for l in run.links] == ["wheel"] and isinstance(run.tier, talus.ContactTier)
+    run.step(400)  # lands, then the drive schedule turns the wheel from 0.3 s
+    assert run.sim.time_s == pytest.approx(0.4)
+    assert run.sim.wrenches[0].f_W[2] > 100.0  # the soil carries the wheel
+    snap = run.sim.snapshot()
+    run.step(200)
+    first = run.robot.qpos.copy()
+    run.sim.restore(snap)
+    run.step(200)
+    np.testing.assert_array_equal(run.robot.qpos, first)
+    bad = tmp_path / "bad.toml"
+    bad.write_text((SCENARIOS / "robots" / "wheel_rig_scm.toml").read_text()
+                   .replace('"../../', f'"{SCENARIOS.parent}/').replace("duration_s = 3.0",
+                                                                        "duration_s = -1.0"))
+    with pytest.raises(talus.ScenarioError, match=r"bad\.toml:\d+:\d+: simulation\.duration_s"):
+        talus.robots.load(bad)
+
+
+def test_the_wrench_submodule_names_the_wrench_tier():
+    assert talus.wrench.Space is talus.WrenchSpace
+    assert talus.wrench.SpaceTier is talus.WrenchSpaceTier
+    assert talus.wrench.ContactStep is talus.WrenchContactStep
+    assert talus.wrench.load_database is talus.load_wrench_database
