@@ -98,10 +98,34 @@ void bind_seam_types(py::module_& m) {
         m, "ContactTier",
         "A terrain tier. Subclass it in Python with bodies() and step(dt_s, motions) -> wrenches.")
         .def(py::init<>())
-        .def("bodies", [](const ContactTier& t) {
-          const auto b = t.bodies();
-          return std::vector<CoupledBody>(b.begin(), b.end());
-        });
+        .def("bodies",
+             [](const ContactTier& t) {
+               const auto b = t.bodies();
+               return std::vector<CoupledBody>(b.begin(), b.end());
+             })
+        .def(
+            "advance",
+            [](ContactTier& t, double dt_s, const std::vector<Eigen::Matrix4d>& X_WB,
+               const std::vector<Twist>& V_WB) {
+              const std::vector<BodyMotion> motions =
+                  motions_from(X_WB, V_WB, t.bodies().size(), "body");
+              std::vector<Wrench> wrenches(motions.size());
+              {
+                py::gil_scoped_release unlocked;
+                t.step(dt_s, motions, wrenches);
+              }
+              return wrench_array(wrenches);
+            },
+            py::arg("dt_s"), py::arg("body_poses"), py::arg("body_twists") = std::vector<Twist>{},
+            "Steps this tier by dt_s [s] with the bodies at body_poses (one 4x4 X_WB each, at the "
+            "START of the step) moving with body_twists (default at rest), without a robot: "
+            "returns the terrain's wrench on each body, (bodies, 3, 3) rows f_W, tau_W about p_W. "
+            "Releases the GIL.")
+        .def("snapshot", &ContactTier::snapshot,
+             "A copy of the tier's state: restore() continues bit for bit from it (RuntimeError "
+             "for a tier without snapshots).")
+        .def("restore", &ContactTier::restore, py::arg("snapshot"));
+    py::class_<ContactTier::Snapshot>(m, "ContactTierSnapshot", "ContactTier.snapshot()'s copy.");
   }
 }
 

@@ -153,3 +153,23 @@ def test_the_implicit_step_and_its_robot_restore_bit_for_bit():
     np.testing.assert_array_equal(robot.qpos, first[0])
     np.testing.assert_array_equal(step.feet[0]["wrench_W"], first[1])
     assert step.steps == first[2] == 100
+
+
+def test_the_wrench_space_tier_steps_from_python_and_restores_bit_for_bit():
+    """A tier stepped without a robot: the foot pressed 1 cm into the synthetic medium and sliding
+    sideways meets a wrench opposing the slide and carrying it; a snapshot replays it."""
+    space = talus.wrench.Space(synthetic_database())
+    body = talus.CoupledBody("foot", talus.CylinderShape(0.04, 0.25))
+    inverse = np.diag([1 / 2.575, 1 / 2.575, 1 / 0.02])
+    tier = talus.wrench.SpaceTier(space, [(body, np.eye(4), np.diag([5.15, 5.15, 0.0427]), inverse)])
+    pose = talus.make_pose([0.0, 0.0, -0.01])
+    sliding = [talus.Twist(v_WBo=[0.2, 0.0, 0.0])]
+    w = tier.advance(0.001, [pose], sliding)
+    assert w.shape == (1, 3, 3) and w[0, 0, 0] < 0.0 and w[0, 0, 2] > 0.0
+    snap = tier.snapshot()
+    first = [tier.advance(0.001, [pose], sliding) for _ in range(5)]
+    tier.restore(snap)
+    second = [tier.advance(0.001, [pose], sliding) for _ in range(5)]
+    for a, b in zip(first, second):
+        np.testing.assert_array_equal(a, b)
+    assert tier.contact_queries == 6  # the counters are part of the restored state
