@@ -42,9 +42,13 @@ for target in scenario mesh particle_state wrench_database; do
       continue
     fi
     # The first stack frame that is not an allocator, a sanitizer interceptor or glibc's string
-    # functions (a memcpy that HDF5 calls with a bad length faults inside glibc's sysdeps/).
+    # functions (a memcpy that HDF5 calls with a bad length faults inside glibc's sysdeps/; ASan's
+    # string interceptors appear under the libc name, e.g. "in strdup (fuzz_...)", when HDF5's
+    # H5MM_strdup reads past a corrupted name).
+    libc='malloc|calloc|realloc|free|strdup|strndup|strlen|strnlen|strcmp|strncmp|strcpy|strncpy'
+    libc+='|memcpy|memmove|memset|memcmp'
     frame=$(grep -E '^ +#[0-9]+ ' <<< "$report" |
-            grep -vE '__interceptor_|__asan|in (malloc|calloc|realloc|free)\b|operator (new|delete)' |
+            grep -vE "__interceptor_|__asan|in ($libc)\b|operator (new|delete)" |
             grep -vE 'sysdeps/|/libc\.so' |
             head -n 1 || true)
     if [[ "$frame" == *libhdf5* ]]; then
