@@ -186,9 +186,19 @@ void bind_robots_module(py::module_& parent) {
           "surface_z",
           [](const RobotsRun& r, double x, double y) { return r.sc.terrain->surface_z(x, y); },
           py::arg("x_W"), py::arg("y_W"), "The undisturbed terrain height [m] at (x, y).")
-      .def("prepare", &RobotsRun::prepare, py::call_guard<py::gil_scoped_release>(),
-           "Brings the terrain to its start (a particle bed settles under the robot held still); "
-           "returns what it did as JSON text. step() calls it first if it was not called.")
+      .def(
+          "prepare",
+          [](RobotsRun& r) {
+            std::string done;
+            {
+              py::gil_scoped_release unlocked;
+              done = r.prepare();
+            }
+            return py::module_::import("json").attr("loads")(done);
+          },
+          "Brings the terrain to its start (a particle bed settles under the robot held still) "
+          "and returns what it did as a dict (empty when there was nothing to do or it was "
+          "done). step() calls it first if it was not called.")
       .def("step", &RobotsRun::step, py::arg("n") = 1, py::call_guard<py::gil_scoped_release>(),
            "n tier steps: the scenario's drive schedule sets the actuators, then the coupled "
            "step (releases the GIL).");

@@ -61,7 +61,7 @@ Pose foot_frame(MujocoModel& robot, const CoupledLink& link, const ScenarioTable
 
 // Side view at the end: the terrain profile and each foot's outline in the x-z plane.
 RgbImage side_view(const wrench::WrenchSpaceTier& tier, std::span<const BodyMotion> end,
-                   const std::vector<CoupledLink>& links, const std::string& title) {
+                   const std::string& title) {
   PlotSpec plot;
   plot.title = title;
   plot.x_label = "x [m]";
@@ -72,10 +72,11 @@ RgbImage side_view(const wrench::WrenchSpaceTier& tier, std::span<const BodyMoti
   double lo = 1e300, hi = -1e300;
   for (std::size_t f = 0; f < end.size(); ++f) {
     const Pose X_WF = end[f].X_WB * tier.model().feet[f].X_BF;
-    const auto [length, radius] = foot_length_radius(links[f].shape).value();
+    const CoupledBody& body = tier.bodies()[f];
+    const auto [length, radius] = foot_length_radius(body.shape).value();
     const Vec3 p = X_WF.translation(), x = X_WF.linear().col(0), z = X_WF.linear().col(2);
     PlotSeries outline;
-    outline.name = fmt::format("foot '{}' at the end", links[f].name);
+    outline.name = fmt::format("foot '{}' at the end", body.name);
     const std::array<Vec3, 5> corners = {p - radius * x, p + radius * x,
                                          p + radius * x + length * z, p - radius * x + length * z,
                                          p - radius * x};
@@ -99,11 +100,8 @@ RgbImage side_view(const wrench::WrenchSpaceTier& tier, std::span<const BodyMoti
 
 class WrenchTerrain final : public RobotTerrain {
  public:
-  WrenchTerrain(wrench::WrenchDatabase database, wrench::WrenchTierModel model,
-                std::vector<CoupledLink> links)
-      : predictor_(std::move(database)),
-        tier_(predictor_, std::move(model)),
-        links_(std::move(links)) {}
+  WrenchTerrain(wrench::WrenchDatabase database, wrench::WrenchTierModel model)
+      : predictor_(std::move(database)), tier_(predictor_, std::move(model)) {}
 
   ContactTier& tier() override { return tier_; }
   nlohmann::json prepare(std::span<const BodyMotion>, const RunProgress&) override {
@@ -118,16 +116,16 @@ class WrenchTerrain final : public RobotTerrain {
   nlohmann::json finish(OutputDir& out, const std::string& title,
                         std::span<const BodyMotion> end) override {
     write_png(out.path("side_view.png"),
-              side_view(tier_, end, links_, title + ": side view at the end (x-z plane)"));
+              side_view(tier_, end, title + ": side view at the end (x-z plane)"));
     const wrench::WrenchTierState& s = tier_.state();
     nlohmann::json feet = nlohmann::json::object();
     for (std::size_t f = 0; f < s.feet.size(); ++f) {
       const wrench::FootContact& foot = s.feet[f];
       const Eigen::Vector3d w = wrench::planar_components(foot.wrench);
-      feet[links_[f].name] = {{"final_depth_m", foot.depth_m},
-                              {"final_tilt_rad", foot.tilt_rad},
-                              {"final_in_contact", foot.in_contact},
-                              {"final_wrench_W", {w[0], w[1], w[2]}}};
+      feet[tier_.bodies()[f].name] = {{"final_depth_m", foot.depth_m},
+                                      {"final_tilt_rad", foot.tilt_rad},
+                                      {"final_in_contact", foot.in_contact},
+                                      {"final_wrench_W", {w[0], w[1], w[2]}}};
     }
     return {{"terrain", "wrench"},
             {"database_medium", predictor_.database().medium.name},
@@ -140,7 +138,6 @@ class WrenchTerrain final : public RobotTerrain {
  private:
   wrench::WrenchSpaceModel predictor_;  // before tier_, which keeps a reference to it
   wrench::WrenchSpaceTier tier_;
-  std::vector<CoupledLink> links_;
 };
 
 }  // namespace
@@ -165,7 +162,7 @@ std::unique_ptr<RobotTerrain> read_wrench_terrain(const ScenarioTable& root, Rob
     model.feet.push_back(std::move(foot));
   }
   try {
-    return std::make_unique<WrenchTerrain>(std::move(db), std::move(model), robot.links);
+    return std::make_unique<WrenchTerrain>(std::move(db), std::move(model));
   } catch (const std::invalid_argument& e) {
     root.table("robot").fail("coupling", e.what());
   }

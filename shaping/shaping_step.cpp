@@ -168,11 +168,11 @@ ShapingStepReport step(const ShapingModel& model, ShapingState& state,
                        std::span<const BodyMotion> tools, ShapingWorkspace& work) {
   // Motions at the start of the step, as every tier takes them (core/contact_tier.hpp); the
   // sand is pushed where the tools are at its end, moving with their twists.
-  std::vector<BodyMotion> at_end;
-  at_end.reserve(tools.size());
-  for (const BodyMotion& m : tools)
-    at_end.push_back({advanced(m.X_WB, m.V_WB, model.time_step_s), m.V_WB});
-  return step_to(model, state, at_end, work);
+  work.tools_at_end.clear();
+  for (const BodyMotion& m : tools) {
+    work.tools_at_end.push_back({advanced(m.X_WB, m.V_WB, model.time_step_s), m.V_WB});
+  }
+  return step_to(model, state, work.tools_at_end, work);
 }
 
 double sand_volume_m3(const HeightmapModel& model, const HeightmapState& state) {

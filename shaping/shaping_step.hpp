@@ -43,6 +43,7 @@ struct ShapingState {
 struct ShapingWorkspace {
   PushWorkspace push;
   std::vector<double> erosion_scratch;
+  std::vector<BodyMotion> tools_at_end;  ///< per tool: its motion at the step's end
 };
 
 struct ShapingStepReport {

@@ -321,6 +321,7 @@ def test_a_robots_scenario_loads_steps_from_python_and_restores_bit_for_bit(tmp_
     run = talus.robots.load(SCENARIOS / "robots" / "wheel_rig_scm.toml")
     assert run.name == "wheel_rig_scm" and run.terrain == "scm" and run.steps == 3000
     assert [l.name for l in run.links] == ["wheel"] and isinstance(run.tier, talus.ContactTier)
+    assert run.prepare() == {}  # SCM soil has nothing to settle
     run.step(400)  # lands, then the drive schedule turns the wheel from 0.3 s
     assert run.sim.time_s == pytest.approx(0.4)
     assert run.sim.wrenches[0].f_W[2] > 100.0  # the soil carries the wheel

@@ -131,7 +131,7 @@ def train(config: DqnConfig, out_dir, progress=None):
     ended = np.zeros(config.num_envs, bool)  # the next step of these is an autoreset
     ep_return = np.zeros(config.num_envs)
     ep_length = np.zeros(config.num_envs, np.int64)
-    env_steps, updates, losses = 0, 0, []
+    env_steps, vector_steps, updates, losses = 0, 0, 0, []
     start = time.perf_counter()
     while env_steps < config.total_env_steps:
         eps = epsilon_at(config, env_steps)
@@ -153,6 +153,7 @@ def train(config: DqnConfig, out_dir, progress=None):
                     epsilon=round(eps, 4), loss=round(losses[-1], 6) if losses else "")
             ep_return[i], ep_length[i] = 0.0, 0
         obs = next_obs
+        vector_steps += 1
         if env_steps >= config.learning_starts:
             loss = td_loss(online, target, memory.sample(config.batch_size), config.gamma)
             optimiser.zero_grad()
@@ -162,7 +163,7 @@ def train(config: DqnConfig, out_dir, progress=None):
             updates += 1
             if updates % config.target_every == 0:
                 target.load_state_dict(online.state_dict())
-        if progress and (env_steps // config.num_envs) % 500 == 0:
+        if progress and vector_steps % 500 == 0:
             progress(env_steps, config.total_env_steps, len(log.rows))
     wall = time.perf_counter() - start
     log.close()
