@@ -1,6 +1,7 @@
 """Environment steps per second through Python (talus.envs), as a learner sees them: one
 ShapingTrench-v0 stepped in a loop, and make_vec of 1024 instances on 1 and 2 threads (the
-observation batch copied out every step, as returned). Prints the CPU model and the median of 3
+observation batch copied out every step, as returned); ShapingStrokes-v0 (32 x 32, letters, random
+strokes) alone and as make_vec of 64 on 1 and 2 threads. Prints the CPU model and the median of 3
 runs of each. Run by `make bench` after the C++ benchmarks (which time the C++ step alone).
 
     PYTHONPATH=build/python /usr/bin/python3 bench/bench_envs.py
@@ -44,6 +45,28 @@ def vector_env_rate(threads, num_envs=1024, steps=300):
     return steps * num_envs / (time.perf_counter() - start)
 
 
+def strokes_rate(threads, num_envs=64, steps=20):
+    """Strokes per second of ShapingStrokes-v0: one env (threads None) or make_vec."""
+    rng = np.random.default_rng(0)
+    if threads is None:
+        env = E.make("ShapingStrokes-v0")
+        env.reset(seed=0)
+        actions = rng.uniform(-1, 1, (steps * 8, 4))
+        start = time.perf_counter()
+        for a in actions:
+            _, _, terminated, truncated, _ = env.step(a)
+            if terminated or truncated:
+                env.reset()
+        return len(actions) / (time.perf_counter() - start)
+    vec = E.make_vec("ShapingStrokes-v0", num_envs, threads=threads)
+    vec.reset(seed=0)
+    actions = rng.uniform(-1, 1, (steps, num_envs, 4))
+    start = time.perf_counter()
+    for k in range(steps):
+        vec.step(actions[k])
+    return steps * num_envs / (time.perf_counter() - start)
+
+
 def main():
     print(f"talus.envs through Python on {cpu_model()} (median of 3 runs, env steps per second)")
     rows = [("ShapingTrench-v0, one env", single_env_rate)]
@@ -52,6 +75,12 @@ def main():
     for name, run in rows:
         rates = [run() for _ in range(3)]
         print(f"  {name:52s} {statistics.median(rates) / 1e6:8.3f} M/s")
+    strokes = [("ShapingStrokes-v0 32 x 32, one env", lambda: strokes_rate(None))]
+    strokes += [(f"ShapingStrokes-v0 32 x 32, make_vec 64 envs, {t} thread{'s' * (t > 1)}",
+                 lambda t=t: strokes_rate(t)) for t in (1, 2)]
+    for name, run in strokes:
+        rates = [run() for _ in range(3)]
+        print(f"  {name:52s} {statistics.median(rates):8.0f} strokes/s")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl/filesystem.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -19,6 +20,18 @@
 namespace talus::python {
 
 namespace py = pybind11;
+
+// The data of a caller's array after checking its shape (`what` names it in the error): the
+// batch environments write observations and results into arrays the caller owns.
+template <class T>
+T* checked(py::array_t<T, py::array::c_style>& a, std::vector<py::ssize_t> shape,
+           const char* what) {
+  if (a.ndim() != static_cast<py::ssize_t>(shape.size()) ||
+      !std::equal(shape.begin(), shape.end(), a.shape())) {
+    throw std::invalid_argument(std::string(what) + ": wrong shape for this batch");
+  }
+  return a.mutable_data();
+}
 
 // A (rows, cols) numpy view of a vector owned by `owner`; the view keeps the owner alive. Only for
 // vectors that keep their buffer for the owner's life (a heightmap's: its size is the grid's, and

@@ -302,16 +302,6 @@ py::array_t<std::uint8_t> map_array(const BinaryMap& m) {
 
 // ShapingTrench-v0's episodes drawn and stepped in C++ (shaping/trench_env_batch.hpp): the single
 // environment is a batch of one, make_vec's a batch of N.
-template <class T>
-T* checked(py::array_t<T, py::array::c_style>& a, std::vector<py::ssize_t> shape,
-           const char* what) {
-  if (a.ndim() != static_cast<py::ssize_t>(shape.size()) ||
-      !std::equal(shape.begin(), shape.end(), a.shape())) {
-    throw std::invalid_argument(std::string(what) + ": wrong shape for this batch");
-  }
-  return a.mutable_data();
-}
-
 void bind_trench_batch(py::module_& m) {
   py::class_<TrenchGoalSource>(m, "TrenchGoalSource",
                                "Where ShapingTrench-v0's episodes draw their goals from.")
@@ -462,6 +452,8 @@ void bind_scenario(py::module_& m) {
 
 }  // namespace
 
+void bind_stroke_env(py::module_& m);  // python/bind_stroke_env.cpp
+
 void bind_shaping(py::module_& parent) {
   py::module_ m = parent.def_submodule("shaping", "The sand-shaping tier (paper 003).");
   bind_heightmap(m);
@@ -469,6 +461,7 @@ void bind_shaping(py::module_& parent) {
   bind_primitives(m);
   bind_planner(m);
   bind_trench_batch(m);
+  bind_stroke_env(m);
   bind_scenario(m);
 }
 

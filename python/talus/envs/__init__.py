@@ -55,7 +55,10 @@ def make_vec(env_id, num_envs, threads=None, **options):
 
 
 from .shaping_trench import ShapingTrenchEnv  # noqa: E402
-from .vector import ShapingTrenchVectorEnv  # noqa: E402
+from .shaping_strokes import ShapingStrokesEnv  # noqa: E402
+from .vector import ShapingStrokesVectorEnv, ShapingTrenchVectorEnv  # noqa: E402
 
 register("ShapingTrench-v0", ShapingTrenchEnv, max_episode_steps=100)
-_VECTOR = {"ShapingTrench-v0": ShapingTrenchVectorEnv}
+register("ShapingStrokes-v0", ShapingStrokesEnv)
+_VECTOR = {"ShapingTrench-v0": ShapingTrenchVectorEnv,
+           "ShapingStrokes-v0": ShapingStrokesVectorEnv}

@@ -47,3 +47,47 @@ def _outline(image, goal, cell_px):
         for dy, dx in ((-shift, 0), (shift, 0), (0, -shift), (0, shift)):
             edge |= inside & ~padded[width + dy:width + dy + h, width + dx:width + dx + w]
     image[edge] = GOAL_EDGE
+
+
+PILE = np.array([246, 232, 196], dtype=np.float64)
+
+
+def render_stroke_bed(sand, goal, bed, stroke=None, cell_px=8):
+    """H x W x 3 uint8 picture (cells * cell_px square) of a ShapingStrokes-v0 bed: `sand` and
+    `goal` heightmaps [m] indexed [j, i] (drawn with y up), coloured by height against the flat
+    bed (trenches brown, piles pale) and hill-shaded (light from the upper left); the goal's
+    trenches (deeper than half the trench depth) outlined in red; `stroke` (x0, y0, x1, y1) in bed
+    cells, the last stroke, drawn as a blue line ending at the blade."""
+    h = np.asarray(sand, dtype=np.float64)[::-1]
+    goal = np.asarray(goal, dtype=np.float64)[::-1]
+    relief = (h - bed.sand_height_m) / bed.trench_depth_m  # -1 on the trench floor
+    dug = np.clip(-relief, 0.0, 1.0)[..., None]
+    piled = np.clip(relief / 2.0, 0.0, 1.0)[..., None]
+    colour = (SAND * (1.0 - dug) + TRENCH * dug) * (1.0 - piled) + PILE * piled
+    # A surface faces the upper-left light where it rises towards the lower right (rows grow
+    # downwards): shade by the slope along columns plus along rows, in height per cell.
+    d_row, d_col = np.gradient(h / bed.cell_size_m)
+    shade = np.clip(1.0 + 1.5 * (d_col + d_row), 0.45, 1.35)[..., None]
+    block = np.ones((cell_px, cell_px, 1))
+    image = np.clip(np.kron(colour * shade, block), 0, 255).astype(np.uint8)
+    _outline(image, goal < bed.sand_height_m - 0.5 * bed.trench_depth_m, cell_px)
+    if stroke is not None:
+        _draw_stroke(image, stroke, h.shape[0], cell_px)
+    return image
+
+
+def _draw_stroke(image, stroke, cells, cell_px):
+    """The stroke as a blue line (a third of a cell wide) with the blade, a square of half a cell,
+    at its end."""
+    x0, y0, x1, y1 = (float(v) for v in stroke)
+    # Bed cell (u, v) is centred at pixel ((u + 0.5) * cell_px, (cells - 0.5 - v) * cell_px).
+    a = np.array([(x0 + 0.5) * cell_px, (cells - 0.5 - y0) * cell_px])
+    b = np.array([(x1 + 0.5) * cell_px, (cells - 0.5 - y1) * cell_px])
+    rows, cols = np.mgrid[0:image.shape[0], 0:image.shape[1]]
+    p = np.stack([cols + 0.5, rows + 0.5], axis=-1)
+    ab = b - a
+    t = np.clip(((p - a) @ ab) / max(float(ab @ ab), 1e-12), 0.0, 1.0)
+    distance = np.linalg.norm(p - (a + t[..., None] * ab), axis=-1)
+    image[distance <= max(1.0, cell_px / 6)] = BLADE
+    half = max(1.0, cell_px / 4)
+    image[(np.abs(p[..., 0] - b[0]) <= half) & (np.abs(p[..., 1] - b[1]) <= half)] = BLADE

@@ -9,20 +9,20 @@ import os
 
 import numpy as np
 
+from .shaping_strokes import _StrokeGame, _checked_action
 from .shaping_trench import _TrenchGame
-from .spaces import Box, Discrete, MultiDiscrete
+from .spaces import Box, Dict, Discrete, MultiDiscrete
 from ._spaces import _generator
 
 
-class ShapingTrenchVectorEnv:
-    """`num_envs` ShapingTrench-v0 environments (same options as the single one, render aside).
-    reset(seed=s) seeds instance i with s + i, as Gymnasium's vector environments do, so instance
-    i replays ShapingTrench-v0 reset with seed s + i, bit for bit."""
+class _BatchVectorEnv:
+    """What the vector environments share: the instance and thread counts, np_random, the seeds
+    of a reset (an int s gives instance i the seed s + i, as Gymnasium's vector environments
+    do), close and unwrapped."""
 
     metadata = {"autoreset_mode": "NextStep", "render_modes": []}
 
-    def __init__(self, num_envs, threads=None, goals="letters", step_cost=0.05,
-                 max_episode_steps=100, random_goal_cells=(4, 20)):
+    def __init__(self, num_envs, threads):
         if not (isinstance(num_envs, (int, np.integer)) and num_envs >= 1):
             raise ValueError(f"num_envs: expected an int >= 1, got {num_envs!r}")
         if threads is None:
@@ -30,13 +30,6 @@ class ShapingTrenchVectorEnv:
         if not (isinstance(threads, (int, np.integer)) and threads >= 1):
             raise ValueError(f"threads: expected an int >= 1 or None, got {threads!r}")
         self.num_envs, self.threads = int(num_envs), int(threads)
-        self._game = _TrenchGame(goals, step_cost, max_episode_steps, random_goal_cells,
-                                 self.num_envs)
-        rows, cols = self._game.rows, self._game.cols
-        self.single_observation_space = Box(0.0, 1.0, (3, rows, cols), np.float32)
-        self.single_action_space = Discrete(4)
-        self.observation_space = Box(0.0, 1.0, (self.num_envs, 3, rows, cols), np.float32)
-        self.action_space = MultiDiscrete(np.full(self.num_envs, 4))
         self._np_random = None
         self._started = False
 
@@ -45,6 +38,42 @@ class ShapingTrenchVectorEnv:
         if self._np_random is None:
             self._np_random, _ = _generator(None)
         return self._np_random
+
+    def _seeds(self, seed):
+        """The per-instance seeds (uint64) of reset(seed=...)."""
+        if seed is None:
+            return self.np_random.integers(2**63, size=self.num_envs, dtype=np.uint64)
+        if isinstance(seed, (int, np.integer)):
+            self._np_random, _ = _generator(int(seed))
+            return int(seed) + np.arange(self.num_envs, dtype=np.uint64)
+        seeds = np.asarray(seed, dtype=np.uint64)
+        if seeds.shape != (self.num_envs,):
+            raise ValueError(f"seed: expected an int or {self.num_envs} ints, got {seed!r}")
+        return np.ascontiguousarray(seeds)
+
+    def close(self):
+        pass
+
+    @property
+    def unwrapped(self):
+        return self
+
+
+class ShapingTrenchVectorEnv(_BatchVectorEnv):
+    """`num_envs` ShapingTrench-v0 environments (same options as the single one, render aside).
+    reset(seed=s) seeds instance i with s + i, as Gymnasium's vector environments do, so instance
+    i replays ShapingTrench-v0 reset with seed s + i, bit for bit."""
+
+    def __init__(self, num_envs, threads=None, goals="letters", step_cost=0.05,
+                 max_episode_steps=100, random_goal_cells=(4, 20)):
+        super().__init__(num_envs, threads)
+        self._game = _TrenchGame(goals, step_cost, max_episode_steps, random_goal_cells,
+                                 self.num_envs)
+        rows, cols = self._game.rows, self._game.cols
+        self.single_observation_space = Box(0.0, 1.0, (3, rows, cols), np.float32)
+        self.single_action_space = Discrete(4)
+        self.observation_space = Box(0.0, 1.0, (self.num_envs, 3, rows, cols), np.float32)
+        self.action_space = MultiDiscrete(np.full(self.num_envs, 4))
 
     def reset(self, *, seed=None, options=None):
         """(observations (num_envs, 3, rows, cols), infos: dict of per-instance arrays). seed: an
@@ -58,17 +87,7 @@ class ShapingTrenchVectorEnv:
             for i in range(self.num_envs):
                 g.batch.redraw(i, g.obs[i])
         else:
-            if seed is None:
-                seeds = self.np_random.integers(2**63, size=self.num_envs, dtype=np.uint64)
-            elif isinstance(seed, (int, np.integer)):
-                self._np_random, _ = _generator(int(seed))
-                seeds = int(seed) + np.arange(self.num_envs, dtype=np.uint64)
-            else:
-                seeds = np.asarray(seed, dtype=np.uint64)
-                if seeds.shape != (self.num_envs,):
-                    raise ValueError(f"seed: expected an int or {self.num_envs} ints, got "
-                                     f"{seed!r}")
-            g.batch.reset(np.ascontiguousarray(seeds, dtype=np.uint64), g.obs)
+            g.batch.reset(self._seeds(seed), g.obs)
         g.custom = ["custom"] * self.num_envs
         self._started = True
         return g.obs.copy(), self._infos()
@@ -93,9 +112,72 @@ class ShapingTrenchVectorEnv:
         infos["success"] = infos["l1_to_goal"] == 0
         return infos
 
-    def close(self):
-        pass
 
-    @property
-    def unwrapped(self):
-        return self
+class ShapingStrokesVectorEnv(_BatchVectorEnv):
+    """`num_envs` ShapingStrokes-v0 environments (same options as the single one, render aside),
+    stepped in one C++ call on `threads` threads. Observations are a dict of batches
+    (num_envs, cells, cells); infos a dict of per-instance arrays, with
+    `previous_achieved_goal` (num_envs, cells, cells) for compute_reward."""
+
+    def __init__(self, num_envs, threads=None, **options):
+        super().__init__(num_envs, threads)
+        self._game = _StrokeGame(self.num_envs, **options)
+        self.bed = self._game.bed
+        self.single_observation_space = self._game.single_observation_space()
+        self.single_action_space = Box(-1.0, 1.0, (4,), np.float32)
+        c = self.bed.cells
+        box = self.single_observation_space["observation"]
+        batch = Box(float(box.low.min()), float(box.high.max()), (self.num_envs, c, c),
+                    np.float32)
+        self.observation_space = Dict({"observation": batch, "achieved_goal": batch,
+                                       "desired_goal": batch})
+        self.action_space = Box(-1.0, 1.0, (self.num_envs, 4), np.float32)
+        self._previous = np.zeros_like(self._game.achieved)
+
+    def reset(self, *, seed=None, options=None):
+        """(observations: dict of (num_envs, cells, cells), infos). seed as ShapingTrench-v0's
+        vector environment takes it."""
+        if options:
+            raise ValueError("options: the vector environment takes none (reset one instance "
+                             "through a single ShapingStrokes-v0 instead)")
+        g = self._game
+        if seed is None and self._started:
+            for i in range(self.num_envs):
+                g.batch.redraw(i, g.achieved[i], g.desired[i])
+        else:
+            g.batch.reset(self._seeds(seed), g.achieved, g.desired)
+        g.names = [None] * self.num_envs
+        self._previous[:] = g.achieved
+        self._started = True
+        return self._observations(), self._infos()
+
+    def step(self, actions):
+        """(observations, rewards, terminations, truncations, infos); actions (num_envs, 4)."""
+        if not self._started:
+            raise RuntimeError("ShapingStrokes-v0 vector env: step() before reset()")
+        g = self._game
+        g.actions[:] = _checked_action(actions, self.action_space, (self.num_envs, 4))
+        self._previous[:] = g.achieved
+        g.step(self.threads)
+        return (self._observations(), g.rewards.copy(), g.terminated.copy(), g.truncated.copy(),
+                self._infos())
+
+    def compute_reward(self, achieved_goal, desired_goal, info):
+        """ShapingStrokes-v0's compute_reward (the same for every instance)."""
+        return self._game.compute_reward(achieved_goal, desired_goal, info)
+
+    def goal_strokes(self, i):
+        """Instance i's goal strokes, rows (x0, y0, x1, y1) in bed cells."""
+        return self._game.batch.goal_of(i).strokes
+
+    def _observations(self):
+        g = self._game
+        return {"observation": g.achieved.copy(), "achieved_goal": g.achieved.copy(),
+                "desired_goal": g.desired.copy()}
+
+    def _infos(self):
+        g = self._game
+        infos = g.batch.info()
+        infos["is_success"] = infos["l1_fraction"] <= g.success_fraction
+        infos["previous_achieved_goal"] = self._previous.copy()
+        return infos
