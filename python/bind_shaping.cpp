@@ -303,6 +303,33 @@ py::array_t<std::uint8_t> map_array(const BinaryMap& m) {
 // ShapingTrench-v0's episodes drawn and stepped in C++ (shaping/trench_env_batch.hpp): the single
 // environment is a batch of one, make_vec's a batch of N.
 void bind_trench_batch(py::module_& m) {
+  py::class_<TrenchHeightmapBed>(m, "TrenchHeightmapBed",
+                                 "The sand bed of ShapingTrench-v0's heightmap backend.")
+      .def(py::init([](int cells_per_map_cell, double cell_size_m, int margin_cells,
+                       double sand_height_m, double trench_depth_m, double blade_thickness_m,
+                       double repose_angle_rad) {
+             TrenchHeightmapBed b;
+             b.cells_per_map_cell = cells_per_map_cell;
+             b.cell_size_m = cell_size_m;
+             b.margin_cells = margin_cells;
+             b.sand_height_m = sand_height_m;
+             b.trench_depth_m = trench_depth_m;
+             b.blade_thickness_m = blade_thickness_m;
+             b.repose_angle_rad = repose_angle_rad;
+             validate(b);
+             return b;
+           }),
+           py::arg("cells_per_map_cell") = 4, py::arg("cell_size_m") = 0.01,
+           py::arg("margin_cells") = 2, py::arg("sand_height_m") = 0.05,
+           py::arg("trench_depth_m") = 0.006, py::arg("blade_thickness_m") = 0.015,
+           py::arg("repose_angle_rad") = TrenchHeightmapBed{}.repose_angle_rad)
+      .def_readonly("cells_per_map_cell", &TrenchHeightmapBed::cells_per_map_cell)
+      .def_readonly("cell_size_m", &TrenchHeightmapBed::cell_size_m)
+      .def_readonly("margin_cells", &TrenchHeightmapBed::margin_cells)
+      .def_readonly("sand_height_m", &TrenchHeightmapBed::sand_height_m)
+      .def_readonly("trench_depth_m", &TrenchHeightmapBed::trench_depth_m)
+      .def_readonly("blade_thickness_m", &TrenchHeightmapBed::blade_thickness_m)
+      .def_readonly("repose_angle_rad", &TrenchHeightmapBed::repose_angle_rad);
   py::class_<TrenchGoalSource>(m, "TrenchGoalSource",
                                "Where ShapingTrench-v0's episodes draw their goals from.")
       .def_static(
@@ -324,13 +351,31 @@ void bind_trench_batch(py::module_& m) {
   py::class_<TrenchEnvBatch>(m, "TrenchEnvBatch",
                              "num_envs trench environments stepped in one call (next-step "
                              "autoreset); arrays are written in place.")
-      .def(py::init(
-               [](TrenchGoalSource source, double step_cost, int max_episode_steps, int num_envs) {
-                 return TrenchEnvBatch(std::move(source),
-                                       TrenchEnvRules{step_cost, max_episode_steps}, num_envs);
-               }),
+      .def(py::init([](TrenchGoalSource source, double step_cost, int max_episode_steps,
+                       int num_envs, std::optional<TrenchHeightmapBed> heightmap) {
+             return TrenchEnvBatch(std::move(source),
+                                   TrenchEnvRules{step_cost, max_episode_steps, heightmap},
+                                   num_envs);
+           }),
            py::arg("source"), py::arg("step_cost"), py::arg("max_episode_steps"),
-           py::arg("num_envs"))
+           py::arg("num_envs"), py::arg("heightmap") = std::nullopt,
+           "heightmap: a TrenchHeightmapBed for the heightmap backend, None for the binary map.")
+      .def(
+          "sand_of",
+          [](const TrenchEnvBatch& b, int i) {
+            if (i < 0 || i >= b.num_envs()) throw std::invalid_argument("sand_of: no such env");
+            const TrenchHeightmapModel* model = b.heightmap();
+            if (model == nullptr)
+              throw std::invalid_argument("sand_of: the binary backend has no sand");
+            const HeightmapModel& hm = model->sim.heightmap;
+            py::array_t<double> out({hm.ny, hm.nx});
+            const std::vector<double>& h = b.slot(i).sand.sim.heightmap.height_m;
+            std::copy(h.begin(), h.end(), out.mutable_data());
+            return out;
+          },
+          py::arg("index"),
+          "The heightmap backend's sand heights [m] of environment `index`, (ny, nx) indexed "
+          "[j, i].")
       .def_property_readonly("num_envs", &TrenchEnvBatch::num_envs)
       .def(
           "reset",

@@ -47,8 +47,9 @@ TrenchEnvState trench_env_reset(const BinaryMap& goal, GridCell start) {
   return s;
 }
 
-TrenchEnvStep trench_env_step(const BinaryMap& goal, TrenchEnvState& s, TrenchAction action) {
-  GridCell next = s.blade;
+std::optional<GridCell> trench_move_target(const BinaryMap& goal, GridCell from,
+                                           TrenchAction action) {
+  GridCell next = from;
   switch (action) {
     case TrenchAction::Up:
       --next.row;
@@ -63,13 +64,21 @@ TrenchEnvStep trench_env_step(const BinaryMap& goal, TrenchEnvState& s, TrenchAc
       ++next.col;
       break;
   }
+  if (next.row < 0 || next.row >= goal.rows || next.col < 0 || next.col >= goal.cols) {
+    return std::nullopt;
+  }
+  return next;
+}
+
+TrenchEnvStep trench_env_step(const BinaryMap& goal, TrenchEnvState& s, TrenchAction action) {
   TrenchEnvStep out;
   ++s.steps;
-  if (next.row < 0 || next.row >= goal.rows || next.col < 0 || next.col >= goal.cols) {
+  const std::optional<GridCell> next = trench_move_target(goal, s.blade, action);
+  if (!next) {
     out.moved = false;
   } else {
-    s.blade = next;
-    const int change = dig(goal, s, next);
+    s.blade = *next;
+    const int change = dig(goal, s, *next);
     s.l1_to_goal += change;
     out.l1_decrease = -change;
   }

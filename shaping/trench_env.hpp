@@ -7,6 +7,8 @@
 // cell dug), 0 (a cell dug before, or a move off the map, which leaves the blade in place) or -1 (a
 // cell outside the goal dug: the goal can no longer be reached).
 
+#include <optional>
+
 #include "shaping/trench_planner.hpp"
 
 namespace talus::shaping {
@@ -30,6 +32,10 @@ struct TrenchEnvStep {
 /// Lowers the blade at `start` on an undug map of the goal's size. Throws std::invalid_argument
 /// for an empty goal, a cells vector of the wrong size, or a start outside the map.
 TrenchEnvState trench_env_reset(const BinaryMap& goal, GridCell start);
+
+/// The cell a move from `from` leads to, or nullopt when it would leave the goal's map.
+std::optional<GridCell> trench_move_target(const BinaryMap& goal, GridCell from,
+                                           TrenchAction action);
 
 /// One move of the blade. Assumes `state` came from trench_env_reset with this goal.
 TrenchEnvStep trench_env_step(const BinaryMap& goal, TrenchEnvState& state, TrenchAction action);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <exception>
 #include <stdexcept>
 
 namespace talus::shaping {
@@ -116,6 +117,13 @@ TrenchEnvBatch::TrenchEnvBatch(TrenchGoalSource source, TrenchEnvRules rules, in
     : source_(std::move(source)), rules_(rules), rows_(source_.rows), cols_(source_.cols) {
   if (num_envs < 1) throw std::invalid_argument("trench env batch: num_envs must be >= 1");
   slots_.resize(static_cast<std::size_t>(num_envs));
+  if (rules_.heightmap) heightmap_ = make_trench_heightmap_model(*rules_.heightmap, rows_, cols_);
+}
+
+void TrenchEnvBatch::start(TrenchEnvSlot& s) {
+  s.state = heightmap_ ? trench_env_reset(s.draw.goal, s.draw.start, *heightmap_, s.sand, s.work)
+                       : trench_env_reset(s.draw.goal, s.draw.start);
+  s.ended = false;
 }
 
 void TrenchEnvBatch::reset(std::span<const std::uint64_t> seeds, float* observations) {
@@ -134,8 +142,7 @@ void TrenchEnvBatch::reset(std::span<const std::uint64_t> seeds, float* observat
 void TrenchEnvBatch::redraw(int i, float* observation) {
   TrenchEnvSlot& s = slots_.at(static_cast<std::size_t>(i));
   s.draw = draw_trench_episode(source_, s.rng);
-  s.state = trench_env_reset(s.draw.goal, s.draw.start);
-  s.ended = false;
+  start(s);
   write_trench_observation(s.draw, s.state, observation);
 }
 
@@ -145,9 +152,9 @@ void TrenchEnvBatch::set_episode(int i, TrenchDraw draw, float* observation) {
                                             draw.goal.rows, draw.goal.cols, rows_, cols_));
   }
   TrenchEnvSlot& s = slots_.at(static_cast<std::size_t>(i));
-  s.state = trench_env_reset(draw.goal, draw.start);
+  (void)trench_env_reset(draw.goal, draw.start);  // checks the goal and start before any change
   s.draw = std::move(draw);
-  s.ended = false;
+  start(s);
   write_trench_observation(s.draw, s.state, observation);
 }
 
@@ -160,7 +167,10 @@ void TrenchEnvBatch::step_one(std::size_t i, std::uint8_t action, float* observa
     terminated = truncated = 0;
     return;
   }
-  const TrenchEnvStep r = trench_env_step(s.draw.goal, s.state, static_cast<TrenchAction>(action));
+  const auto move = static_cast<TrenchAction>(action);
+  const TrenchEnvStep r =
+      heightmap_ ? trench_env_step(s.draw.goal, s.state, move, *heightmap_, s.sand, s.work)
+                 : trench_env_step(s.draw.goal, s.state, move);
   reward = static_cast<double>(r.l1_decrease) - rules_.step_cost;
   terminated = r.reached ? 1 : 0;
   truncated = !r.reached && s.state.steps >= rules_.max_episode_steps ? 1 : 0;
@@ -178,10 +188,22 @@ void TrenchEnvBatch::step(std::span<const std::uint8_t> actions, float* observat
   const std::size_t obs_size =
       3 * static_cast<std::size_t>(rows_) * static_cast<std::size_t>(cols_);
   const long n = static_cast<long>(slots_.size());
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && n >= 64)
+  // A binary step takes nanoseconds (threads pay off from 64 environments on), a heightmap step
+  // a fraction of a millisecond. An exception must not leave the OpenMP region: the first
+  // environment's (a height gone NaN, named by the tier) is rethrown after the loop.
+  const bool parallel = threads > 1 && (n >= 64 || (heightmap_ && n > 1));
+  std::vector<std::exception_ptr> failures(slots_.size());
+#pragma omp parallel for schedule(dynamic) num_threads(threads) if (parallel)
   for (long i = 0; i < n; ++i) {
     const auto k = static_cast<std::size_t>(i);
-    step_one(k, actions[k], observations + k * obs_size, rewards[k], terminated[k], truncated[k]);
+    try {
+      step_one(k, actions[k], observations + k * obs_size, rewards[k], terminated[k], truncated[k]);
+    } catch (...) {
+      failures[k] = std::current_exception();
+    }
+  }
+  for (const std::exception_ptr& f : failures) {
+    if (f) std::rethrow_exception(f);
   }
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "shaping/trench_env.hpp"
+#include "shaping/trench_heightmap.hpp"
 
 namespace talus::shaping {
 
@@ -56,6 +57,9 @@ TrenchDraw draw_trench_episode(const TrenchGoalSource& source, TrenchRng& rng);
 struct TrenchEnvRules {
   double step_cost = 0.05;
   int max_episode_steps = 100;
+  /// The backend: the paper's binary map (none) or the blade pushed through sand on this bed
+  /// (trench_heightmap.hpp).
+  std::optional<TrenchHeightmapBed> heightmap;
 };
 
 /// One environment of a batch.
@@ -63,7 +67,9 @@ struct TrenchEnvSlot {
   TrenchRng rng;
   TrenchDraw draw;
   TrenchEnvState state;
-  bool ended = false;  ///< terminated or truncated at the last step: reset at the next one
+  bool ended = false;         ///< terminated or truncated at the last step: reset at the next one
+  TrenchHeightmapState sand;  ///< the heightmap backend's bed (unused on the binary map)
+  ShapingWorkspace work;      ///< its step's scratch memory (one per environment: threads)
 };
 
 /// Writes an environment's observation (3 x rows x cols floats: dug map, goal, blade one-hot).
@@ -95,6 +101,8 @@ class TrenchEnvBatch {
   void set_episode(int i, TrenchDraw draw, float* observation);
 
   int num_envs() const { return static_cast<int>(slots_.size()); }
+  /// The heightmap backend's model, or nullptr on the binary map.
+  const TrenchHeightmapModel* heightmap() const { return heightmap_ ? &*heightmap_ : nullptr; }
   int rows() const { return rows_; }
   int cols() const { return cols_; }
   const TrenchEnvSlot& slot(int i) const { return slots_[static_cast<std::size_t>(i)]; }
@@ -104,7 +112,10 @@ class TrenchEnvBatch {
                 std::uint8_t& terminated, std::uint8_t& truncated);
 
   TrenchGoalSource source_;
+  void start(TrenchEnvSlot& s);
+
   TrenchEnvRules rules_;
+  std::optional<TrenchHeightmapModel> heightmap_;
   int rows_ = 0, cols_ = 0;
   std::vector<TrenchEnvSlot> slots_;
 };

@@ -107,7 +107,7 @@ TEST(TrenchEnvBatch, RandomGoalsAreSingleStrokesWithTheirOptimalLength) {
 // Next-step autoreset: the step after an episode ends draws a new one and reports nothing else.
 TEST(TrenchEnvBatch, AnEndedEpisodeIsResetAtTheNextStep) {
   TrenchGoalSource source = TrenchGoalSource::of_maps({BinaryMap::from_rows({"##", ".."})});
-  TrenchEnvBatch batch(source, TrenchEnvRules{0.0, 100}, 1);
+  TrenchEnvBatch batch(source, TrenchEnvRules{0.0, 100, std::nullopt}, 1);
   std::vector<float> obs(3 * 4);
   const std::uint64_t seed = 1;
   batch.reset({&seed, 1}, obs.data());

@@ -296,3 +296,48 @@ def test_the_vector_env_keeps_its_spaces_and_refuses_bad_actions():
             vec.step(bad)
     with pytest.raises(ValueError, match="no vector form"):
         E.make_vec("Nothing-v0", 2)
+
+
+def test_the_heightmap_backend_keeps_the_contract_and_digs_through_sand():
+    """backend="heightmap": the same spaces and episodes, the blade pushed through sand by the
+    shaping tier; L's A* stroke digs it (no backtracking: nothing falls back), the reward sums to
+    the L1 decrease less the step costs, and the picture is the sand."""
+    env = E.make("ShapingTrench-v0", backend="heightmap", render_mode="rgb_array", cell_px=16)
+    obs, info = env.reset(seed=0, options={"goal": "L"})
+    assert obs in env.observation_space and info["steps"] == 0
+    plan = talus.shaping.plan_single_stroke_trench(
+        talus.shaping.letter_map("L"), start=talus.shaping.GridCell(*info["start"]))
+    total, cells = 0.0, int(obs[1].sum())
+    for name in plan.actions:
+        obs, reward, terminated, truncated, info = env.step(ACTION[name])
+        assert obs in env.observation_space
+        total += reward
+    assert terminated and info["success"] and np.array_equal(obs[0], obs[1])
+    assert total == pytest.approx(cells - 1 - 0.05 * plan.steps)
+    frame = env.render()
+    assert frame.shape == (32 * 4, 32 * 4, 3) and frame.dtype == np.uint8
+    brown = frame[..., 0] < 180  # trench floor and shaded walls
+    assert brown.sum() > 500
+    sand = env._game.batch.sand_of(0)
+    assert sand.shape == (32, 32) and sand.min() < 0.05 - 0.005 and sand.max() > 0.05
+    # The vector form steps the same sand.
+    vec = E.make_vec("ShapingTrench-v0", 2, threads=2, backend="heightmap")
+    vobs, _ = vec.reset(seed=0)
+    single = E.make("ShapingTrench-v0", backend="heightmap")
+    sobs, _ = single.reset(seed=0)
+    assert np.array_equal(vobs[0], sobs)
+    for a in (0, 1, 2, 3, 3):
+        vobs, *_ = vec.step(np.array([a, a]))
+        sobs, *_ = single.step(a)
+        assert np.array_equal(vobs[0], sobs)
+
+
+def test_a_bad_backend_or_bed_is_refused():
+    with pytest.raises(ValueError, match="backend: expected 'binary' or 'heightmap'"):
+        E.make("ShapingTrench-v0", backend="particles")
+    with pytest.raises(ValueError, match="unknown keys \\['depth'\\]"):
+        E.make("ShapingTrench-v0", backend="heightmap", bed={"depth": 0.01})
+    with pytest.raises(ValueError, match="trench_depth_m"):
+        E.make("ShapingTrench-v0", backend="heightmap", bed={"trench_depth_m": 0.5})
+    with pytest.raises(ValueError, match="only the heightmap backend"):
+        E.make("ShapingTrench-v0", bed={"cell_size_m": 0.01})

@@ -52,27 +52,53 @@ def _outline(image, goal, cell_px):
 PILE = np.array([246, 232, 196], dtype=np.float64)
 
 
-def render_stroke_bed(sand, goal, bed, stroke=None, cell_px=8):
-    """H x W x 3 uint8 picture (cells * cell_px square) of a ShapingStrokes-v0 bed: `sand` and
-    `goal` heightmaps [m] indexed [j, i] (drawn with y up), coloured by height against the flat
-    bed (trenches brown, piles pale) and hill-shaded (light from the upper left); the goal's
-    trenches (deeper than half the trench depth) outlined in red; `stroke` (x0, y0, x1, y1) in bed
-    cells, the last stroke, drawn as a blue line ending at the blade."""
-    h = np.asarray(sand, dtype=np.float64)[::-1]
-    goal = np.asarray(goal, dtype=np.float64)[::-1]
-    relief = (h - bed.sand_height_m) / bed.trench_depth_m  # -1 on the trench floor
+def shade_heightmap(height_m, sand_height_m, trench_depth_m, cell_size_m, cell_px):
+    """H x W x 3 uint8 picture of a heightmap [m] (rows drawn top to bottom as given): coloured by
+    height against the flat bed (trenches brown, piles pale) and hill-shaded, light from the upper
+    left; cell_px pixels per cell."""
+    h = np.asarray(height_m, dtype=np.float64)
+    relief = (h - sand_height_m) / trench_depth_m  # -1 on the trench floor
     dug = np.clip(-relief, 0.0, 1.0)[..., None]
     piled = np.clip(relief / 2.0, 0.0, 1.0)[..., None]
     colour = (SAND * (1.0 - dug) + TRENCH * dug) * (1.0 - piled) + PILE * piled
     # A surface faces the upper-left light where it rises towards the lower right (rows grow
     # downwards): shade by the slope along columns plus along rows, in height per cell.
-    d_row, d_col = np.gradient(h / bed.cell_size_m)
+    d_row, d_col = np.gradient(h / cell_size_m)
     shade = np.clip(1.0 + 1.5 * (d_col + d_row), 0.45, 1.35)[..., None]
     block = np.ones((cell_px, cell_px, 1))
-    image = np.clip(np.kron(colour * shade, block), 0, 255).astype(np.uint8)
+    return np.clip(np.kron(colour * shade, block), 0, 255).astype(np.uint8)
+
+
+def render_stroke_bed(sand, goal, bed, stroke=None, cell_px=8):
+    """H x W x 3 uint8 picture (cells * cell_px square) of a ShapingStrokes-v0 bed: `sand` and
+    `goal` heightmaps [m] indexed [j, i] (drawn with y up) shaded by shade_heightmap; the goal's
+    trenches (deeper than half the trench depth) outlined in red; `stroke` (x0, y0, x1, y1) in bed
+    cells, the last stroke, drawn as a blue line ending at the blade."""
+    h = np.asarray(sand, dtype=np.float64)[::-1]
+    goal = np.asarray(goal, dtype=np.float64)[::-1]
+    image = shade_heightmap(h, bed.sand_height_m, bed.trench_depth_m, bed.cell_size_m, cell_px)
     _outline(image, goal < bed.sand_height_m - 0.5 * bed.trench_depth_m, cell_px)
     if stroke is not None:
         _draw_stroke(image, stroke, h.shape[0], cell_px)
+    return image
+
+
+def render_trench_heightmap(sand, goal, blade, bed, cell_px=8):
+    """H x W x 3 uint8 picture of ShapingTrench-v0's heightmap backend: the sand [m] (ny, nx)
+    indexed [j, i] drawn with y up and shaded by shade_heightmap, the goal's planning cells (the
+    binary map, row 0 on top) outlined in red, the blade's planning cell marked by a blue square."""
+    h = np.asarray(sand, dtype=np.float64)[::-1]
+    image = shade_heightmap(h, bed.sand_height_m, bed.trench_depth_m, bed.cell_size_m, cell_px)
+    goal = np.asarray(goal, dtype=bool)
+    k, m = bed.cells_per_map_cell, bed.margin_cells
+    on_cells = np.zeros(h.shape, dtype=bool)
+    on_cells[m:m + goal.shape[0] * k, m:m + goal.shape[1] * k] = np.kron(goal, np.ones((k, k), bool))
+    _outline(image, on_cells, cell_px)
+    r, c = blade
+    centre = ((m + (r + 0.5) * k) * cell_px, (m + (c + 0.5) * k) * cell_px)
+    half = max(1, k * cell_px // 4)
+    image[int(centre[0] - half):int(centre[0] + half),
+          int(centre[1] - half):int(centre[1] + half)] = BLADE
     return image
 
 

@@ -13,12 +13,14 @@ docs/envs.md describes the options and the goals.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _talus
 from . import goals as _goals
 from .core import Env
-from .render import render_binary_trench
+from .render import render_binary_trench, render_trench_heightmap
 from .spaces import Box, Discrete
 
 ACTIONS = ("up", "down", "left", "right")
@@ -28,17 +30,20 @@ class ShapingTrenchEnv(Env):
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
 
     def __init__(self, goals="letters", step_cost=0.05, max_episode_steps=100, render_mode=None,
-                 random_goal_cells=(4, 20), cell_px=32):
+                 random_goal_cells=(4, 20), cell_px=32, backend="binary", bed=None):
         """goals: "letters" (a uniform letter A-Z per episode), a string of letters ("AST"),
         "random" (random single-stroke goals, `random_goal_cells` = (min, max) cells, at most 30),
         or one 0/1 goal map (rows, cols). A reset's options may name the episode's goal ("goal":
         a letter or a map) and start cell ("start": (row, col)); by default the blade starts where
-        the optimal (A*) stroke starts."""
+        the optimal (A*) stroke starts. backend: "binary" (the paper's map) or "heightmap" (the
+        blade pushed through sand by the shaping tier; `bed` a dict of TrenchHeightmapBed's
+        fields, repose_angle_deg for its angle; docs/envs.md)."""
         if render_mode not in (None, "rgb_array"):
             raise ValueError(f"render_mode: expected None or 'rgb_array', got {render_mode!r}")
         self.render_mode = render_mode
         self.cell_px = int(cell_px)
-        self._game = _TrenchGame(goals, step_cost, max_episode_steps, random_goal_cells, 1)
+        self._game = _TrenchGame(goals, step_cost, max_episode_steps, random_goal_cells, 1,
+                                 backend, bed)
         self.step_cost, self.max_episode_steps = self._game.step_cost, self._game.max_episode_steps
         self.rows, self.cols = self._game.rows, self._game.cols
         self.observation_space = Box(0.0, 1.0, (3, self.rows, self.cols), np.float32)
@@ -89,6 +94,9 @@ class ShapingTrenchEnv(Env):
         if self.render_mode is None or not self._started:
             return None
         dug, goal, blade = self._game.batch.episode(0)
+        if self._game.bed is not None:
+            return render_trench_heightmap(self._game.batch.sand_of(0), goal, blade,
+                                           self._game.bed, max(2, self.cell_px // 4))
         return render_binary_trench(dug, goal, blade, self.cell_px)
 
     def _info(self):
@@ -102,7 +110,8 @@ class _TrenchGame:
     """The C++ batch behind ShapingTrench-v0 (one environment) and its vector form (N), with the
     arrays it writes in place."""
 
-    def __init__(self, goals, step_cost, max_episode_steps, random_goal_cells, num_envs):
+    def __init__(self, goals, step_cost, max_episode_steps, random_goal_cells, num_envs,
+                 backend="binary", bed=None):
         if not (np.isfinite(step_cost) and step_cost >= 0):
             raise ValueError(f"step_cost: expected a number >= 0, got {step_cost!r}")
         if not (isinstance(max_episode_steps, (int, np.integer)) and max_episode_steps >= 1):
@@ -110,8 +119,9 @@ class _TrenchGame:
         self.step_cost, self.max_episode_steps = float(step_cost), int(max_episode_steps)
         self.source, self.names = _goal_source(goals, random_goal_cells)
         self.rows, self.cols = self.source.rows, self.source.cols
+        self.bed = _heightmap_bed(backend, bed)
         self.batch = _talus.shaping.TrenchEnvBatch(self.source, self.step_cost,
-                                                   self.max_episode_steps, num_envs)
+                                                   self.max_episode_steps, num_envs, self.bed)
         self.obs = np.zeros((num_envs, 3, self.rows, self.cols), np.float32)
         self.actions = np.zeros(num_envs, np.uint8)
         self.rewards = np.zeros(num_envs, np.float64)
@@ -169,6 +179,26 @@ class _TrenchGame:
                 raise ValueError(f"goal: one stroke cannot dig it ({plan.failure})")
             self._plans[key] = ((plan.start.row, plan.start.col), plan.steps)
         return self._plans[key]
+
+
+def _heightmap_bed(backend, bed):
+    """The TrenchHeightmapBed of the heightmap backend (None for the binary map)."""
+    if backend == "binary":
+        if bed is not None:
+            raise ValueError("bed: only the heightmap backend has a sand bed (backend='heightmap')")
+        return None
+    if backend != "heightmap":
+        raise ValueError(f"backend: expected 'binary' or 'heightmap', got {backend!r}")
+    fields = dict(bed or {})
+    if "repose_angle_deg" in fields:
+        fields["repose_angle_rad"] = math.radians(fields.pop("repose_angle_deg"))
+    known = {"cells_per_map_cell", "cell_size_m", "margin_cells", "sand_height_m",
+             "trench_depth_m", "blade_thickness_m", "repose_angle_rad"}
+    unknown = sorted(set(fields) - known)
+    if unknown:
+        raise ValueError(f"bed: unknown keys {unknown}; known: {', '.join(sorted(known))}, "
+                         f"repose_angle_deg")
+    return _talus.shaping.TrenchHeightmapBed(**fields)
 
 
 def _goal_source(goals, random_goal_cells):

@@ -65,10 +65,10 @@ class ShapingTrenchVectorEnv(_BatchVectorEnv):
     i replays ShapingTrench-v0 reset with seed s + i, bit for bit."""
 
     def __init__(self, num_envs, threads=None, goals="letters", step_cost=0.05,
-                 max_episode_steps=100, random_goal_cells=(4, 20)):
+                 max_episode_steps=100, random_goal_cells=(4, 20), backend="binary", bed=None):
         super().__init__(num_envs, threads)
         self._game = _TrenchGame(goals, step_cost, max_episode_steps, random_goal_cells,
-                                 self.num_envs)
+                                 self.num_envs, backend, bed)
         rows, cols = self._game.rows, self._game.cols
         self.single_observation_space = Box(0.0, 1.0, (3, rows, cols), np.float32)
         self.single_action_space = Discrete(4)
