@@ -7,17 +7,11 @@
 #include <numbers>
 #include <stdexcept>
 
+#include "shaping/sand_bed_checks.hpp"
 #include "shaping/tool_motions.hpp"
 
 namespace talus::shaping {
 namespace {
-
-void require(bool ok, const char* field, const std::string& expected, double got) {
-  if (!ok) {
-    throw std::invalid_argument(
-        fmt::format("stroke bed: {} must be {}, got {}", field, expected, got));
-  }
-}
 
 // Draws one random stroke whose ends are cell centres of the letter area, at least
 // source.min_stroke_cells apart.
@@ -34,21 +28,12 @@ Stroke random_stroke(const StrokeBed& bed, const StrokeGoalSource& source, Trenc
 }  // namespace
 
 void validate(const StrokeBed& bed) {
-  require(bed.cells >= 14 && bed.cells <= 1024, "cells", "in [14, 1024]", bed.cells);
-  require(std::isfinite(bed.cell_size_m) && bed.cell_size_m > 0.0, "cell_size_m", "> 0",
-          bed.cell_size_m);
-  require(std::isfinite(bed.sand_height_m) && bed.sand_height_m > 0.0, "sand_height_m", "> 0",
-          bed.sand_height_m);
-  require(bed.trench_depth_m > 0.0 && bed.trench_depth_m < bed.sand_height_m, "trench_depth_m",
-          "in (0, sand_height_m)", bed.trench_depth_m);
-  require(std::isfinite(bed.blade_width_m) && bed.blade_width_m >= bed.cell_size_m, "blade_width_m",
-          "at least one cell", bed.blade_width_m);
-  require(std::isfinite(bed.blade_thickness_m) && bed.blade_thickness_m > 0.0, "blade_thickness_m",
-          "> 0", bed.blade_thickness_m);
-  require(bed.repose_angle_rad > 0.0 && bed.repose_angle_rad < 0.5 * std::numbers::pi,
-          "repose_angle_rad", "in (0, pi/2)", bed.repose_angle_rad);
-  require(std::isfinite(bed.erosion_tolerance_m) && bed.erosion_tolerance_m > 0.0,
-          "erosion_tolerance_m", "> 0", bed.erosion_tolerance_m);
+  require_bed_field(bed.cells >= 14 && bed.cells <= 1024, "stroke bed", "cells", "in [14, 1024]",
+                    bed.cells);
+  validate_sand_and_blade("stroke bed", bed.cell_size_m, bed.sand_height_m, bed.trench_depth_m,
+                          bed.blade_thickness_m, bed.repose_angle_rad, bed.erosion_tolerance_m);
+  require_bed_field(std::isfinite(bed.blade_width_m) && bed.blade_width_m >= bed.cell_size_m,
+                    "stroke bed", "blade_width_m", "at least one cell", bed.blade_width_m);
 }
 
 HeightmapModel stroke_bed_heightmap(const StrokeBed& bed) {

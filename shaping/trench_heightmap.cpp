@@ -6,18 +6,13 @@
 #include <numbers>
 #include <stdexcept>
 
+#include "shaping/sand_bed_checks.hpp"
+
 namespace talus::shaping {
 namespace {
 
 constexpr double kActionTime_s = 0.1;  // one tool action; only ratios of it matter
 constexpr int kTurnActions = 4;        // a quarter turn in steps of 22.5 degrees
-
-void require(bool ok, const char* field, const char* expected, double got) {
-  if (!ok) {
-    throw std::invalid_argument(
-        fmt::format("trench heightmap: {} must be {}, got {}", field, expected, got));
-  }
-}
 
 double blade_bottom_z(const TrenchHeightmapModel& m) {
   return m.bed.sand_height_m - m.bed.trench_depth_m;
@@ -51,22 +46,13 @@ void mirror_sand(const BinaryMap& goal, TrenchEnvState& s, const TrenchHeightmap
 }  // namespace
 
 void validate(const TrenchHeightmapBed& bed) {
-  require(bed.cells_per_map_cell >= 1 && bed.cells_per_map_cell <= 64, "cells_per_map_cell",
-          "in [1, 64]", bed.cells_per_map_cell);
-  require(std::isfinite(bed.cell_size_m) && bed.cell_size_m > 0.0, "cell_size_m", "> 0",
-          bed.cell_size_m);
-  require(bed.margin_cells >= 0 && bed.margin_cells <= 64, "margin_cells", "in [0, 64]",
-          bed.margin_cells);
-  require(std::isfinite(bed.sand_height_m) && bed.sand_height_m > 0.0, "sand_height_m", "> 0",
-          bed.sand_height_m);
-  require(bed.trench_depth_m > 0.0 && bed.trench_depth_m < bed.sand_height_m, "trench_depth_m",
-          "in (0, sand_height_m)", bed.trench_depth_m);
-  require(std::isfinite(bed.blade_thickness_m) && bed.blade_thickness_m > 0.0, "blade_thickness_m",
-          "> 0", bed.blade_thickness_m);
-  require(bed.repose_angle_rad > 0.0 && bed.repose_angle_rad < 0.5 * std::numbers::pi,
-          "repose_angle_rad", "in (0, pi/2)", bed.repose_angle_rad);
-  require(std::isfinite(bed.erosion_tolerance_m) && bed.erosion_tolerance_m > 0.0,
-          "erosion_tolerance_m", "> 0", bed.erosion_tolerance_m);
+  const char* what = "trench heightmap";
+  require_bed_field(bed.cells_per_map_cell >= 1 && bed.cells_per_map_cell <= 64, what,
+                    "cells_per_map_cell", "in [1, 64]", bed.cells_per_map_cell);
+  require_bed_field(bed.margin_cells >= 0 && bed.margin_cells <= 64, what, "margin_cells",
+                    "in [0, 64]", bed.margin_cells);
+  validate_sand_and_blade(what, bed.cell_size_m, bed.sand_height_m, bed.trench_depth_m,
+                          bed.blade_thickness_m, bed.repose_angle_rad, bed.erosion_tolerance_m);
 }
 
 TrenchHeightmapModel make_trench_heightmap_model(const TrenchHeightmapBed& bed, int rows,
