@@ -62,7 +62,7 @@ void bind_bed_and_goals(py::module_& m) {
            py::arg("trench_depth_m") = 0.006, py::arg("blade_width_m") = 0.03,
            py::arg("blade_thickness_m") = 0.015,
            py::arg("repose_angle_rad") = StrokeBed{}.repose_angle_rad,
-           py::arg("erosion_tolerance_m") = 1e-9)
+           py::arg("erosion_tolerance_m") = StrokeBed{}.erosion_tolerance_m)
       .def_readonly("cells", &StrokeBed::cells)
       .def_readonly("cell_size_m", &StrokeBed::cell_size_m)
       .def_readonly("sand_height_m", &StrokeBed::sand_height_m)

@@ -48,5 +48,19 @@ if ! PYTHONPATH="$(dirname "$talus")/../python" /usr/bin/python3 examples/train_
   echo "   FAILED: examples/train_dqn_trench.py --evaluate" >&2
   status=1
 fi
+# ShapingStrokes-v0: the 26 letter goals drawn stroke by stroke by the environment.
+echo "== talus.envs ShapingStrokes-v0 -> $out/envs/shaping_strokes_letters.png"
+if ! PYTHONPATH="$(dirname "$talus")/../python" /usr/bin/python3 examples/render_stroke_letters.py \
+     "$out/envs/shaping_strokes_letters.png" | tail -1; then
+  echo "   FAILED: examples/render_stroke_letters.py" >&2
+  status=1
+fi
+# The shipped DDPG + HER agent (data/agents/ddpg_her_strokes.pt) evaluated on the 26 letters.
+echo "== DDPG + HER on ShapingStrokes-v0 (data/agents/ddpg_her_strokes.pt) -> $out/envs/ddpg_her"
+if ! PYTHONPATH="$(dirname "$talus")/../python" /usr/bin/python3 examples/train_ddpg_her.py \
+     "$out/envs/ddpg_her" --evaluate data/agents/ddpg_her_strokes.pt | tail -1; then
+  echo "   FAILED: examples/train_ddpg_her.py --evaluate" >&2
+  status=1
+fi
 echo "Outputs are in $out/ (open the .png files; summary.json holds each run's key figures)."
 exit $status

@@ -193,7 +193,7 @@ void TrenchEnvBatch::step(std::span<const std::uint8_t> actions, float* observat
   // environment's (a height gone NaN, named by the tier) is rethrown after the loop.
   const bool parallel = threads > 1 && (n >= 64 || (heightmap_ && n > 1));
   std::vector<std::exception_ptr> failures(slots_.size());
-#pragma omp parallel for schedule(dynamic) num_threads(threads) if (parallel)
+#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
   for (long i = 0; i < n; ++i) {
     const auto k = static_cast<std::size_t>(i);
     try {

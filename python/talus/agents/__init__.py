@@ -5,6 +5,10 @@ the CPU.
     result = dqn.train(dqn.DqnConfig(total_env_steps=200_000), out_dir="out/dqn")
     policy = dqn.load_policy("out/dqn/checkpoint.pt")
 
+    from talus.agents import ddpg_her          # DDPG + HER on ShapingStrokes-v0
+    result = ddpg_her.train(ddpg_her.DdpgHerConfig(total_episodes=2_000), out_dir="out/ddpg")
+
 torch is imported by the agent modules, not here, so `import talus` works without it.
-examples/train_dqn_trench.py is the command-line form; docs/envs.md shows the trained results.
+examples/train_dqn_trench.py and examples/train_ddpg_her.py are the command-line forms;
+docs/envs.md shows the trained results.
 """

@@ -1,0 +1,419 @@
+"""DDPG with hindsight experience replay for ShapingStrokes-v0 (paper 003 §4.4-4.5 trains DDPG +
+HER on trenched letters and reports 2 of 26 letters correct after 10,000 episodes).
+
+DDPG (Lillicrap et al. 2016): a deterministic actor a = pi(s, g) in [-1, 1]^4 and a critic Q(s, g,
+a), each with a target copy updated by Polyak averaging; the critic regresses the one-step TD
+target, the actor ascends Q(s, g, pi(s, g)). HER (Andrychowicz et al. 2017, "future" strategy):
+each sampled transition's goal is replaced, with probability 1 - 1/(1 + k), by the sand the same
+episode reached at a later step, and its reward recomputed with the environment's
+compute_reward; a relabelled transition that reaches its goal ends there, as the environment
+would.
+
+What differs from a generic DDPG, and why (docs/envs.md has the measurements):
+- both networks see the maps as images relative to the flat bed (in trench depths: the sand, the
+  goal and their difference) with two coordinate channels, so a convolution can say *where* a
+  trench is still to dig;
+- the critic sees the action as an image too, the stroke rasterised as a soft line with soft
+  blobs at its two ends (differentiable in the end points), so "does this stroke lie on an undug
+  goal trench, pushing the right way" is a local, convolutional question rather than one a dense
+  layer must learn from four numbers;
+- the actor is a keypoint network (KeypointActor), and the policy is the stroke the critic rates
+  highest among the actor's, perturbations of it and uniform strokes, refined once around the
+  winner (Agent.act): the reward has a mode per goal stroke and nothing in between, and gradient
+  ascent on a good critic (DDPG's actor step) stalls between modes. The actor is still trained by
+  DDPG's deterministic policy gradient and is the search's centre.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import pathlib
+import time
+
+import numpy as np
+import torch
+from torch import nn
+
+import talus.envs as E
+from .training_log import EpisodeLog
+
+
+@dataclasses.dataclass
+class DdpgHerConfig:
+    env_id: str = "ShapingStrokes-v0"
+    goals: str = "letters"           # the environment's goals option
+    num_envs: int = 16               # environments stepped together
+    total_episodes: int = 10_000     # the paper's budget
+    gamma: float = 0.5
+    actor_lr: float = 3e-4
+    critic_lr: float = 1e-3
+    batch_size: int = 128
+    replay_episodes: int = 10_000    # episodes kept
+    her_k: int = 4                   # relabelled : original = k : 1 ("future")
+    updates_per_step: int = 4        # gradient steps per vector step (of num_envs strokes)
+    learning_starts: int = 200       # episodes before the first gradient step
+    polyak: float = 0.95             # target = polyak * target + (1 - polyak) * online
+    noise_std: float = 0.05          # Gaussian exploration noise, in action units (1 cell: 0.065)
+    random_eps: float = 0.1          # probability of a uniform random stroke
+    actor: str = "keypoints"         # "keypoints" (KeypointActor) or "dense" (Actor)
+    actor_channels: int = 16         # the keypoint actor's convolutions
+    candidates: int = 256            # strokes the critic chooses among when acting (0: the actor)
+    candidate_noise: float = 0.05    # spread of the candidates around the actor's stroke
+    refine_candidates: int = 64      # a second search around the first's best (<= 1: none)
+    refine_noise: float = 0.015      # its spread (a quarter cell)
+    channels: int = 16
+    hidden: int = 256
+    line_sigma_cells: float = 1.0    # width of the critic's rasterised stroke
+    checkpoint_every: int = 2_500    # episodes between checkpoints (checkpoint_<episodes>.pt)
+    seed: int = 0
+    threads: int = 1                 # torch's and the vector environment's (a second thread did
+                                     # not speed the small convolutions up on 2 cores)
+
+
+def relief(maps, bed):
+    """Heights [m] as trench depths relative to the flat bed (0 flat, -1 on a trench floor)."""
+    return (maps - bed.sand_height_m) / bed.trench_depth_m
+
+
+class MapEncoder(nn.Module):
+    """Strided 3x3 convolutions from (channels_in, cells, cells) down to a vector."""
+
+    def __init__(self, channels_in, cells, channels, hidden):
+        super().__init__()
+        layers, c, size = [], channels_in, cells
+        for c_out in (channels, channels, 2 * channels):  # 16 x 16, 8 x 8, 4 x 4
+            layers += [nn.Conv2d(c, c_out, 3, stride=2, padding=1), nn.ReLU()]
+            c, size = c_out, (size + 1) // 2
+        self.conv = nn.Sequential(*layers, nn.Flatten())
+        self.out_features = c * size * size
+
+    def forward(self, x):
+        return self.conv(x)
+
+
+def coordinate_grid(cells):
+    """(2, cells, cells): the action coordinate (-1 to 1) of each cell's i and j, indexed [j, i]."""
+    axis = torch.linspace(-1.0, 1.0, cells)
+    jj, ii = torch.meshgrid(axis, axis, indexing="ij")
+    return torch.stack([ii, jj])
+
+
+def map_channels(sand, goal, coords):
+    """(batch, 5, cells, cells): sand, goal and goal - sand (reliefs) and the coordinates."""
+    b = sand.shape[0]
+    return torch.cat([sand[:, None], goal[:, None], (goal - sand)[:, None],
+                      coords[None].expand(b, -1, -1, -1)], dim=1)
+
+
+def stroke_channels(action, coords, sigma):
+    """(batch, 3, cells, cells): the stroke of each action (batch, 4) as a soft line
+    exp(-d^2 / 2 sigma^2) (d the distance to the segment) and soft blobs at its start and end;
+    sigma in action units. Differentiable in the action."""
+    p = coords[None]                                        # (1, 2, H, W)
+    a = action[:, 0:2, None, None]                          # (B, 2, 1, 1)
+    b = action[:, 2:4, None, None]
+    ab = b - a
+    t = (((p - a) * ab).sum(1, keepdim=True) / (ab * ab).sum(1, keepdim=True).clamp_min(1e-6))
+    closest = a + t.clamp(0.0, 1.0) * ab
+    two_s2 = 2.0 * sigma * sigma
+
+    def blob(q):
+        return torch.exp(-((p - q) ** 2).sum(1, keepdim=True) / two_s2)
+
+    return torch.cat([blob(closest), blob(a), blob(b)], dim=1)
+
+
+class KeypointActor(nn.Module):
+    """pi(s, g) as two keypoints: a strided convolution to half the map's resolution, then
+    convolutions dilated 1, 2, 4 and 8 (a receptive field of the whole map) give a heatmap for the
+    stroke's start and one for its end; each end is the heatmap's soft-argmax, the
+    softmax-weighted mean of the coordinates of its cells (Levine et al. 2016's spatial softmax),
+    so the action lies in [-1, 1]^4 without a squashing function and "where" is read off the map
+    rather than regressed through a dense layer."""
+
+    def __init__(self, cells, channels, hidden=None):
+        super().__init__()
+        self.register_buffer("coords", coordinate_grid(cells))
+        half = (cells + 1) // 2
+        centres = nn.functional.avg_pool2d(coordinate_grid(cells)[None], 2, ceil_mode=True)[0]
+        self.register_buffer("half_coords", centres.reshape(2, half * half))
+        layers, c = [nn.Conv2d(5, channels, 3, stride=2, padding=1), nn.ReLU()], channels
+        for d in (1, 2, 4, 8):
+            layers += [nn.Conv2d(c, c, 3, padding=d, dilation=d), nn.ReLU()]
+        self.net = nn.Sequential(*layers, nn.Conv2d(c, 2, 1))
+
+    def forward(self, sand, goal):
+        logits = self.net(map_channels(sand, goal, self.coords))  # (B, 2, H/2, W/2)
+        weights = torch.softmax(logits.flatten(2), dim=-1)         # (B, 2, H * W / 4)
+        xy = weights @ self.half_coords.T                          # (B, 2 ends, 2 coords)
+        return xy.reshape(-1, 4)
+
+
+class Actor(nn.Module):
+    def __init__(self, cells, channels, hidden):
+        super().__init__()
+        self.register_buffer("coords", coordinate_grid(cells))
+        self.encoder = MapEncoder(5, cells, channels, hidden)
+        self.head = nn.Sequential(nn.Linear(self.encoder.out_features, hidden), nn.ReLU(),
+                                  nn.Linear(hidden, 4))
+
+    def pre_tanh(self, sand, goal):
+        return self.head(self.encoder(map_channels(sand, goal, self.coords)))
+
+    def forward(self, sand, goal):
+        return torch.tanh(self.pre_tanh(sand, goal))
+
+
+def make_actor(config, cells):
+    if config.actor == "keypoints":
+        return KeypointActor(cells, config.actor_channels)
+    return Actor(cells, config.channels, config.hidden)
+
+
+class Critic(nn.Module):
+    def __init__(self, cells, channels, hidden, sigma):
+        super().__init__()
+        self.register_buffer("coords", coordinate_grid(cells))
+        self.sigma = sigma
+        self.encoder = MapEncoder(8, cells, channels, hidden)
+        self.head = nn.Sequential(nn.Linear(self.encoder.out_features + 4, hidden), nn.ReLU(),
+                                  nn.Linear(hidden, 1))
+
+    def forward(self, sand, goal, action):
+        x = torch.cat([map_channels(sand, goal, self.coords),
+                       stroke_channels(action, self.coords, self.sigma)], dim=1)
+        return self.head(torch.cat([self.encoder(x), action], dim=1)).squeeze(1)
+
+
+class EpisodeReplay:
+    """Whole episodes (the reliefs the sand went through, the actions, the goal) in preallocated
+    arrays, sampled as transitions with HER's "future" relabelling."""
+
+    def __init__(self, episodes, max_length, cells, rng):
+        self.sand = np.zeros((episodes, max_length + 1, cells, cells), np.float32)
+        self.goal = np.zeros((episodes, cells, cells), np.float32)
+        self.action = np.zeros((episodes, max_length, 4), np.float32)
+        self.length = np.zeros(episodes, np.int64)
+        self.capacity, self.count, self.head, self.rng = episodes, 0, 0, rng
+
+    def add(self, sand, actions, goal):
+        """sand: (T + 1, cells, cells) reliefs, actions (T, 4), goal (cells, cells)."""
+        k, t = self.head, len(actions)
+        self.sand[k, :t + 1], self.action[k, :t], self.goal[k] = sand, actions, goal
+        self.length[k] = t
+        self.head = (self.head + 1) % self.capacity
+        self.count = min(self.count + 1, self.capacity)
+
+    def sample(self, batch, her_k):
+        """(sand, action, next sand, goal, previous-of-goal flag) arrays of `batch` transitions;
+        a fraction her_k / (her_k + 1) with the goal replaced by a later sand of the episode."""
+        ep = self.rng.integers(0, self.count, batch)
+        length = self.length[ep]
+        t = (self.rng.random(batch) * length).astype(np.int64)
+        goal = self.goal[ep].copy()
+        relabel = self.rng.random(batch) < her_k / (her_k + 1.0)
+        future = t + 1 + (self.rng.random(batch) * (length - t)).astype(np.int64)
+        goal[relabel] = self.sand[ep[relabel], future[relabel]]
+        return self.sand[ep, t], self.action[ep, t], self.sand[ep, t + 1], goal
+
+
+def reward_and_done(sand, next_sand, goal, step_cost, success_fraction):
+    """compute_reward on reliefs (the ratio is the same as on heights) and whether the next sand
+    is within success_fraction of the goal (the environment's termination)."""
+    axes = (-2, -1)
+    scale = np.maximum(np.abs(goal).sum(axis=axes), 1.0)
+    after = np.abs(next_sand - goal).sum(axis=axes)
+    reward = (np.abs(sand - goal).sum(axis=axes) - after) / scale - step_cost
+    return reward.astype(np.float32), (after <= success_fraction * scale).astype(np.float32)
+
+
+class Agent:
+    """The four networks and their optimisers."""
+
+    def __init__(self, config, cells):
+        self.config = config
+        self.actor = make_actor(config, cells)
+        self.critic = Critic(cells, config.channels, config.hidden, self.sigma(cells))
+        self.actor_target = make_actor(config, cells)
+        self.critic_target = Critic(cells, config.channels, config.hidden, self.sigma(cells))
+        self.actor_target.load_state_dict(self.actor.state_dict())
+        self.critic_target.load_state_dict(self.critic.state_dict())
+        self.actor_opt = torch.optim.Adam(self.actor.parameters(), lr=config.actor_lr)
+        self.critic_opt = torch.optim.Adam(self.critic.parameters(), lr=config.critic_lr)
+
+    def sigma(self, cells):
+        return self.config.line_sigma_cells * 2.0 / (cells - 1)  # cells to action units
+
+    def act(self, sand, goal, generator=None):
+        """The policy's strokes for a batch of reliefs: the actor's, or with config.candidates
+        > 0 the best under the critic of the actor's stroke, candidates/8 perturbations of it
+        (standard deviation candidate_noise) and the rest uniform in [-1, 1]^4 (drawn from
+        `generator`, a torch.Generator: deterministic for a seeded one)."""
+        c = self.config
+        with torch.no_grad():
+            s, g = torch.from_numpy(sand), torch.from_numpy(goal)
+            mu = self.actor(s, g)
+            if c.candidates <= 0:
+                return mu.numpy()
+            b, k = mu.shape[0], c.candidates
+            near = max(1, k // 8)
+            noise = torch.randn((b, near - 1, 4), generator=generator) * c.candidate_noise
+            uniform = torch.rand((b, k - near, 4), generator=generator) * 2.0 - 1.0
+            cand = torch.cat([mu[:, None], (mu[:, None] + noise).clamp(-1, 1), uniform], dim=1)
+            best = self._best(s, g, cand)
+            if c.refine_candidates <= 1:
+                return best.numpy()
+            # A second, finer search around the first's winner (the ends of a correct stroke must
+            # lie within a cell, 0.065 action units, of the goal's).
+            k = c.refine_candidates
+            fine = (best[:, None] + torch.randn((b, k - 1, 4), generator=generator)
+                    * c.refine_noise).clamp(-1, 1)
+            return self._best(s, g, torch.cat([best[:, None], fine], dim=1)).numpy()
+
+    def _best(self, s, g, cand):
+        """The candidate (b, k, 4) with the highest Q for each of the b states."""
+        b, k = cand.shape[:2]
+        q = self.critic(s[:, None].expand(-1, k, -1, -1).reshape(b * k, *s.shape[1:]),
+                        g[:, None].expand(-1, k, -1, -1).reshape(b * k, *g.shape[1:]),
+                        cand.reshape(b * k, 4)).reshape(b, k)
+        return cand[torch.arange(b), q.argmax(1)]
+
+    def update(self, sand, action, next_sand, goal, reward, done):
+        """One gradient step of critic and actor; returns (critic loss, mean Q of pi)."""
+        c = self.config
+        s, a, s2, g = (torch.from_numpy(x) for x in (sand, action, next_sand, goal))
+        r, d = torch.from_numpy(reward), torch.from_numpy(done)
+        with torch.no_grad():
+            y = r + c.gamma * (1.0 - d) * self.critic_target(s2, g, self.actor_target(s2, g))
+        critic_loss = nn.functional.mse_loss(self.critic(s, g, a), y)
+        self.critic_opt.zero_grad()
+        critic_loss.backward()
+        self.critic_opt.step()
+        q = self.critic(s, g, self.actor(s, g))
+        actor_loss = -q.mean()
+        self.actor_opt.zero_grad()
+        actor_loss.backward()
+        self.actor_opt.step()
+        with torch.no_grad():
+            for net, target in ((self.actor, self.actor_target),
+                                (self.critic, self.critic_target)):
+                for p, tp in zip(net.parameters(), target.parameters()):
+                    tp.mul_(c.polyak).add_((1.0 - c.polyak) * p)
+        return float(critic_loss), float(q.mean())
+
+
+def train(config: DdpgHerConfig, out_dir, progress=None):
+    """Trains DDPG + HER for config.total_episodes episodes and writes into `out_dir` (created if
+    missing): checkpoint.pt, log.csv (one row per episode), learning_curve.png and
+    learning_curve_wall.png, training.json. `progress(episodes, total, wall_s)` is called after
+    each vector step that finished an episode. Returns a dict of what was measured."""
+    out = pathlib.Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(config.seed)
+    torch.set_num_threads(config.threads)
+    rng = np.random.default_rng(config.seed)
+    generator = torch.Generator().manual_seed(config.seed)
+    env = E.make_vec(config.env_id, config.num_envs, threads=config.threads, goals=config.goals)
+    bed, game = env.bed, env._game
+    cells, n = bed.cells, config.num_envs
+    max_length = game.max_episode_strokes
+    agent = Agent(config, cells)
+    memory = EpisodeReplay(config.replay_episodes, max_length, cells, rng)
+    log = EpisodeLog(out / "log.csv")
+
+    obs, _ = env.reset(seed=config.seed)
+    trajectories = [[relief(obs["achieved_goal"][i], bed)] for i in range(n)]
+    actions_taken = [[] for _ in range(n)]
+    ep_return = np.zeros(n)
+    ended = np.zeros(n, bool)
+    episodes, env_steps, updates, losses, q_values = 0, 0, 0, [], []
+    start = time.perf_counter()
+    while episodes < config.total_episodes:
+        sand = relief(obs["achieved_goal"], bed).astype(np.float32)
+        goal = relief(obs["desired_goal"], bed).astype(np.float32)
+        action = agent.act(sand, goal, generator)
+        action = np.clip(action + config.noise_std * rng.standard_normal(action.shape), -1, 1)
+        random = rng.random(n) < config.random_eps
+        action[random] = rng.uniform(-1, 1, (int(random.sum()), 4))
+        obs, reward, terminated, truncated, info = env.step(action.astype(np.float64))
+        for i in range(n):
+            if ended[i]:  # an autoreset step: the new episode's first sand
+                trajectories[i] = [relief(obs["achieved_goal"][i], bed)]
+                actions_taken[i] = []
+                continue
+            trajectories[i].append(relief(obs["achieved_goal"][i], bed))
+            actions_taken[i].append(action[i])
+            ep_return[i] += reward[i]
+            env_steps += 1
+        ended = terminated | truncated
+        before = episodes
+        for i in np.flatnonzero(ended):
+            memory.add(np.stack(trajectories[i]), np.stack(actions_taken[i]),
+                       relief(obs["desired_goal"][i], bed))
+            log.add(env_steps=env_steps, wall_s=round(time.perf_counter() - start, 3),
+                    goal=game.goal_name(i, int(info["letter_index"][i])),
+                    **{"return": round(float(ep_return[i]), 4)},
+                    length=int(info["strokes"][i]), success=int(bool(info["is_success"][i])),
+                    epsilon=config.random_eps, loss=round(losses[-1], 6) if losses else "")
+            ep_return[i] = 0.0
+            episodes += 1
+        if memory.count >= config.learning_starts:
+            for _ in range(config.updates_per_step):
+                s, a, s2, g = memory.sample(config.batch_size, config.her_k)
+                r, d = reward_and_done(s, s2, g, game.step_cost, game.success_fraction)
+                loss, q = agent.update(s, a, s2, g, r, d)
+                losses.append(loss)
+                q_values.append(q)
+                updates += 1
+        every = config.checkpoint_every
+        if every > 0 and episodes // every > before // every and episodes < config.total_episodes:
+            save_checkpoint(out / f"checkpoint_{episodes // every * every}.pt", agent, config,
+                            cells)
+        if progress and ended.any():
+            progress(episodes, config.total_episodes, time.perf_counter() - start)
+    wall = time.perf_counter() - start
+    log.close()
+    env.close()
+    save_checkpoint(out / "checkpoint.pt", agent, config, cells)
+    log.write_curve(out / "learning_curve.png", f"DDPG + HER on {config.env_id}")
+    window = max(1, min(200, len(losses) // 4))  # updates averaged at the start and the end
+    result = {"episodes": episodes, "env_steps": env_steps, "updates": updates, "wall_s": wall,
+              "loss_window": window,
+              "critic_loss_first": float(np.mean(losses[:window])) if losses else None,
+              "critic_loss_last": float(np.mean(losses[-window:])) if losses else None,
+              "q_last": float(np.mean(q_values[-window:])) if q_values else None}
+    (out / "training.json").write_text(json.dumps(
+        {"config": dataclasses.asdict(config), "result": result}, indent=2))
+    return result
+
+
+def save_checkpoint(path, agent, config, cells):
+    torch.save({"actor": agent.actor.state_dict(), "critic": agent.critic.state_dict(),
+                "config": dataclasses.asdict(config), "cells": cells}, path)
+
+
+def load_policy(path, bed, seed=0):
+    """The policy of a checkpoint as a function of one observation dict (or a batch of them) to
+    the stroke action(s) in [-1, 1]^4, choosing as in training without the exploration noise
+    (Agent.act; the candidates drawn from a generator seeded with `seed`, so a sequence of calls
+    is reproducible); `bed` is the environment's (env.bed)."""
+    data = torch.load(path, map_location="cpu")
+    config = DdpgHerConfig(**data["config"])
+    agent = Agent(config, data["cells"])
+    agent.actor.load_state_dict(data["actor"])
+    agent.critic.load_state_dict(data["critic"])
+    agent.actor.eval()
+    agent.critic.eval()
+    generator = torch.Generator().manual_seed(seed)
+
+    def policy(obs):
+        sand = relief(np.asarray(obs["achieved_goal"], np.float32), bed).astype(np.float32)
+        goal = relief(np.asarray(obs["desired_goal"], np.float32), bed).astype(np.float32)
+        single = sand.ndim == 2
+        a = agent.act(sand[None] if single else sand, goal[None] if single else goal, generator)
+        return a[0] if single else a
+
+    policy.config = config
+    policy.agent = agent
+    return policy
