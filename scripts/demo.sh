@@ -48,6 +48,13 @@ if ! PYTHONPATH="$(dirname "$talus")/../python" /usr/bin/python3 examples/train_
   echo "   FAILED: examples/train_dqn_trench.py --evaluate" >&2
   status=1
 fi
+# The same stroke of T on the heightmap backend: the blade pushed through sand.
+echo "== talus.envs ShapingTrench-v0, heightmap backend -> $out/envs/shaping_trench_T_heightmap.png"
+if ! PYTHONPATH="$(dirname "$talus")/../python" /usr/bin/python3 examples/render_trench_episode.py \
+     T "$out/envs/shaping_trench_T_heightmap.png" heightmap; then
+  echo "   FAILED: examples/render_trench_episode.py (heightmap)" >&2
+  status=1
+fi
 # ShapingStrokes-v0: the 26 letter goals drawn stroke by stroke by the environment.
 echo "== talus.envs ShapingStrokes-v0 -> $out/envs/shaping_strokes_letters.png"
 if ! PYTHONPATH="$(dirname "$talus")/../python" /usr/bin/python3 examples/render_stroke_letters.py \
