@@ -33,41 +33,33 @@ for scenario in $(find scenarios -name '*.toml' | sort); do
     run "$scenario" "$out/$tier/$name"
   fi
 done
-# The learning environments: the optimal stroke of a letter played in ShapingTrench-v0.
+# example TITLE DEST SCRIPT [ARGS]: a Python example of the learning environments, its last line
+# of output shown (pipefail keeps its exit status).
+example() {
+  local title=$1 dest=$2 script=$3
+  shift 3
+  echo "== $title -> $dest"
+  if ! PYTHONPATH="$(dirname "$talus")/../python" /usr/bin/python3 "examples/$script" "$@" |
+       tail -1; then
+    echo "   FAILED: examples/$script $*" >&2
+    status=1
+  fi
+}
 mkdir -p "$out/envs"
-echo "== talus.envs ShapingTrench-v0 -> $out/envs/shaping_trench_A.png"
-if ! PYTHONPATH="$(dirname "$talus")/../python" /usr/bin/python3 examples/render_trench_episode.py \
-     A "$out/envs/shaping_trench_A.png"; then
-  echo "   FAILED: examples/render_trench_episode.py" >&2
-  status=1
-fi
+# The optimal stroke of a letter played in ShapingTrench-v0, on the binary map and in sand.
+example "talus.envs ShapingTrench-v0" "$out/envs/shaping_trench_A.png" render_trench_episode.py \
+  A "$out/envs/shaping_trench_A.png"
+example "talus.envs ShapingTrench-v0, heightmap backend" \
+  "$out/envs/shaping_trench_T_heightmap.png" render_trench_episode.py \
+  T "$out/envs/shaping_trench_T_heightmap.png" heightmap
 # The shipped DQN (data/agents/dqn_trench.pt) evaluated on the 26 letters.
-echo "== DQN on ShapingTrench-v0 (data/agents/dqn_trench.pt) -> $out/envs/dqn_trench"
-if ! PYTHONPATH="$(dirname "$talus")/../python" /usr/bin/python3 examples/train_dqn_trench.py \
-     "$out/envs/dqn_trench" --evaluate data/agents/dqn_trench.pt | tail -1; then
-  echo "   FAILED: examples/train_dqn_trench.py --evaluate" >&2
-  status=1
-fi
-# The same stroke of T on the heightmap backend: the blade pushed through sand.
-echo "== talus.envs ShapingTrench-v0, heightmap backend -> $out/envs/shaping_trench_T_heightmap.png"
-if ! PYTHONPATH="$(dirname "$talus")/../python" /usr/bin/python3 examples/render_trench_episode.py \
-     T "$out/envs/shaping_trench_T_heightmap.png" heightmap; then
-  echo "   FAILED: examples/render_trench_episode.py (heightmap)" >&2
-  status=1
-fi
+example "DQN on ShapingTrench-v0 (data/agents/dqn_trench.pt)" "$out/envs/dqn_trench" \
+  train_dqn_trench.py "$out/envs/dqn_trench" --evaluate data/agents/dqn_trench.pt
 # ShapingStrokes-v0: the 26 letter goals drawn stroke by stroke by the environment.
-echo "== talus.envs ShapingStrokes-v0 -> $out/envs/shaping_strokes_letters.png"
-if ! PYTHONPATH="$(dirname "$talus")/../python" /usr/bin/python3 examples/render_stroke_letters.py \
-     "$out/envs/shaping_strokes_letters.png" | tail -1; then
-  echo "   FAILED: examples/render_stroke_letters.py" >&2
-  status=1
-fi
+example "talus.envs ShapingStrokes-v0" "$out/envs/shaping_strokes_letters.png" \
+  render_stroke_letters.py "$out/envs/shaping_strokes_letters.png"
 # The shipped DDPG + HER agent (data/agents/ddpg_her_strokes.pt) evaluated on the 26 letters.
-echo "== DDPG + HER on ShapingStrokes-v0 (data/agents/ddpg_her_strokes.pt) -> $out/envs/ddpg_her"
-if ! PYTHONPATH="$(dirname "$talus")/../python" /usr/bin/python3 examples/train_ddpg_her.py \
-     "$out/envs/ddpg_her" --evaluate data/agents/ddpg_her_strokes.pt | tail -1; then
-  echo "   FAILED: examples/train_ddpg_her.py --evaluate" >&2
-  status=1
-fi
+example "DDPG + HER on ShapingStrokes-v0 (data/agents/ddpg_her_strokes.pt)" "$out/envs/ddpg_her" \
+  train_ddpg_her.py "$out/envs/ddpg_her" --evaluate data/agents/ddpg_her_strokes.pt
 echo "Outputs are in $out/ (open the .png files; summary.json holds each run's key figures)."
 exit $status
