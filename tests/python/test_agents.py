@@ -125,7 +125,7 @@ def test_hindsight_relabelling_rewards_reaching_the_relabelled_goal():
     s, a, s2, g = memory.sample(64, her_k=4)
     relabelled = np.array([np.array_equal(x, s2[0]) for x in g])
     assert 0 < relabelled.sum() < 64  # about 4 in 5
-    r, done = ddpg_her.reward_and_done(s, s2, g, env.step_cost, 0.1)
+    r, done = ddpg_her.reward_and_done(env._game, s, s2, g)
     assert np.allclose(r[relabelled], 1.0 - env.step_cost, atol=1e-5)
     assert np.all(done[relabelled] == 1.0)
     original = ~relabelled

@@ -79,7 +79,7 @@ def relief(maps, bed):
 class MapEncoder(nn.Module):
     """Strided 3x3 convolutions from (channels_in, cells, cells) down to a vector."""
 
-    def __init__(self, channels_in, cells, channels, hidden):
+    def __init__(self, channels_in, cells, channels):
         super().__init__()
         layers, c, size = [], channels_in, cells
         for c_out in (channels, channels, 2 * channels):  # 16 x 16, 8 x 8, 4 x 4
@@ -132,7 +132,7 @@ class KeypointActor(nn.Module):
     so the action lies in [-1, 1]^4 without a squashing function and "where" is read off the map
     rather than regressed through a dense layer."""
 
-    def __init__(self, cells, channels, hidden=None):
+    def __init__(self, cells, channels):
         super().__init__()
         self.register_buffer("coords", coordinate_grid(cells))
         half = (cells + 1) // 2
@@ -151,24 +151,26 @@ class KeypointActor(nn.Module):
 
 
 class Actor(nn.Module):
+    """pi(s, g) regressed by a dense head on the map encoder, squashed by tanh (the plain DDPG
+    actor, config.actor = "dense")."""
+
     def __init__(self, cells, channels, hidden):
         super().__init__()
         self.register_buffer("coords", coordinate_grid(cells))
-        self.encoder = MapEncoder(5, cells, channels, hidden)
+        self.encoder = MapEncoder(5, cells, channels)
         self.head = nn.Sequential(nn.Linear(self.encoder.out_features, hidden), nn.ReLU(),
-                                  nn.Linear(hidden, 4))
-
-    def pre_tanh(self, sand, goal):
-        return self.head(self.encoder(map_channels(sand, goal, self.coords)))
+                                  nn.Linear(hidden, 4), nn.Tanh())
 
     def forward(self, sand, goal):
-        return torch.tanh(self.pre_tanh(sand, goal))
+        return self.head(self.encoder(map_channels(sand, goal, self.coords)))
 
 
 def make_actor(config, cells):
     if config.actor == "keypoints":
         return KeypointActor(cells, config.actor_channels)
-    return Actor(cells, config.channels, config.hidden)
+    if config.actor == "dense":
+        return Actor(cells, config.channels, config.hidden)
+    raise ValueError(f"actor: expected 'keypoints' or 'dense', got {config.actor!r}")
 
 
 class Critic(nn.Module):
@@ -176,7 +178,7 @@ class Critic(nn.Module):
         super().__init__()
         self.register_buffer("coords", coordinate_grid(cells))
         self.sigma = sigma
-        self.encoder = MapEncoder(8, cells, channels, hidden)
+        self.encoder = MapEncoder(8, cells, channels)
         self.head = nn.Sequential(nn.Linear(self.encoder.out_features + 4, hidden), nn.ReLU(),
                                   nn.Linear(hidden, 1))
 
@@ -206,8 +208,8 @@ class EpisodeReplay:
         self.count = min(self.count + 1, self.capacity)
 
     def sample(self, batch, her_k):
-        """(sand, action, next sand, goal, previous-of-goal flag) arrays of `batch` transitions;
-        a fraction her_k / (her_k + 1) with the goal replaced by a later sand of the episode."""
+        """(sand, action, next sand, goal) arrays of `batch` transitions, a fraction
+        her_k / (her_k + 1) with the goal replaced by a later sand of the same episode."""
         ep = self.rng.integers(0, self.count, batch)
         length = self.length[ep]
         t = (self.rng.random(batch) * length).astype(np.int64)
@@ -218,14 +220,17 @@ class EpisodeReplay:
         return self.sand[ep, t], self.action[ep, t], self.sand[ep, t + 1], goal
 
 
-def reward_and_done(sand, next_sand, goal, step_cost, success_fraction):
-    """compute_reward on reliefs (the ratio is the same as on heights) and whether the next sand
-    is within success_fraction of the goal (the environment's termination)."""
-    axes = (-2, -1)
-    scale = np.maximum(np.abs(goal).sum(axis=axes), 1.0)
-    after = np.abs(next_sand - goal).sum(axis=axes)
-    reward = (np.abs(sand - goal).sum(axis=axes) - after) / scale - step_cost
-    return reward.astype(np.float32), (after <= success_fraction * scale).astype(np.float32)
+def reward_and_done(game, sand, next_sand, goal):
+    """The environment's compute_reward and termination (`game`: its _StrokeGame) for
+    transitions held as reliefs, converted back to heights."""
+    bed = game.bed
+
+    def heights(x):
+        return np.asarray(x, np.float64) * bed.trench_depth_m + bed.sand_height_m
+
+    achieved, desired = heights(next_sand), heights(goal)
+    reward = game.compute_reward(achieved, desired, {"previous_achieved_goal": heights(sand)})
+    return reward.astype(np.float32), game.is_success(achieved, desired).astype(np.float32)
 
 
 class Agent:
@@ -361,7 +366,7 @@ def train(config: DdpgHerConfig, out_dir, progress=None):
         if memory.count >= config.learning_starts:
             for _ in range(config.updates_per_step):
                 s, a, s2, g = memory.sample(config.batch_size, config.her_k)
-                r, d = reward_and_done(s, s2, g, game.step_cost, game.success_fraction)
+                r, d = reward_and_done(game, s, s2, g)
                 loss, q = agent.update(s, a, s2, g, r, d)
                 losses.append(loss)
                 q_values.append(q)

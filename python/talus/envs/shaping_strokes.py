@@ -121,7 +121,7 @@ class ShapingStrokesEnv(Env):
         g = self._game
         info = g.batch.info_of(0)
         info["goal_name"] = g.goal_name(0, info.pop("letter_index"))
-        info["is_success"] = info["l1_fraction"] <= g.success_fraction
+        info["is_success"] = info["l1_fraction"] <= g.success_fraction  # the C++ step's rule
         info["previous_achieved_goal"] = self._previous
         return info
 
@@ -211,14 +211,26 @@ class _StrokeGame:
             raise ValueError(f"compute_reward: achieved_goal {achieved.shape}, desired_goal "
                              f"{desired.shape} and info['previous_achieved_goal'] "
                              f"{previous.shape} must be maps of one shape (..., cells, cells)")
-        axes = (-2, -1)
-        before = np.abs(previous - desired).sum(axis=axes)
-        after = np.abs(achieved - desired).sum(axis=axes)
-        # A flat desired goal (possible only for a relabelled one) is measured against one
-        # cell dug to the trench depth, so the fraction stays finite.
-        scale = np.maximum(np.abs(desired - self.bed.sand_height_m).sum(axis=axes),
-                           self.bed.trench_depth_m)
-        return (before - after) / scale - self.step_cost
+        before = _l1(previous, desired)
+        return (before - _l1(achieved, desired)) / self._scale(desired) - self.step_cost
+
+    def is_success(self, achieved_goal, desired_goal):
+        """Whether the sand is within success_fraction of the goal (the episode's termination),
+        vectorised like compute_reward: for hindsight replay's relabelled goals."""
+        achieved = np.asarray(achieved_goal, dtype=np.float64)
+        desired = np.asarray(desired_goal, dtype=np.float64)
+        return _l1(achieved, desired) <= self.success_fraction * self._scale(desired)
+
+    def _scale(self, desired):
+        """A goal's L1 distance from the flat bed (the reward's unit). A flat desired goal
+        (possible only for a relabelled one) is measured against one cell dug to the trench
+        depth, so the fraction stays finite."""
+        return np.maximum(_l1(desired, self.bed.sand_height_m), self.bed.trench_depth_m)
+
+
+def _l1(a, b):
+    """The L1 distance of maps over their last two axes (in height: the cell area cancels)."""
+    return np.abs(a - b).sum(axis=(-2, -1))
 
 
 def _checked_action(action, space, shape=(4,)):
