@@ -1,13 +1,16 @@
-// The talus command line: `talus run SCENARIO.toml --out DIR`, `talus check SCENARIO.toml`.
+// The talus command line: `talus run SCENARIO.toml --out DIR`, `talus check SCENARIO.toml`,
+// `talus sweep SWEEP.toml --out DIR` (under `mpirun -np N` or on one process).
 //
 // Exit codes: 0 success; 1 the run failed (a NaN, an exploding state, an I/O error); 2 the input
 // is wrong (bad command line, malformed or inconsistent scenario, an --out folder talus may not
 // write) and nothing was run. Ctrl-C, SIGTERM and SIGHUP remove the partial output and end the
 // process as the signal would (core/interrupt.hpp).
 
+#include <omp.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -15,6 +18,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <optional>
 
 #include "core/interrupt.hpp"
@@ -23,6 +27,8 @@
 #include "core/threads.hpp"
 #include "core/version.hpp"
 #include "runner/run_scenario.hpp"
+#include "sweep/sweep_channel.hpp"
+#include "sweep/sweep_runner.hpp"
 
 namespace {
 
@@ -91,6 +97,31 @@ double progress_line_interval_s() {
   return value;
 }
 
+// `talus sweep`: MPI only under mpirun (a plain start runs every run on this process).
+int run_sweep_command(talus::sweep::SweepOptions options, int threads, int* argc, char*** argv) {
+  std::unique_ptr<talus::sweep::SweepChannel> channel;
+  try {
+    channel = talus::sweep::launched_by_mpirun() ? talus::sweep::make_mpi_channel(argc, argv)
+                                                 : std::make_unique<talus::sweep::LocalChannel>();
+    // Ranks sharing a machine share its cores, unless the user said how many threads to use.
+    if (threads == 0 && !talus::threads_fixed_by_user(0)) {
+      threads = std::max(1, omp_get_num_procs() / talus::sweep::local_rank_count());
+    }
+    talus::configure_threads(threads);
+    options.status_every_s = progress_line_interval_s();
+    return talus::sweep::run_sweep(options, *channel);
+  } catch (const talus::InterruptedError& e) {
+    std::cerr << "\ntalus: " << e.what() << "; finished runs are kept, the run in progress was "
+              << "removed\n";
+    talus::die_of_signal(e.signal_number());
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    // A rank that stops on its own would leave the others waiting for it.
+    if (channel && channel->size() > 1) channel->abort(1);
+    return 1;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -136,10 +167,34 @@ int main(int argc, char** argv) {
   check->add_option("--tier", tier, "Check it for this tier instead of its [scenario] tier")
       ->check(tier_check);
 
+  talus::sweep::SweepOptions sweep_options;
+  CLI::App* sweep = app.add_subcommand(
+      "sweep",
+      "Run every combination of a sweep file's values (docs/sweep.md), under `mpirun -np N` on N "
+      "ranks or on one process; results go to --out/sweep.h5 and sweep.csv, and a restart with "
+      "the same command runs only what is not finished");
+  sweep->add_option("sweep_file", sweep_options.sweep_file, "Sweep file (.toml)")->required();
+  sweep
+      ->add_option("-o,--out", sweep_options.out_dir,
+                   "Output folder: new, empty, or this sweep's earlier output (resumed)")
+      ->required();
+  sweep->add_flag("--replace", sweep_options.replace,
+                  "Start afresh in --out when it holds an earlier sweep's output (and nothing "
+                  "else): its runs and results are removed first");
+  sweep->add_flag("--retry-failed", sweep_options.retry_failed,
+                  "Run again the runs whose earlier attempt failed");
+  sweep
+      ->add_option("-j,--threads", threads,
+                   "Threads per rank (default: TALUS_THREADS, else OMP_NUM_THREADS, else the "
+                   "machine's cores shared among the ranks on it)")
+      ->check(CLI::Range(1, talus::kMaxThreads));
+  sweep->add_flag("-q,--quiet", sweep_options.quiet, "No progress lines");
+
   // CLI11 answers an unknown command with "A subcommand is required", without naming it.
   const std::string first = argc > 1 ? argv[1] : "";
-  if (!first.empty() && first[0] != '-' && first != "run" && first != "check") {
-    std::fprintf(stderr, "error: unknown command '%s' (expected run or check; see talus --help)\n",
+  if (!first.empty() && first[0] != '-' && first != "run" && first != "check" && first != "sweep") {
+    std::fprintf(stderr,
+                 "error: unknown command '%s' (expected run, check or sweep; see talus --help)\n",
                  argv[1]);
     return 2;
   }
@@ -149,6 +204,8 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
+
+  if (*sweep) return run_sweep_command(sweep_options, threads, &argc, &argv);
 
   try {
     if (*check) {

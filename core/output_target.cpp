@@ -60,12 +60,6 @@ std::vector<std::string> unlisted_entries(const fs::path& dir,
   return foreign;
 }
 
-std::string host_name() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof(name) - 1) != 0) return "?";
-  return name;
-}
-
 bool process_is_alive(long pid) {
   if (pid <= 0) return true;  // not a pid we could have written: leave the folder alone
   return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
@@ -170,6 +164,12 @@ bool remove_talus_output(const fs::path& dir) {
   if (!entries_under(dir).empty()) return false;
   fs::remove(dir / kOutputManifestName, ec);
   return fs::remove(dir, ec) && !ec;
+}
+
+std::string host_name() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof(name) - 1) != 0) return "?";
+  return name;
 }
 
 void write_temp_marker(const fs::path& temp_dir) {

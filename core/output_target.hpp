@@ -62,6 +62,9 @@ std::vector<std::string> entries_talus_did_not_write(const std::filesystem::path
 /// Returns false when something stays (entries talus did not write, or an OS error).
 bool remove_talus_output(const std::filesystem::path& dir);
 
+/// This machine's host name ("?" when the system cannot say).
+std::string host_name();
+
 /// Writes the temporary-folder marker (host name and process id) into `temp_dir`.
 void write_temp_marker(const std::filesystem::path& temp_dir);
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -101,6 +102,7 @@ std::shared_ptr<const ScenarioDocument> ScenarioDocument::parse(const std::strin
                                                                 const std::filesystem::path& name) {
   std::shared_ptr<ScenarioDocument> doc(new ScenarioDocument());
   doc->path_ = name;
+  doc->text_ = text;
   try {
     doc->root_ = std::make_unique<toml::table>(toml::parse(text, name.string()));
   } catch (const toml::parse_error& e) {
@@ -112,11 +114,94 @@ std::shared_ptr<const ScenarioDocument> ScenarioDocument::parse(const std::strin
 }
 
 std::shared_ptr<const ScenarioDocument> ScenarioDocument::with_tier(const std::string& tier) const {
-  std::shared_ptr<ScenarioDocument> doc(new ScenarioDocument());
-  doc->path_ = path_;
-  doc->root_ = std::make_unique<toml::table>(*root_);
+  // Parsed again rather than copied: a copied tree would lose every line number.
+  std::shared_ptr<ScenarioDocument> doc =
+      std::const_pointer_cast<ScenarioDocument>(parse(text_, path_));
   if (toml::table* head = doc->root_->get_as<toml::table>("scenario")) {
     head->insert_or_assign("tier", tier);
+  }
+  return doc;
+}
+
+namespace {
+
+std::string source_of(const toml::node& value) {
+  const toml::source_region& src = value.source();
+  return fmt::format("{}:{}:{}", src.path ? *src.path : std::string("?"), src.begin.line,
+                     src.begin.column);
+}
+
+// The index `key` names in `array`; `dotted` and `value` (the value being put in) for errors.
+std::size_t array_index(const toml::array& array, const std::string& key, const std::string& dotted,
+                        const toml::node& value) {
+  std::size_t index = 0;
+  const auto [end, error] = std::from_chars(key.data(), key.data() + key.size(), index);
+  if (error != std::errc() || end != key.data() + key.size() || index >= array.size()) {
+    throw ScenarioError(fmt::format(
+        "{}: {}: '{}' is not an item of the scenario's array of {} (expected an index 0..{})",
+        source_of(value), dotted, key, array.size(), array.empty() ? 0 : array.size() - 1));
+  }
+  return index;
+}
+
+// The node at `key` of `parent` (a table or an array); a table without it gets an empty table.
+toml::node* child_node(toml::node& parent, const std::string& key, const std::string& dotted,
+                       const toml::node& value) {
+  if (toml::table* table = parent.as_table()) {
+    if (toml::node* found = table->get(key)) return found;
+    return &table->insert_or_assign(key, toml::table{}).first->second;
+  }
+  if (toml::array* array = parent.as_array()) {
+    return array->get(array_index(*array, key, dotted, value));
+  }
+  throw ScenarioError(fmt::format("{}: {}: the scenario has a value, not a table, before '{}'",
+                                  source_of(value), dotted, key));
+}
+
+}  // namespace
+
+// toml++ does not copy a node's source region with the node; the copy's sources are kept beside
+// the tree, walking the original and the copy together.
+void ScenarioDocument::remember_sources(const toml::node& original, const toml::node& copy) {
+  const toml::source_region& src = original.source();
+  value_sources_[&copy] = {src.path ? *src.path : std::string(), src.begin.line, src.begin.column};
+  if (const toml::table* fields = original.as_table()) {
+    const toml::table& to = *copy.as_table();
+    for (const auto& [key, child] : *fields) {
+      if (const toml::node* copied = to.get(key.str())) remember_sources(child, *copied);
+    }
+  } else if (const toml::array* items = original.as_array()) {
+    const toml::array& to = *copy.as_array();
+    for (std::size_t i = 0; i < items->size() && i < to.size(); ++i) {
+      remember_sources(*items->get(i), *to.get(i));
+    }
+  }
+}
+
+std::shared_ptr<const ScenarioDocument> ScenarioDocument::with_values(
+    const std::vector<std::pair<std::vector<std::string>, const toml::node*>>& values) const {
+  // Parsed again rather than copied: a copied tree would lose every line number.
+  std::shared_ptr<ScenarioDocument> doc =
+      std::const_pointer_cast<ScenarioDocument>(parse(text_, path_));
+  for (const auto& [path, value] : values) {
+    if (path.empty() || value == nullptr) throw std::logic_error("with_values: empty key path");
+    std::string dotted;
+    for (const std::string& k : path) dotted += (dotted.empty() ? "" : ".") + k;
+    toml::node* parent = doc->root_.get();
+    for (std::size_t i = 0; i + 1 < path.size(); ++i) {
+      parent = child_node(*parent, path[i], dotted, *value);
+    }
+    const toml::node* put = nullptr;
+    if (toml::table* table = parent->as_table()) {
+      put = &table->insert_or_assign(path.back(), *value).first->second;
+    } else if (toml::array* array = parent->as_array()) {
+      const std::size_t index = array_index(*array, path.back(), dotted, *value);
+      put = &*array->replace(array->cbegin() + static_cast<std::ptrdiff_t>(index), *value);
+    } else {
+      throw ScenarioError(fmt::format("{}: {}: the scenario has a value, not a table, before '{}'",
+                                      source_of(*value), dotted, path.back()));
+    }
+    doc->remember_sources(*value, *put);
   }
   return doc;
 }
@@ -144,7 +229,13 @@ std::string ScenarioTable::full_key(const std::string& key) const {
 }
 
 std::string ScenarioTable::location(const toml::node* node) const {
-  const toml::source_region& src = node ? node->source() : table_->source();
+  const toml::node* at = node ? node : table_;
+  // A value put in by with_values() names the file it came from (a sweep file), not this one.
+  const auto put = doc_->value_sources_.find(at);
+  if (put != doc_->value_sources_.end() && put->second.line > 0) {
+    return fmt::format("{}:{}:{}", put->second.file, put->second.line, put->second.column);
+  }
+  const toml::source_region& src = at->source();
   if (src.begin.line == 0) return doc_->path().string();
   return fmt::format("{}:{}:{}", doc_->path().string(), src.begin.line, src.begin.column);
 }

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -132,11 +133,31 @@ class ScenarioDocument : public std::enable_shared_from_this<ScenarioDocument> {
   /// tiers share (a [terrain] file) runs on another tier without being edited. A file without a
   /// [scenario] table is copied as it is (its reader refuses it).
   std::shared_ptr<const ScenarioDocument> with_tier(const std::string& tier) const;
+  /// A copy with the value at each dotted key path replaced (`talus sweep`). Each key path names
+  /// tables by key and array items by index ("bodies.0.mass_kg"); missing tables on the way are
+  /// made. A value keeps its own source (file, line), so that a reader refusing it points at the
+  /// file the value came from. Throws ScenarioError (at the value's source) when a step of the
+  /// path is not a table or array, or names an array item that does not exist.
+  std::shared_ptr<const ScenarioDocument> with_values(
+      const std::vector<std::pair<std::vector<std::string>, const toml::node*>>& values) const;
+  /// The parsed TOML tree (for readers that walk keys they do not know in advance: a sweep's
+  /// grid).
+  const toml::table& toml_root() const { return *root_; }
 
  private:
   ScenarioDocument();
+  void remember_sources(const toml::node& original, const toml::node& copy);
+
   std::filesystem::path path_;
+  std::string text_;  // the file's text, parsed again by with_tier() and with_values()
   std::unique_ptr<toml::table> root_;
+  // Where the values with_values() put in came from (toml++ copies no source with a node).
+  struct ValueSource {
+    std::string file;
+    long line = 0;
+    long column = 0;
+  };
+  std::map<const toml::node*, ValueSource> value_sources_;
   friend class ScenarioTable;
 };
 

@@ -84,22 +84,29 @@ std::vector<std::string> scenario_tier_names() {
   return names;
 }
 
-nlohmann::json check_scenario_file(const std::filesystem::path& scenario_file,
-                                   const std::string& tier) {
-  const auto doc = load_document(scenario_file, tier);
+nlohmann::json check_scenario_document(const std::shared_ptr<const ScenarioDocument>& doc) {
   const ScenarioTable root = doc->root();
   return read_tier(root).check(root);
 }
 
-nlohmann::json run_scenario_file(const std::filesystem::path& scenario_file,
-                                 const OutputTarget& out_dir, const RunProgress& progress,
-                                 const std::string& tier) {
-  const auto doc = load_document(scenario_file, tier);
+nlohmann::json run_scenario_document(const std::shared_ptr<const ScenarioDocument>& doc,
+                                     const OutputTarget& out_dir, const RunProgress& progress) {
   const ScenarioTable root = doc->root();
   const TierEntry& entry = read_tier(root);
   // Before any work: a folder talus may not write is refused now, not after a long run.
   check_output_target(out_dir.dir, out_dir.existing);
   return entry.run(root, out_dir, progress);
+}
+
+nlohmann::json check_scenario_file(const std::filesystem::path& scenario_file,
+                                   const std::string& tier) {
+  return check_scenario_document(load_document(scenario_file, tier));
+}
+
+nlohmann::json run_scenario_file(const std::filesystem::path& scenario_file,
+                                 const OutputTarget& out_dir, const RunProgress& progress,
+                                 const std::string& tier) {
+  return run_scenario_document(load_document(scenario_file, tier), out_dir, progress);
 }
 
 }  // namespace talus

@@ -3,6 +3,7 @@
 // temporary folder that becomes `out_dir` only when the run completed (ARCHITECTURE.md, data flow).
 
 #include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -27,6 +28,14 @@ nlohmann::json check_scenario_file(const std::filesystem::path& scenario_file,
 nlohmann::json run_scenario_file(const std::filesystem::path& scenario_file,
                                  const OutputTarget& out_dir, const RunProgress& progress = {},
                                  const std::string& tier = "");
+class ScenarioDocument;
+
+/// check_scenario_file() for a parsed scenario (`talus sweep`: a scenario with swept values).
+nlohmann::json check_scenario_document(const std::shared_ptr<const ScenarioDocument>& doc);
+/// run_scenario_file() for a parsed scenario.
+nlohmann::json run_scenario_document(const std::shared_ptr<const ScenarioDocument>& doc,
+                                     const OutputTarget& out_dir, const RunProgress& progress = {});
+
 /// The tiers a scenario's [scenario] tier (or `tier` above) may name.
 std::vector<std::string> scenario_tier_names();
 

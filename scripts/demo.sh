@@ -33,6 +33,24 @@ for scenario in $(find scenarios -name '*.toml' | sort); do
     run "$scenario" "$out/$tier/$name"
   fi
 done
+# Parameter sweeps (sweeps/*.toml, `talus sweep`): on 2 ranks under mpirun when OpenMPI is
+# installed (allowed as root, as in CI containers), else on this process.
+launcher=()
+if command -v mpirun >/dev/null; then
+  launcher=(mpirun -np 2)
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  export OMPI_MCA_rmaps_base_oversubscribe=1
+fi
+for sweep_file in $(find sweeps -name '*.toml' | sort); do
+  dest="$out/sweeps/$(basename "$sweep_file" .toml)"
+  echo "== ${launcher[*]} talus sweep $sweep_file -> $dest"
+  if "${launcher[@]}" "$talus" sweep "$sweep_file" --out "$dest" --replace -q; then
+    echo "   $(ls "$dest" | tr '\n' ' ')"
+  else
+    echo "   FAILED: talus sweep $sweep_file" >&2
+    status=1
+  fi
+done
 # example TITLE DEST SCRIPT [ARGS]: a Python example of the learning environments, its last line
 # of output shown (pipefail keeps its exit status).
 example() {

@@ -8,6 +8,8 @@ packages=(
   libeigen3-dev libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev libpng-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libassimp-dev libmujoco-dev libqhull-dev libhdf5-dev
+  # talus sweep on several processes (mpirun), and its results read back in Python
+  openmpi-bin libopenmpi-dev python3-h5py
   pybind11-dev python3-dev python3-numpy python3-pytest
   # The learning agents (python/talus/agents, examples/train_*.py) on the CPU; OpenBLAS because
   # Debian's torch calls the BLAS alternative, and the reference BLAS makes its dense layers ~10x

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/hdf5_handle.hpp"
 #include "core/memory_budget.hpp"
 
 namespace talus::wrench {
@@ -109,25 +110,7 @@ void WrenchDatabase::validate(const std::string& where) const {
 
 namespace {
 
-class Handle {
- public:
-  Handle(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  ~Handle() {
-    if (id_ >= 0) close_(id_);
-  }
-  hid_t get() const { return id_; }
-  bool ok() const { return id_ >= 0; }
-
- private:
-  hid_t id_;
-  herr_t (*close_)(hid_t);
-};
-
-struct SilenceHdf5Errors {
-  SilenceHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
-};
+using Handle = Hdf5Handle;
 
 void write_dataset(hid_t file, const std::string& where, const char* name,
                    const std::vector<hsize_t>& dims, const std::vector<double>& data) {

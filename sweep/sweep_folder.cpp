@@ -1,0 +1,249 @@
+#include "sweep/sweep_folder.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <set>
+
+#include "core/atomic_file.hpp"
+#include "core/json_file.hpp"
+#include "core/output_target.hpp"
+#include "core/version.hpp"
+
+namespace talus::sweep {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kIdentityName = ".talus-sweep.json";
+
+[[noreturn]] void refuse(const fs::path& entry, const std::string& why) {
+  throw SweepFolderError(fmt::format("{}: {}", entry.string(), why));
+}
+
+bool is_link_or_not_folder(const fs::path& path) {
+  std::error_code error;
+  const fs::file_status status = fs::symlink_status(path, error);
+  return fs::is_symlink(status) || (fs::exists(status) && !fs::is_directory(status));
+}
+
+// The identity file of an earlier start.
+nlohmann::json read_identity(const fs::path& file) {
+  nlohmann::json identity;
+  try {
+    std::ifstream in(file);
+    identity = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    refuse(file,
+           fmt::format("damaged ({}); move the folder away or choose another --out", e.what()));
+  }
+  if (!identity.is_object() || identity.value("format", "") != "talus-sweep 1") {
+    refuse(file, "not a talus sweep folder's identity file");
+  }
+  return identity;
+}
+
+std::vector<std::string> plot_files(const nlohmann::json& identity) {
+  std::vector<std::string> names;
+  if (identity.contains("plots") && identity["plots"].is_array()) {
+    for (const auto& name : identity["plots"]) {
+      if (name.is_string()) names.push_back(name.get<std::string>() + ".png");
+    }
+  }
+  return names;
+}
+
+}  // namespace
+
+SweepFolder::SweepFolder(fs::path dir, const SweepPlan& plan, bool replace) : dir_(std::move(dir)) {
+  if (dir_.empty()) throw SweepFolderError("--out: an empty path");
+  if (is_link_or_not_folder(dir_)) {
+    refuse(dir_,
+           "not a folder (a file or a symbolic link); --out must name a new folder, an "
+           "empty one, or an earlier output of this sweep");
+  }
+  if (!fs::exists(dir_)) {
+    std::error_code error;
+    fs::create_directories(dir_, error);
+    if (error) refuse(dir_, fmt::format("cannot be created: {}", error.message()));
+    made_ = true;
+  }
+  lock_.fd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (lock_.fd < 0) refuse(dir_, fmt::format("cannot be opened: {}", std::strerror(errno)));
+  if (::flock(lock_.fd, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    refuse(dir_, error == EWOULDBLOCK ? "another talus sweep is writing this folder now"
+                                      : fmt::format("cannot be locked: {}", std::strerror(error)));
+  }
+  fresh_ = fs::is_empty(dir_);
+  if (!fresh_) {
+    // An earlier start of a sweep: nothing in it but what a sweep writes.
+    const fs::path identity_file = dir_ / kIdentityName;
+    if (!fs::is_regular_file(identity_file) || fs::is_symlink(identity_file)) {
+      refuse(dir_, fmt::format("holds files that are not a talus sweep's (no {}); talus writes "
+                               "over nothing it did not write: choose a new or empty --out",
+                               kIdentityName));
+    }
+    const nlohmann::json identity = read_identity(identity_file);
+    if (replace) {
+      clear(identity);
+      fresh_ = true;
+    } else if (identity.value("fingerprint", "") != plan.fingerprint) {
+      refuse(dir_,
+             fmt::format("holds the results of another sweep ('{}' from {}, fingerprint {}; "
+                         "this sweep's is {}): the sweep file or its base scenario changed "
+                         "since. Choose another --out, or --replace to start this sweep afresh "
+                         "there",
+                         identity.value("name", "?"), identity.value("sweep_file", "?"),
+                         identity.value("fingerprint", "?"), plan.fingerprint));
+    }
+  }
+  fs::create_directories(dir_ / "runs");
+  fs::create_directories(dir_ / "results");
+  if (fresh_) return;
+
+  nlohmann::json identity = read_identity(dir_ / kIdentityName);
+  check_sweep_entries(identity, true);
+  check_sweep_hdf5(hdf5_file(), plan.fingerprint);
+  check_sweep_table(table_file());
+  std::set<std::string> ids;
+  for (const SweepRun& run : plan.runs) ids.insert(run.id);
+  for (const auto& entry : fs::directory_iterator(dir_ / "results")) {
+    const std::string id = entry.path().stem().string();
+    if (ids.count(id) == 0) {
+      refuse(entry.path(), "not a result file of this sweep; move it out of the sweep's folder");
+    }
+    RunRecord record = read_run_record(entry.path(), plan.fingerprint);
+    if (record.id != id) refuse(entry.path(), fmt::format("holds run {}'s result", record.id));
+    finished_.emplace(id, std::move(record));
+  }
+  for (const auto& entry : fs::directory_iterator(dir_ / "runs")) {
+    const std::string name = entry.path().filename().string();
+    // Hidden names are OutputDir's temporaries and set-aside folders: it clears its own.
+    if (name[0] != '.' && ids.count(name) == 0) {
+      refuse(entry.path(), "not a run folder of this sweep; move it out of the sweep's folder");
+    }
+  }
+}
+
+// Refuses any entry a sweep does not write (the folder's own names, results/<id>.h5, runs/<id>/);
+// removes the temporaries a killed start left when `remove_temporaries` (the lock says that no
+// sweep is writing them now).
+void SweepFolder::check_sweep_entries(const nlohmann::json& identity,
+                                      bool remove_temporaries) const {
+  std::set<std::string> known = {kIdentityName, "runs",      "results",
+                                 "sweep.h5",    "sweep.csv", ".talus-sweep-probe"};
+  for (const std::string& png : plot_files(identity)) known.insert(png);
+  const auto temporary = [&](const fs::path& path) {
+    if (!is_atomic_temporary_name(path.filename().string()) &&
+        path.filename().string().rfind(".probe-", 0) != 0) {
+      return false;
+    }
+    if (remove_temporaries) fs::remove(path);
+    return true;
+  };
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    const std::string name = entry.path().filename().string();
+    if (!temporary(entry.path()) && known.count(name) == 0) {
+      refuse(entry.path(),
+             "not written by talus sweep; talus writes over nothing it did not "
+             "write: move it out of the sweep's folder");
+    }
+  }
+  for (const char* sub : {"runs", "results"}) {
+    if (is_link_or_not_folder(dir_ / sub)) refuse(dir_ / sub, "expected a folder talus wrote");
+  }
+  if (fs::is_directory(dir_ / "results")) {
+    for (const auto& entry : fs::directory_iterator(dir_ / "results")) {
+      if (temporary(entry.path())) continue;
+      if (entry.path().extension() != ".h5" || !entry.is_regular_file() || entry.is_symlink()) {
+        refuse(entry.path(), "not a result file talus wrote; move it out of the sweep's folder");
+      }
+    }
+  }
+}
+
+// --replace: everything a sweep wrote goes, once all of it is found to be a sweep's.
+void SweepFolder::clear(const nlohmann::json& identity) {
+  check_sweep_entries(identity, true);
+  check_sweep_hdf5(hdf5_file(), kAnySweep);
+  check_sweep_table(table_file());
+  std::vector<fs::path> results;
+  if (fs::is_directory(dir_ / "results")) {
+    for (const auto& entry : fs::directory_iterator(dir_ / "results")) {
+      check_run_result_file(entry.path(), kAnySweep);
+      results.push_back(entry.path());
+    }
+  }
+  std::vector<fs::path> runs;
+  if (fs::is_directory(dir_ / "runs")) {
+    remove_stale_temporaries(dir_ / "runs");
+    for (const auto& entry : fs::directory_iterator(dir_ / "runs")) {
+      if (is_link_or_not_folder(entry.path()) ||
+          !entries_talus_did_not_write(entry.path()).empty()) {
+        refuse(entry.path(),
+               "holds files talus did not write; move them out of the sweep's "
+               "folder");
+      }
+      runs.push_back(entry.path());
+    }
+  }
+  for (const fs::path& run : runs) {
+    if (!remove_talus_output(run)) refuse(run, "could not be removed entirely");
+  }
+  std::error_code error;
+  for (const fs::path& file : results) fs::remove(file);
+  for (const std::string& name : {std::string("runs"), std::string("results"),
+                                  std::string("sweep.h5"), std::string("sweep.csv")}) {
+    fs::remove(dir_ / name, error);
+  }
+  for (const std::string& png : plot_files(identity)) fs::remove(dir_ / png, error);
+  fs::remove(dir_ / kIdentityName);
+  if (!fs::is_empty(dir_)) refuse(dir_, "could not be emptied entirely");
+}
+
+SweepFolder::Lock::~Lock() {
+  if (fd >= 0) ::close(fd);
+}
+
+void SweepFolder::write_identity(const SweepPlan& plan) {
+  // Pictures of earlier starts stay listed: a plot taken out of the sweep file leaves its picture,
+  // which is still the sweep's.
+  std::set<std::string> names;
+  if (fs::is_regular_file(dir_ / kIdentityName)) {
+    for (const std::string& png : plot_files(read_identity(dir_ / kIdentityName))) {
+      names.insert(fs::path(png).stem().string());
+    }
+  }
+  for (const SweepPlot& plot : plan.plots) names.insert(plot.name);
+  const nlohmann::json plot_names = names;
+  fs::create_directories(dir_ / "runs");  // an earlier start that a kill stopped early
+  fs::create_directories(dir_ / "results");
+  const nlohmann::json identity = {{"format", "talus-sweep 1"},
+                                   {"fingerprint", plan.fingerprint},
+                                   {"name", plan.name},
+                                   {"sweep_file", plan.sweep_file.string()},
+                                   {"scenario_file", plan.scenario_file.string()},
+                                   {"runs_planned", plan.runs.size()},
+                                   {"plots", plot_names},
+                                   {"talus_version", version()}};
+  replace_file_atomically(dir_ / kIdentityName,
+                          [&](const fs::path& temp) { talus::write_json(temp, identity); });
+}
+
+void SweepFolder::remove_if_fresh() {
+  std::error_code ignored;
+  fs::remove(probe_file(), ignored);
+  if (!fresh_) return;
+  for (const char* sub : {"runs", "results"}) fs::remove(dir_ / sub, ignored);  // empty only
+  fs::remove(dir_ / kIdentityName, ignored);
+  if (made_) fs::remove(dir_, ignored);
+}
+
+}  // namespace talus::sweep

@@ -1,0 +1,109 @@
+#include "sweep/sweep_plot.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "core/plot.hpp"
+#include "sweep/sweep_results.hpp"
+
+namespace talus::sweep {
+
+namespace {
+
+// The summary value at a dotted key ("result.sinkage_m"), or null.
+nlohmann::json at_key(const nlohmann::json& summary, const std::string& dotted) {
+  const nlohmann::json* node = &summary;
+  std::size_t from = 0;
+  while (true) {
+    const std::size_t dot = dotted.find('.', from);
+    const std::string part = dotted.substr(from, dot == std::string::npos ? dot : dot - from);
+    if (!node->is_object() || !node->contains(part)) return nullptr;
+    node = &(*node)[part];
+    if (dot == std::string::npos) return *node;
+    from = dot + 1;
+  }
+}
+
+std::string value_text(const nlohmann::json& v) {
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+}  // namespace
+
+std::vector<SweepPlot> read_sweep_plots(const ScenarioTable& root,
+                                        const std::vector<std::string>& swept_keys) {
+  std::vector<SweepPlot> plots;
+  if (!root.has("plot")) return plots;
+  for (const ScenarioTable& t : root.named_tables("plot")) {
+    SweepPlot plot;
+    plot.name = t.string("name");
+    plot.x = t.string("x");
+    if (std::find(swept_keys.begin(), swept_keys.end(), plot.x) == swept_keys.end()) {
+      std::string known;
+      for (const std::string& k : swept_keys) known += (known.empty() ? "" : ", ") + k;
+      t.fail("x", fmt::format("'{}' is not a swept key; expected one of: {}", plot.x, known));
+    }
+    try {
+      plot.y = {t.string("y")};
+    } catch (const ScenarioError&) {
+      plot.y = t.strings("y");  // a list; its error names what was found
+    }
+    plot.title = t.string_or("title", plot.name);
+    plot.x_label = t.string_or("x_label", plot.x);
+    plot.y_label = t.string_or("y_label", plot.y.size() == 1 ? plot.y[0] : "");
+    t.refuse_unknown_keys();
+    plots.push_back(std::move(plot));
+  }
+  return plots;
+}
+
+RgbImage draw_sweep_plot(const SweepPlot& plot, const std::vector<std::string>& keys,
+                         const std::vector<RunRecord>& records) {
+  // One line per y key and combination of the other swept values, points in x order.
+  std::map<std::string, std::vector<std::pair<double, double>>> lines;
+  int left_out = 0;
+  for (const RunRecord& r : records) {
+    const nlohmann::json x = r.parameters.value(plot.x, nlohmann::json());
+    // Legend names stay short: the other swept values alone when one other key varies.
+    std::string group;
+    const bool name_keys = keys.size() > 2;
+    for (const std::string& k : keys) {
+      if (k == plot.x || !r.parameters.contains(k)) continue;
+      const std::string v = value_text(r.parameters[k]);
+      group += (group.empty() ? "" : ", ") + (name_keys ? k + "=" + v : v);
+    }
+    for (const std::string& y_key : plot.y) {
+      const nlohmann::json y = at_key(r.summary, y_key);
+      if (r.outcome.status != "ok" || !x.is_number() || !y.is_number()) {
+        ++left_out;
+        continue;
+      }
+      std::string name = plot.y.size() > 1 ? y_key.substr(y_key.rfind('.') + 1) : "";
+      if (!group.empty()) name += (name.empty() ? "" : ", ") + group;
+      lines[name].emplace_back(x.get<double>(), y.get<double>());
+    }
+  }
+  PlotSpec spec;
+  spec.title =
+      left_out > 0 ? fmt::format("{} ({} values missing)", plot.title, left_out) : plot.title;
+  spec.x_label = plot.x_label;
+  spec.y_label = plot.y_label;
+  spec.width_px = 1000;
+  spec.height_px = 600;
+  for (auto& [name, points] : lines) {
+    std::sort(points.begin(), points.end());
+    PlotSeries s;
+    s.name = name;
+    s.markers = true;
+    for (const auto& [x, y] : points) {
+      s.x.push_back(x);
+      s.y.push_back(y);
+    }
+    spec.series.push_back(std::move(s));
+  }
+  return plot_lines(spec);
+}
+
+}  // namespace talus::sweep

@@ -1,0 +1,38 @@
+#pragma once
+// A sweep's pictures: [[plot]] tables of the sweep file, each a chart of summary figures against
+// a swept value, one line per combination of the other swept values.
+//
+//   [[plot]]  name (file name of the picture, <name>.png in the sweep's folder), x (a swept key
+//             with numeric values), y (a summary key or a list of them, dotted as in sweep.csv
+//             without "summary.", e.g. "result.sinkage_m"), title, x_label and y_label (optional)
+
+#include <string>
+#include <vector>
+
+#include "core/image.hpp"
+#include "core/scenario_file.hpp"
+
+namespace talus::sweep {
+
+struct SweepPlot {
+  std::string name;
+  std::string title;
+  std::string x;               ///< a swept key
+  std::vector<std::string> y;  ///< summary keys
+  std::string x_label;
+  std::string y_label;
+};
+
+/// Reads the [[plot]] tables of a sweep file; `swept_keys` are the keys its runs vary. Throws
+/// ScenarioError naming the line and key for an x that is not swept.
+std::vector<SweepPlot> read_sweep_plots(const ScenarioTable& root,
+                                        const std::vector<std::string>& swept_keys);
+
+struct RunRecord;
+
+/// The chart of `plot` over the finished runs `records` (failed runs and runs without a y value
+/// are left out; their count is noted under the title). `keys`: every swept key.
+RgbImage draw_sweep_plot(const SweepPlot& plot, const std::vector<std::string>& keys,
+                         const std::vector<RunRecord>& records);
+
+}  // namespace talus::sweep

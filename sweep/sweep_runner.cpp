@@ -1,0 +1,325 @@
+#include "sweep/sweep_runner.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <deque>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "core/atomic_file.hpp"
+#include "core/image.hpp"
+#include "core/interrupt.hpp"
+#include "core/output_target.hpp"
+#include "runner/run_scenario.hpp"
+#include "sweep/sweep_folder.hpp"
+#include "sweep/sweep_plan.hpp"
+#include "sweep/sweep_results.hpp"
+
+namespace talus::sweep {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+enum MessageKind : int { kRequest = 1, kAssign = 2, kStop = 3 };
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Runs one run of the plan into its folder and writes its result file; returns its outcome.
+// A run that fails is recorded as failed (the sweep goes on); an interrupt passes on.
+RunOutcome execute_run(const SweepPlan& plan, const SweepRun& run, const fs::path& run_dir,
+                       const fs::path& result_file, int rank, const RunProgress& progress) {
+  const auto start = Clock::now();
+  RunOutcome outcome{"ok", "", 0, 0.0, rank, host_name()};
+  try {
+    run_scenario_document(plan.run_document(run), OutputTarget(run_dir, ExistingOutput::replace),
+                          progress);
+  } catch (const InterruptedError&) {
+    throw;
+  } catch (const ScenarioError& e) {
+    outcome = {"failed", e.what(), 2, 0.0, rank, host_name()};
+  } catch (const OutputTargetError& e) {
+    outcome = {"failed", e.what(), 2, 0.0, rank, host_name()};
+  } catch (const std::exception& e) {
+    outcome = {"failed", e.what(), 1, 0.0, rank, host_name()};
+  }
+  outcome.wall_s = seconds_since(start);
+  write_run_result(result_file, plan, run, outcome, run_dir);
+  return outcome;
+}
+
+// A worker's check that it sees the folder rank 0 prepared: the probe file with rank 0's token,
+// and a file of its own made and removed in results/. Empty when all is well, else the reason.
+std::string check_reach(const fs::path& dir, const std::string& token, int rank) {
+  std::ifstream probe(dir / ".talus-sweep-probe");
+  std::string seen;
+  if (!probe || !std::getline(probe, seen) || seen != token) {
+    return fmt::format("cannot read {} (is the folder on a file system this machine shares?)",
+                       (dir / ".talus-sweep-probe").string());
+  }
+  const fs::path mine = dir / "results" / fmt::format(".probe-{}", rank);
+  std::ofstream out(mine);
+  if (!(out << "ok\n") || (out.close(), !out)) {
+    return fmt::format("cannot write in {}", (dir / "results").string());
+  }
+  std::error_code ignored;
+  fs::remove(mine, ignored);
+  return "";
+}
+
+// Rank 0: the queue of runs, the ranks' requests, the results, the progress lines and the
+// rebuilds of sweep.h5 and sweep.csv.
+class Coordinator {
+ public:
+  Coordinator(const SweepOptions& options, const SweepPlan& plan, SweepFolder& folder,
+              SweepChannel& channel)
+      : options_(options), plan_(plan), folder_(folder), channel_(channel), start_(Clock::now()) {
+    for (const auto& [id, record] : folder.finished()) {
+      if (options.retry_failed && record.outcome.status == "failed") continue;
+      records_.emplace(id, record);
+    }
+    for (const SweepRun& run : plan.runs) {
+      if (records_.count(run.id) == 0) queue_.push_back(run.index);
+    }
+    done_before_ = static_cast<int>(records_.size());
+    workers_left_ = channel.size() - 1;
+    last_status_ = start_;
+  }
+
+  int run() {
+    say(fmt::format("sweep '{}': {} runs, {} finished before, {} to run on {} rank{}", plan_.name,
+                    plan_.runs.size(), done_before_, queue_.size(), channel_.size(),
+                    channel_.size() == 1 ? "" : "s"));
+    if (!folder_.fresh() || done_before_ > 0) rebuild();
+    while (true) {
+      serve(false);  // the other ranks first: they wait, rank 0 need not
+      if (queue_.empty()) break;
+      const int index = queue_.front();
+      queue_.pop_front();
+      run_own(index);
+    }
+    while (workers_left_ > 0) serve(true);
+    rebuild();
+    return report();
+  }
+
+ private:
+  void run_own(int index) {
+    const SweepRun& run = plan_.runs[static_cast<std::size_t>(index)];
+    running_.push_back(index);
+    const RunOutcome outcome = execute_run(plan_, run, folder_.run_dir(run.id),
+                                           folder_.result_file(run.id), 0, [&](long, long, double) {
+                                             throw_if_interrupted();
+                                             // Between the steps of its own run rank 0 answers the
+                                             // other ranks. Some tiers report progress from an
+                                             // OpenMP thread (under their own lock): MPI is called
+                                             // only from this process's main thread.
+                                             if (std::this_thread::get_id() == main_thread_)
+                                               serve(false);
+                                           });
+    running_.erase(std::find(running_.begin(), running_.end(), index));
+    (void)outcome;
+    finished(index, 0);
+  }
+
+  // Answers every message waiting (or, with `wait`, at least one).
+  void serve(bool wait) {
+    while (auto message = channel_.receive(wait)) {
+      wait = false;
+      const auto [from, body] = *message;
+      if (body[0] != kRequest) continue;
+      if (body[1] >= 0) {
+        running_.erase(std::find(running_.begin(), running_.end(), body[1]));
+        finished(body[1], from);
+      }
+      if (!queue_.empty()) {
+        const int index = queue_.front();
+        queue_.pop_front();
+        running_.push_back(index);
+        channel_.send(from, {kAssign, index, 0});
+      } else {
+        channel_.send(from, {kStop, -1, 0});
+        --workers_left_;
+      }
+    }
+    if (!options_.quiet && seconds_since(last_status_) >= options_.status_every_s) {
+      last_status_ = Clock::now();
+      const double elapsed = seconds_since(start_);
+      const int done = static_cast<int>(records_.size()) - done_before_;
+      const int left = static_cast<int>(queue_.size() + running_.size());
+      say(fmt::format("sweep: {} of {} done, {} running, {} waiting, elapsed {:.0f} s{}",
+                      records_.size(), plan_.runs.size(), running_.size(), queue_.size(), elapsed,
+                      done > 0 ? fmt::format(", eta {:.0f} s", elapsed / done * left) : ""));
+    }
+  }
+
+  // A run's result file was written (by rank `rank`): read it back, report, index.
+  void finished(int index, int rank) {
+    const SweepRun& run = plan_.runs[static_cast<std::size_t>(index)];
+    RunRecord record = read_run_record(folder_.result_file(run.id), plan_.fingerprint);
+    const RunOutcome& o = record.outcome;
+    say(fmt::format("sweep: [{}/{}] {} {} in {:.1f} s on rank {}: {}{}", records_.size() + 1,
+                    plan_.runs.size(), run.id, o.status, o.wall_s, rank, run.label(),
+                    o.status == "ok" ? "" : "\n  error: " + o.error));
+    records_[run.id] = std::move(record);
+    if (seconds_since(last_rebuild_) >= 2.0) rebuild();
+  }
+
+  void rebuild() {
+    std::vector<fs::path> files;
+    std::vector<RunRecord> records;
+    for (const auto& [id, record] : records_) {
+      files.push_back(folder_.result_file(id));
+      records.push_back(record);
+    }
+    write_sweep_hdf5(folder_.hdf5_file(), plan_, files);
+    write_sweep_table(folder_.table_file(), plan_, records);
+    for (const SweepPlot& plot : plan_.plots) {
+      const RgbImage image = draw_sweep_plot(plot, plan_.keys, records);
+      replace_file_atomically(folder_.dir() / (plot.name + ".png"),
+                              [&](const fs::path& temp) { write_png(temp, image); });
+    }
+    last_rebuild_ = Clock::now();
+  }
+
+  int report() {
+    int failed = 0;
+    std::string failures;
+    for (const auto& [id, record] : records_) {
+      if (record.outcome.status == "ok") continue;
+      ++failed;
+      failures += fmt::format("\n  {}: {}", id, record.outcome.error);
+    }
+    std::cout << fmt::format("wrote {} ({} runs: {} this time, {} before; {} failed; {:.1f} s)\n",
+                             folder_.dir().string(), records_.size(),
+                             static_cast<int>(records_.size()) - done_before_, done_before_, failed,
+                             seconds_since(start_));
+    if (failed > 0) {
+      std::cerr << fmt::format("error: {} of {} runs failed (sweep.csv has their errors):{}\n",
+                               failed, records_.size(), failures);
+      return 1;
+    }
+    return 0;
+  }
+
+  void say(const std::string& line) const {
+    if (!options_.quiet) std::cerr << line << "\n" << std::flush;
+  }
+
+  const SweepOptions& options_;
+  const SweepPlan& plan_;
+  SweepFolder& folder_;
+  SweepChannel& channel_;
+  std::map<std::string, RunRecord> records_;
+  std::deque<int> queue_;
+  std::vector<int> running_;
+  int done_before_ = 0;
+  int workers_left_ = 0;
+  Clock::time_point start_;
+  Clock::time_point last_status_;
+  Clock::time_point last_rebuild_{};
+  std::thread::id main_thread_ = std::this_thread::get_id();
+};
+
+void work(const SweepPlan& plan, const fs::path& dir, SweepChannel& channel) {
+  SweepMessage request{kRequest, -1, 0};
+  while (true) {
+    channel.send(0, request);
+    const auto reply = channel.receive(true);
+    const SweepMessage body = reply->second;
+    if (body[0] != kAssign) return;
+    const SweepRun& run = plan.runs[static_cast<std::size_t>(body[1])];
+    const RunOutcome outcome =
+        execute_run(plan, run, dir / "runs" / run.id, dir / "results" / (run.id + ".h5"),
+                    channel.rank(), [](long, long, double) { throw_if_interrupted(); });
+    request = {kRequest, run.index, outcome.exit_code};
+  }
+}
+
+std::string random_token() {
+  std::random_device device;
+  return fmt::format("{:08x}{:08x}-{}", device(), device(), static_cast<long>(::getpid()));
+}
+
+}  // namespace
+
+int run_sweep(const SweepOptions& options, SweepChannel& channel) {
+  const bool root = channel.rank() == 0;
+  // 1. Rank 0 reads and checks everything before any run; the others wait for its verdict.
+  std::optional<SweepPlan> plan;
+  std::unique_ptr<SweepFolder> folder;
+  std::string verdict;
+  if (root) {
+    try {
+      plan = load_sweep_plan(options.sweep_file);
+      check_sweep_plan(*plan);
+      folder = std::make_unique<SweepFolder>(options.out_dir, *plan, options.replace);
+      const std::string token = random_token();
+      std::ofstream(folder->probe_file()) << token << "\n";
+      verdict = "ok " + token + " " + plan->fingerprint;
+    } catch (const std::exception& e) {
+      std::cerr << "error: " << e.what() << "\n";
+      verdict = "stop";
+    }
+  }
+  channel.broadcast(verdict);
+  if (verdict == "stop") return 2;
+  std::istringstream words(verdict);
+  std::string ok, token, fingerprint;
+  words >> ok >> token >> fingerprint;
+
+  // 2. Every other rank reads the sweep itself and proves it reaches the folder.
+  std::string reach;
+  if (!root) {
+    try {
+      plan = load_sweep_plan(options.sweep_file);
+      reach = plan->fingerprint != fingerprint
+                  ? fmt::format("reads {} as a different sweep (fingerprint {}, rank 0's {})",
+                                options.sweep_file.string(), plan->fingerprint, fingerprint)
+                  : check_reach(options.out_dir, token, channel.rank());
+    } catch (const std::exception& e) {
+      reach = e.what();
+    }
+  }
+  const std::vector<std::string> reaches = channel.gather(reach);
+  verdict = "ok";
+  if (root) {
+    std::string problems;
+    for (std::size_t r = 1; r < reaches.size(); ++r) {
+      if (!reaches[r].empty()) problems += fmt::format("\n  rank {}: {}", r, reaches[r]);
+    }
+    if (!problems.empty()) {
+      std::cerr << fmt::format(
+          "error: not every rank can use the output folder {}; nothing was "
+          "run:{}\n",
+          options.out_dir.string(), problems);
+      folder->remove_if_fresh();
+      verdict = "stop";
+    } else {
+      std::error_code ignored;
+      fs::remove(folder->probe_file(), ignored);
+      folder->write_identity(*plan);
+    }
+  }
+  channel.broadcast(verdict);
+  if (verdict == "stop") return 2;
+
+  // 3. The runs.
+  if (!root) {
+    work(*plan, options.out_dir, channel);
+    return 0;
+  }
+  Coordinator coordinator(options, *plan, *folder, channel);
+  return coordinator.run();
+}
+
+}  // namespace talus::sweep

@@ -1,0 +1,326 @@
+// talus sweep (issue 22): the sweep file's expansion and its errors, values put into a scenario,
+// a one-process sweep's results, resuming, and the output folder's refusals.
+
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <toml++/toml.h>
+
+#include <fstream>
+
+#include "core/scenario_file.hpp"
+#include "runner/run_scenario.hpp"
+#include "scratch_files.hpp"
+#include "sweep/sweep_channel.hpp"
+#include "sweep/sweep_folder.hpp"
+#include "sweep/sweep_plan.hpp"
+#include "sweep/sweep_results.hpp"
+#include "sweep/sweep_runner.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using talus::testing_files::error_of;
+using talus::testing_files::read_text;
+using talus::testing_files::ScratchDir;
+using talus::testing_files::write_text;
+using namespace talus::sweep;
+
+const fs::path kPlate = fs::path(TALUS_SOURCE_DIR) / "scenarios/scm/plate_sinkage.toml";
+
+// A sweep file in `dir` over the plate sinkage scenario with `body` after its [sweep] table.
+fs::path sweep_file(const fs::path& dir, const std::string& body, const std::string& name = "s") {
+  const fs::path file = dir / (name + ".toml");
+  write_text(file,
+             "[sweep]\nname = \"" + name + "\"\nscenario = \"" + kPlate.string() + "\"\n" + body);
+  return file;
+}
+
+int sweep_once(const fs::path& file, const fs::path& out, bool retry_failed = false,
+               bool replace = false) {
+  LocalChannel channel;
+  SweepOptions options;
+  options.sweep_file = file;
+  options.out_dir = out;
+  options.quiet = true;
+  options.retry_failed = retry_failed;
+  options.replace = replace;
+  return run_sweep(options, channel);
+}
+
+TEST(SweepPlan, GridIsEveryCombinationInFileOrderLastKeyFastest) {
+  ScratchDir scratch;
+  const SweepPlan plan =
+      load_sweep_plan(sweep_file(scratch.path(),
+                                 "[grid]\n\"soil.preset\" = [\"dry_sand\", \"lunar_regolith\"]\n"
+                                 "experiment.load_n = [250.0, 500.0, 1000.0]\n"));
+  ASSERT_EQ(plan.runs.size(), 6u);
+  EXPECT_EQ(plan.keys, (std::vector<std::string>{"soil.preset", "experiment.load_n"}));
+  EXPECT_EQ(plan.runs[0].id, "r0000");
+  EXPECT_EQ(plan.runs[5].id, "r0005");
+  EXPECT_EQ(plan.runs[1].label(), "soil.preset=dry_sand, experiment.load_n=500.0");
+  EXPECT_EQ(plan.runs[3].label(), "soil.preset=lunar_regolith, experiment.load_n=250.0");
+  EXPECT_EQ(plan.runs[4].parameters()["experiment.load_n"], 500.0);
+}
+
+TEST(SweepPlan, ListedRunsAreCombinedWithTheGrid) {
+  ScratchDir scratch;
+  const SweepPlan plan = load_sweep_plan(
+      sweep_file(scratch.path(),
+                 "[grid]\n\"experiment.load_n\" = [250.0, 500.0]\n"
+                 "[[runs]]\n\"experiment.hold_s\" = 0.2\n[[runs]]\nexperiment.hold_s = 0.4\n"));
+  ASSERT_EQ(plan.runs.size(), 4u);
+  EXPECT_EQ(plan.runs[0].label(), "experiment.hold_s=0.2, experiment.load_n=250.0");
+  EXPECT_EQ(plan.runs[3].label(), "experiment.hold_s=0.4, experiment.load_n=500.0");
+}
+
+TEST(SweepPlan, TheFingerprintFollowsTheRunsNotTheLayout) {
+  ScratchDir scratch;
+  const auto a = load_sweep_plan(
+      sweep_file(scratch.path(), "[grid]\n\"experiment.load_n\" = [250.0, 500.0]\n", "a"));
+  const auto b = load_sweep_plan(sweep_file(
+      scratch.path(), "# a comment\n[grid]\nexperiment.load_n = [250.0,   500.0]\n", "b"));
+  const auto c = load_sweep_plan(
+      sweep_file(scratch.path(), "[grid]\n\"experiment.load_n\" = [250.0, 501.0]\n", "c"));
+  EXPECT_EQ(a.fingerprint, b.fingerprint);
+  EXPECT_NE(a.fingerprint, c.fingerprint);
+}
+
+TEST(SweepPlan, ARunsScenarioHasItsValuesAndReadsAsTheBaseWould) {
+  ScratchDir scratch;
+  const SweepPlan plan = load_sweep_plan(
+      sweep_file(scratch.path(), "[grid]\n\"experiment.load_n\" = [250.0, 750.0]\n"));
+  const auto doc = plan.run_document(plan.runs[1]);
+  EXPECT_DOUBLE_EQ(doc->root().table("experiment").number("load_n", talus::positive("[N]")), 750.0);
+  EXPECT_EQ(doc->path(), plan.scenario_file);  // relative paths resolve as the base's do
+  EXPECT_EQ(talus::check_scenario_document(doc)["name"], "plate_sinkage");
+}
+
+TEST(SweepPlan, ValuesGoIntoArraysOfTablesByIndex) {
+  const auto doc = talus::ScenarioDocument::parse(
+      "[[bodies]]\nname = \"a\"\nmass_kg = 1.0\n[[bodies]]\nname = \"b\"\nmass_kg = 2.0\n",
+      "base.toml");
+  const auto sweep = talus::ScenarioDocument::parse("v = 5.0\n", "sweep.toml");
+  const toml::node* value = sweep->toml_root().get("v");
+  const auto changed = doc->with_values({{{"bodies", "1", "mass_kg"}, value}});
+  const auto bodies = changed->root().tables("bodies");
+  EXPECT_DOUBLE_EQ(bodies[1].number("mass_kg", talus::positive("[kg]")), 5.0);
+  EXPECT_DOUBLE_EQ(bodies[0].number("mass_kg", talus::positive("[kg]")), 1.0);
+  const std::string beyond = error_of([&] {
+    doc->with_values({{{"bodies", "2", "mass_kg"}, value}});
+  });
+  EXPECT_NE(beyond.find("sweep.toml:1:5: bodies.2.mass_kg: '2' is not an item"), std::string::npos)
+      << beyond;
+  const std::string through = error_of([&] {
+    doc->with_values({{{"bodies", "0", "name", "x"}, value}});
+  });
+  EXPECT_NE(through.find("a value, not a table, before 'x'"), std::string::npos) << through;
+}
+
+// Bad input is refused before any run, naming the sweep file's line and the key.
+TEST(SweepPlan, BadInputNamesTheSweepFilesLineAndKey) {
+  ScratchDir scratch;
+  const auto refusal = [&](const std::string& body) {
+    const fs::path file = sweep_file(scratch.path(), body);
+    return error_of([&] { check_sweep_plan(load_sweep_plan(file)); });
+  };
+  const std::string s = (scratch.path() / "s.toml").string();
+  const std::string unknown = refusal("[grid]\n\"experiment.lod_n\" = [1.0, 2.0]\n");
+  EXPECT_NE(unknown.find("sweep run r0000 (experiment.lod_n=1.0): " + s +
+                         ":5:23: experiment.lod_n: unknown key"),
+            std::string::npos)
+      << unknown;
+  const std::string type = refusal("[grid]\n\"experiment.load_n\" = [\"heavy\"]\n");
+  EXPECT_NE(type.find(s + ":5:24: experiment.load_n: expected a number"), std::string::npos)
+      << type;
+  const std::string range = refusal("[grid]\n\"experiment.load_n\" = [100.0, -5.0]\n");
+  EXPECT_NE(range.find("sweep run r0001"), std::string::npos) << range;
+  EXPECT_NE(range.find(s + ":5:31: experiment.load_n"), std::string::npos) << range;
+  const std::string empty = refusal("[grid]\n\"experiment.load_n\" = []\n");
+  EXPECT_NE(empty.find(s + ":5:23: grid.experiment.load_n: expected a non-empty array"),
+            std::string::npos)
+      << empty;
+  const std::string scalar = refusal("[grid]\n\"experiment.load_n\" = 5.0\n");
+  EXPECT_NE(scalar.find("expected a non-empty array of the values to try, got 5.0"),
+            std::string::npos)
+      << scalar;
+  EXPECT_NE(refusal("").find("the sweep varies nothing"), std::string::npos);
+  EXPECT_NE(refusal("[grids]\na = [1]\n").find("grids: unknown section"), std::string::npos);
+  EXPECT_NE(refusal("[grid]\n\"experiment..load_n\" = [1.0]\n").find("non-empty names"),
+            std::string::npos);
+  EXPECT_NE(refusal("[grid]\n\"experiment.load_n\" = [1.0]\n[[runs]]\n\"experiment.load_n\" = "
+                    "2.0\n")
+                .find("set by both [grid] and [[runs]]"),
+            std::string::npos);
+  EXPECT_NE(refusal("[grid]\n\"experiment.load_n\" = [1.0]\n[[plot]]\nname = \"p\"\n"
+                    "x = \"soil.preset\"\ny = \"result.sinkage_m\"\n")
+                .find("'soil.preset' is not a swept key; expected one of: experiment.load_n"),
+            std::string::npos);
+  const fs::path missing = scratch.path() / "m.toml";
+  write_text(missing, "[sweep]\nname = \"m\"\nscenario = \"nowhere.toml\"\n[grid]\na = [1]\n");
+  EXPECT_NE(error_of([&] { load_sweep_plan(missing); }).find("the base scenario cannot be read"),
+            std::string::npos);
+}
+
+// Reads the names of the groups under /runs of a sweep.h5.
+std::vector<std::string> hdf5_run_groups(const fs::path& file) {
+  std::vector<std::string> names;
+  const hid_t h5 = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  EXPECT_GE(h5, 0);
+  const hid_t runs = H5Gopen2(h5, "runs", H5P_DEFAULT);
+  H5G_info_t info;
+  H5Gget_info(runs, &info);
+  for (hsize_t i = 0; i < info.nlinks; ++i) {
+    char name[64] = {};
+    H5Lget_name_by_idx(runs, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, sizeof(name), H5P_DEFAULT);
+    names.emplace_back(name);
+  }
+  H5Gclose(runs);
+  H5Fclose(h5);
+  return names;
+}
+
+TEST(Sweep, RunsEveryRunAndRecordsAFailedOneWithoutStopping) {
+  ScratchDir scratch;
+  const fs::path file = sweep_file(scratch.path(),
+                                   "[grid]\n\"experiment.load_n\" = [250.0, 1e6, 500.0]\n"
+                                   "[[plot]]\nname = \"sinkage\"\nx = \"experiment.load_n\"\n"
+                                   "y = \"result.sinkage_m\"\n");
+  const fs::path out = scratch.path() / "out";
+  EXPECT_EQ(sweep_once(file, out), 1);  // finished, with a failed run
+  const SweepPlan plan = load_sweep_plan(file);
+  const RunRecord ok = read_run_record(out / "results/r0000.h5", plan.fingerprint);
+  EXPECT_EQ(ok.outcome.status, "ok");
+  EXPECT_NEAR(ok.summary["result"]["sinkage_m"].get<double>(), 0.00672, 1e-4);
+  EXPECT_EQ(ok.parameters["experiment.load_n"], 250.0);
+  const RunRecord failed = read_run_record(out / "results/r0001.h5", plan.fingerprint);
+  EXPECT_EQ(failed.outcome.status, "failed");
+  EXPECT_EQ(failed.outcome.exit_code, 1);
+  EXPECT_NE(failed.outcome.error.find("more than its width"), std::string::npos);
+  EXPECT_EQ(read_run_record(out / "results/r0002.h5", plan.fingerprint).outcome.status, "ok");
+  EXPECT_EQ(hdf5_run_groups(out / "sweep.h5"),
+            (std::vector<std::string>{"r0000", "r0001", "r0002"}));
+  const std::string table = read_text(out / "sweep.csv");
+  EXPECT_EQ(table.rfind("run,status,exit_code,wall_s,rank,host,experiment.load_n,", 0), 0u);
+  EXPECT_NE(table.find("\nr0001,failed,1,"), std::string::npos);
+  EXPECT_TRUE(fs::is_regular_file(out / "sinkage.png"));
+  EXPECT_TRUE(fs::is_regular_file(out / "runs/r0000/summary.json"));  // each run's own folder
+  // Finished runs are not redone; --retry-failed runs the failed one again (and it fails again).
+  const auto stamp = fs::last_write_time(out / "results/r0000.h5");
+  EXPECT_EQ(sweep_once(file, out), 1);
+  EXPECT_EQ(fs::last_write_time(out / "results/r0000.h5"), stamp);
+  const auto failed_stamp = fs::last_write_time(out / "results/r0001.h5");
+  EXPECT_EQ(sweep_once(file, out, true), 1);
+  EXPECT_NE(fs::last_write_time(out / "results/r0001.h5"), failed_stamp);
+  EXPECT_EQ(fs::last_write_time(out / "results/r0000.h5"), stamp);
+}
+
+TEST(Sweep, ARestartRunsOnlyWhatIsUnfinishedAndIndexesEachRunOnce) {
+  ScratchDir scratch;
+  const fs::path file =
+      sweep_file(scratch.path(), "[grid]\n\"experiment.load_n\" = [250.0, 500.0, 750.0]\n");
+  const fs::path out = scratch.path() / "out";
+  ASSERT_EQ(sweep_once(file, out), 0);
+  const std::string first = read_text(out / "results/r0001.h5");
+  // As a kill would leave it: one result missing, a half-written temporary, a stale index.
+  fs::remove(out / "results/r0002.h5");
+  write_text(out / "results/.r0002.h5.tmp-99999-0", "half");
+  write_text(out / ".sweep.h5.tmp-99999-3", "half");
+  ASSERT_EQ(sweep_once(file, out), 0);
+  EXPECT_EQ(read_text(out / "results/r0001.h5"), first);  // untouched
+  EXPECT_TRUE(fs::is_regular_file(out / "results/r0002.h5"));
+  EXPECT_FALSE(fs::exists(out / "results/.r0002.h5.tmp-99999-0"));
+  EXPECT_FALSE(fs::exists(out / ".sweep.h5.tmp-99999-3"));
+  EXPECT_EQ(hdf5_run_groups(out / "sweep.h5"),
+            (std::vector<std::string>{"r0000", "r0001", "r0002"}));
+}
+
+TEST(Sweep, FilesTalusDidNotWriteAreRefusedAndLeftAsTheyAre) {
+  ScratchDir scratch;
+  const fs::path file = sweep_file(scratch.path(), "[grid]\n\"experiment.load_n\" = [250.0]\n");
+  const fs::path out = scratch.path() / "out";
+  ASSERT_EQ(sweep_once(file, out), 0);
+  const SweepPlan plan = load_sweep_plan(file);
+
+  // A damaged or foreign sweep.h5.
+  write_text(out / "sweep.h5", "my notes, not HDF5");
+  EXPECT_NE(error_of([&] {
+              SweepFolder folder(out, plan);
+            }).find("sweep.h5: cannot be read as HDF5 (damaged, or not an HDF5 file)"),
+            std::string::npos);
+  EXPECT_EQ(sweep_once(file, out), 2);
+  EXPECT_EQ(read_text(out / "sweep.h5"), "my notes, not HDF5");
+  const hid_t foreign =
+      H5Fcreate((out / "sweep.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  H5Fclose(foreign);
+  const std::string foreign_bytes = read_text(out / "sweep.h5");
+  EXPECT_NE(error_of([&] {
+              SweepFolder folder(out, plan);
+            }).find("not a talus sweep file (no 'talus_sweep' attribute)"),
+            std::string::npos);
+  EXPECT_EQ(read_text(out / "sweep.h5"), foreign_bytes);
+  fs::remove(out / "sweep.h5");
+
+  // Someone else's file in the folder, a foreign sweep.csv, another sweep's folder.
+  write_text(out / "notes.txt", "mine");
+  EXPECT_NE(error_of([&] { SweepFolder folder(out, plan); }).find("notes.txt: not written by"),
+            std::string::npos);
+  fs::remove(out / "notes.txt");
+  write_text(out / "sweep.csv", "a,b\n1,2\n");
+  EXPECT_NE(error_of([&] { SweepFolder folder(out, plan); }).find("not a sweep table talus wrote"),
+            std::string::npos);
+  EXPECT_EQ(read_text(out / "sweep.csv"), "a,b\n1,2\n");
+  fs::remove(out / "sweep.csv");
+  const fs::path other =
+      sweep_file(scratch.path(), "[grid]\n\"experiment.load_n\" = [300.0]\n", "o");
+  EXPECT_NE(error_of([&] {
+              SweepFolder folder(out, load_sweep_plan(other));
+            }).find("holds the results of another sweep"),
+            std::string::npos);
+  EXPECT_EQ(sweep_once(file, out), 0);  // its own folder still resumes
+
+  // A folder of the user's, a file named as --out.
+  const fs::path mine = scratch.path() / "mine";
+  fs::create_directories(mine);
+  write_text(mine / "data.txt", "keep");
+  EXPECT_EQ(sweep_once(file, mine), 2);
+  EXPECT_EQ(talus::testing_files::listing(mine), (std::vector<std::string>{"data.txt"}));
+  write_text(scratch.path() / "afile", "keep");
+  EXPECT_EQ(sweep_once(file, scratch.path() / "afile"), 2);
+  EXPECT_EQ(read_text(scratch.path() / "afile"), "keep");
+}
+
+TEST(Sweep, ReplaceEmptiesAnEarlierSweepsFolderOnlyWhenAllOfItIsTheSweeps) {
+  ScratchDir scratch;
+  const fs::path out = scratch.path() / "out";
+  const fs::path first = sweep_file(scratch.path(),
+                                    "[grid]\n\"experiment.load_n\" = [250.0, 400.0]\n"
+                                    "[[plot]]\nname = \"old\"\nx = \"experiment.load_n\"\n"
+                                    "y = \"result.sinkage_m\"\n",
+                                    "first");
+  ASSERT_EQ(sweep_once(first, out), 0);
+  const fs::path second =
+      sweep_file(scratch.path(), "[grid]\n\"experiment.load_n\" = [300.0]\n", "second");
+  EXPECT_EQ(sweep_once(second, out), 2);  // another sweep's folder: refused without --replace
+  EXPECT_TRUE(fs::exists(out / "old.png"));
+  // Something of the user's inside a run folder: --replace refuses and removes nothing.
+  write_text(out / "runs/r0001/my_notes.txt", "keep");
+  EXPECT_EQ(sweep_once(second, out, false, true), 2);
+  EXPECT_EQ(read_text(out / "runs/r0001/my_notes.txt"), "keep");
+  EXPECT_TRUE(fs::exists(out / "results/r0001.h5"));
+  fs::remove(out / "runs/r0001/my_notes.txt");
+  EXPECT_EQ(sweep_once(second, out, false, true), 0);
+  EXPECT_EQ(talus::testing_files::listing(out / "results"), (std::vector<std::string>{"r0000.h5"}));
+  EXPECT_FALSE(fs::exists(out / "old.png"));
+  EXPECT_EQ(read_run_record(out / "results/r0000.h5", load_sweep_plan(second).fingerprint)
+                .parameters["experiment.load_n"],
+            300.0);
+}
+
+TEST(Sweep, BadInputLeavesNoOutputFolder) {
+  ScratchDir scratch;
+  const fs::path file = sweep_file(scratch.path(), "[grid]\n\"experiment.lod_n\" = [250.0]\n");
+  EXPECT_EQ(sweep_once(file, scratch.path() / "out"), 2);
+  EXPECT_FALSE(fs::exists(scratch.path() / "out"));
+}
+
+}  // namespace
