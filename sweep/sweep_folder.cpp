@@ -14,6 +14,7 @@
 #include "core/json_file.hpp"
 #include "core/output_target.hpp"
 #include "core/version.hpp"
+#include "sweep/sweep_combine.hpp"
 
 namespace talus::sweep {
 
@@ -49,11 +50,17 @@ nlohmann::json read_identity(const fs::path& file) {
   return identity;
 }
 
-std::vector<std::string> plot_files(const nlohmann::json& identity) {
+// The files besides results a sweep wrote in its folder (pictures, a combined database), as
+// its identity file lists them. Plain names only: nothing outside the folder is ever named.
+std::vector<std::string> extra_files(const nlohmann::json& identity) {
   std::vector<std::string> names;
-  if (identity.contains("plots") && identity["plots"].is_array()) {
-    for (const auto& name : identity["plots"]) {
-      if (name.is_string()) names.push_back(name.get<std::string>() + ".png");
+  if (identity.contains("extra_files") && identity["extra_files"].is_array()) {
+    for (const auto& name : identity["extra_files"]) {
+      if (!name.is_string()) continue;
+      const std::string text = name.get<std::string>();
+      if (!text.empty() && text[0] != '.' && text.find('/') == std::string::npos) {
+        names.push_back(text);
+      }
     }
   }
   return names;
@@ -139,7 +146,7 @@ void SweepFolder::check_sweep_entries(const nlohmann::json& identity,
                                       bool remove_temporaries) const {
   std::set<std::string> known = {kIdentityName, "runs",      "results",
                                  "sweep.h5",    "sweep.csv", ".talus-sweep-probe"};
-  for (const std::string& png : plot_files(identity)) known.insert(png);
+  for (const std::string& file : extra_files(identity)) known.insert(file);
   const auto temporary = [&](const fs::path& path) {
     if (!is_atomic_temporary_name(path.filename().string()) &&
         path.filename().string().rfind(".probe-", 0) != 0) {
@@ -203,7 +210,7 @@ void SweepFolder::clear(const nlohmann::json& identity) {
                                   std::string("sweep.h5"), std::string("sweep.csv")}) {
     fs::remove(dir_ / name, error);
   }
-  for (const std::string& png : plot_files(identity)) fs::remove(dir_ / png, error);
+  for (const std::string& file : extra_files(identity)) fs::remove(dir_ / file, error);
   fs::remove(dir_ / kIdentityName);
   if (!fs::is_empty(dir_)) refuse(dir_, "could not be emptied entirely");
 }
@@ -213,16 +220,17 @@ SweepFolder::Lock::~Lock() {
 }
 
 void SweepFolder::write_identity(const SweepPlan& plan) {
-  // Pictures of earlier starts stay listed: a plot taken out of the sweep file leaves its picture,
+  // Files of earlier starts stay listed: a plot taken out of the sweep file leaves its picture,
   // which is still the sweep's.
   std::set<std::string> names;
   if (fs::is_regular_file(dir_ / kIdentityName)) {
-    for (const std::string& png : plot_files(read_identity(dir_ / kIdentityName))) {
-      names.insert(fs::path(png).stem().string());
+    for (const std::string& file : extra_files(read_identity(dir_ / kIdentityName))) {
+      names.insert(file);
     }
   }
-  for (const SweepPlot& plot : plan.plots) names.insert(plot.name);
-  const nlohmann::json plot_names = names;
+  for (const SweepPlot& plot : plan.plots) names.insert(plot.name + ".png");
+  for (const std::string& file : combined_files(plan.combine)) names.insert(file);
+  const nlohmann::json extra = names;
   fs::create_directories(dir_ / "runs");  // an earlier start that a kill stopped early
   fs::create_directories(dir_ / "results");
   const nlohmann::json identity = {{"format", "talus-sweep 1"},
@@ -231,7 +239,7 @@ void SweepFolder::write_identity(const SweepPlan& plan) {
                                    {"sweep_file", plan.sweep_file.string()},
                                    {"scenario_file", plan.scenario_file.string()},
                                    {"runs_planned", plan.runs.size()},
-                                   {"plots", plot_names},
+                                   {"extra_files", extra},
                                    {"talus_version", version()}};
   replace_file_atomically(dir_ / kIdentityName,
                           [&](const fs::path& temp) { talus::write_json(temp, identity); });

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "runner/run_scenario.hpp"
+#include "sweep/sweep_combine.hpp"
 
 namespace talus::sweep {
 
@@ -139,6 +140,7 @@ SweepPlan load_sweep_plan(const std::filesystem::path& sweep_file) {
   const std::string scenario = head.string("scenario");
   plan.tier = head.string_or("tier", "");
   if (!plan.tier.empty()) head.choice("tier", scenario_tier_names());
+  plan.combine = head.choice_or("combine", "none", combine_kinds());
   head.refuse_unknown_keys();
   plan.scenario_file = std::filesystem::path(scenario).is_absolute()
                            ? std::filesystem::path(scenario)
@@ -148,6 +150,8 @@ SweepPlan load_sweep_plan(const std::filesystem::path& sweep_file) {
   } catch (const ScenarioError& e) {
     head.fail("scenario", fmt::format("the base scenario cannot be read: {}", e.what()));
   }
+  const std::string refused = combine_refusal(plan.combine, *plan.base_document, plan.tier);
+  if (!refused.empty()) head.fail("combine", refused);
 
   // Grid: every combination of the listed values.
   const toml::table& doc = plan.sweep_document->toml_root();

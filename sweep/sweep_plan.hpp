@@ -3,7 +3,8 @@
 // the list of runs, each a scenario document with its values put in (docs/sweep.md).
 //
 //   [sweep]   name, description (optional), scenario (path, relative to the sweep file),
-//             tier (optional, as `talus run --tier`)
+//             tier (optional, as `talus run --tier`), combine (optional: "none", or
+//             "wrench_database" to merge the runs' wrench-space databases, sweep/sweep_combine.hpp)
 //   [grid]    dotted key = [value, ...]: every combination, the last key varying fastest
 //   [[runs]]  dotted key = value, ...: listed points, each combined with every grid point
 //   [[plot]]  pictures of summary figures against a swept value (sweep/sweep_plot.hpp)
@@ -47,6 +48,7 @@ struct SweepPlan {
   std::string name;
   std::string description;
   std::string tier;               ///< empty: the scenario's own
+  std::string combine = "none";   ///< what is made of all runs' outputs at the end
   std::vector<std::string> keys;  ///< every swept key, in the order of first appearance
   std::vector<SweepRun> runs;
   std::vector<SweepPlot> plots;  ///< [[plot]]: pictures of the results (not in the fingerprint)

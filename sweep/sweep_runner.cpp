@@ -16,6 +16,7 @@
 #include "core/interrupt.hpp"
 #include "core/output_target.hpp"
 #include "runner/run_scenario.hpp"
+#include "sweep/sweep_combine.hpp"
 #include "sweep/sweep_folder.hpp"
 #include "sweep/sweep_plan.hpp"
 #include "sweep/sweep_results.hpp"
@@ -109,7 +110,16 @@ class Coordinator {
     }
     while (workers_left_ > 0) serve(true);
     rebuild();
-    return report();
+    const int code = report();
+    if (plan_.combine != "none") {
+      if (code != 0 || records_.size() != plan_.runs.size()) {
+        say(fmt::format("sweep: combine = \"{}\" not made: it needs every run to succeed",
+                        plan_.combine));
+      } else {
+        say("sweep: " + combine_runs(plan_, folder_.dir()));
+      }
+    }
+    return code;
   }
 
  private:

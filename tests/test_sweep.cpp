@@ -6,6 +6,7 @@
 #include <toml++/toml.h>
 
 #include <fstream>
+#include <sstream>
 
 #include "core/scenario_file.hpp"
 #include "runner/run_scenario.hpp"
@@ -15,6 +16,7 @@
 #include "sweep/sweep_plan.hpp"
 #include "sweep/sweep_results.hpp"
 #include "sweep/sweep_runner.hpp"
+#include "wrench/wrench_database.hpp"
 
 namespace {
 
@@ -314,6 +316,104 @@ TEST(Sweep, ReplaceEmptiesAnEarlierSweepsFolderOnlyWhenAllOfItIsTheSweeps) {
   EXPECT_EQ(read_run_record(out / "results/r0000.h5", load_sweep_plan(second).fingerprint)
                 .parameters["experiment.load_n"],
             300.0);
+}
+
+// A wrench-space acquisition split into one run per tilt and merged (combine = "wrench_database")
+// gives the very database of the acquisition done in one run (bed and solver shortened here).
+TEST(Sweep, AnAcquisitionSplitByTiltMergesIntoTheOneRunDatabase) {
+  ScratchDir scratch;
+  const fs::path base = fs::path(TALUS_SOURCE_DIR) / "scenarios/wrench/acquire_demo.toml";
+  const std::string shortened =
+      "\"settle.max_steps\" = 300\n\"path.duration_s\" = 0.25\n\"path.filter_window_s\" = 0.05\n";
+  const fs::path file = scratch.path() / "by_tilt.toml";
+  write_text(file, "[sweep]\nname = \"by_tilt\"\nscenario = \"" + base.string() +
+                       "\"\ncombine = \"wrench_database\"\n[[runs]]\n" + shortened +
+                       "[grid]\n\"grid.tilts_rad\" = [[0.0], [-0.3, 0.3]]\n");
+  const fs::path out = scratch.path() / "out";
+  ASSERT_EQ(sweep_once(file, out), 0);
+  const SweepPlan plan = load_sweep_plan(file);
+  const auto values = talus::ScenarioDocument::parse(
+      shortened + "\"grid.tilts_rad\" = [-0.3, 0.0, 0.3]\n", scratch.path() / "one.toml");
+  std::vector<std::pair<std::vector<std::string>, const toml::node*>> put;
+  for (const auto& [key, node] : values->toml_root()) {
+    std::vector<std::string> path;
+    std::stringstream parts{std::string(key.str())};
+    for (std::string part; std::getline(parts, part, '.');) path.push_back(part);
+    put.emplace_back(path, &node);
+  }
+  talus::run_scenario_document(plan.base_document->with_values(put), scratch.path() / "one");
+  const auto whole = talus::wrench::load_database(scratch.path() / "one/database.h5");
+  const auto merged = talus::wrench::load_database(out / "database.h5");
+  ASSERT_EQ(merged.configuration_count(), 6);
+  EXPECT_EQ(merged.configurations, whole.configurations);
+  for (int j = 0; j < whole.configuration_count(); ++j) {
+    EXPECT_EQ(merged.wrenches[static_cast<std::size_t>(j)],
+              whole.wrenches[static_cast<std::size_t>(j)])
+        << j;
+  }
+  EXPECT_NE(read_text(out / "database.json").find("\"concavity\""), std::string::npos);
+}
+
+TEST(Sweep, CombineRefusesAScenarioItCannotMerge) {
+  ScratchDir scratch;
+  const fs::path file = sweep_file(
+      scratch.path(), "combine = \"wrench_database\"\n[grid]\n\"experiment.load_n\" = [1.0]\n");
+  EXPECT_NE(error_of([&] { load_sweep_plan(file); })
+                .find(":4:11: sweep.combine: \"wrench_database\" merges the databases of "
+                      "wrench-tier scenarios of kind \"acquire\"; "),
+            std::string::npos)
+      << error_of([&] { load_sweep_plan(file); });
+}
+
+TEST(WrenchDatabaseMerge, PartsMergeInAcquisitionOrderAndMustBeOneAcquisitions) {
+  using talus::wrench::WrenchDatabase;
+  const auto part = [](std::vector<std::pair<double, double>> configurations, double friction) {
+    WrenchDatabase db;
+    db.velocity_directions = Eigen::MatrixXd::Identity(3, 3);
+    db.velocity_scale = Eigen::Vector3d(0.02, 0.02, 0.3);
+    db.medium = {"m", 0.004, 2650.0, friction, "test"};
+    db.configurations.resize(static_cast<Eigen::Index>(configurations.size()), 2);
+    for (std::size_t j = 0; j < configurations.size(); ++j) {
+      db.configurations.row(static_cast<Eigen::Index>(j)) << configurations[j].first,
+          configurations[j].second;
+      db.wrenches.push_back(Eigen::MatrixXd::Constant(3, 3, configurations[j].second + 1.0));
+    }
+    return db;
+  };
+  const WrenchDatabase a = part({{0.0, 0.3}, {-0.02, 0.3}}, 0.5);
+  const WrenchDatabase b = part({{0.0, 0.0}, {-0.02, 0.0}}, 0.5);
+  const WrenchDatabase merged = talus::wrench::merge_databases({a, b}, {"a", "b"});
+  Eigen::MatrixX2d expected(4, 2);
+  expected << 0.0, 0.0, 0.0, 0.3, -0.02, 0.0, -0.02, 0.3;
+  EXPECT_EQ(merged.configurations, expected);
+  EXPECT_DOUBLE_EQ(merged.wrenches[1](0, 0), 1.3);  // (0, 0.3) came with its wrenches
+  EXPECT_NE(error_of([&] {
+              talus::wrench::merge_databases({a, part({{0.0, 0.0}}, 0.6)}, {"a", "c"});
+            }).find("c: medium differs from a's"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] {
+              talus::wrench::merge_databases({a, a}, {"a", "a2"});
+            }).find("both measured depth 0 m, tilt 0.3 rad"),
+            std::string::npos);
+}
+
+// Every shipped sweep file (sweeps/, the wrench-space media's data/wrench/*.sweep.toml) reads and
+// every run of it checks.
+TEST(SweepPlan, ShippedSweepFilesCheck) {
+  int checked = 0;
+  for (const char* dir : {"sweeps", "data/wrench"}) {
+    for (const auto& entry : fs::directory_iterator(fs::path(TALUS_SOURCE_DIR) / dir)) {
+      const std::string name = entry.path().filename().string();
+      const bool sweep = std::string(dir) == "sweeps" ? entry.path().extension() == ".toml"
+                                                      : name.ends_with(".sweep.toml");
+      if (!sweep) continue;
+      const SweepPlan plan = load_sweep_plan(entry.path());
+      EXPECT_NO_THROW(check_sweep_plan(plan)) << entry.path();
+      EXPECT_GE(plan.runs.size(), 2u) << entry.path();
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 4);
 }
 
 TEST(Sweep, BadInputLeavesNoOutputFolder) {

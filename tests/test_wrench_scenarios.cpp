@@ -271,6 +271,8 @@ TEST(WrenchScenarios, ShippedScenariosAndAcquisitionFilesCheck) {
   for (const char* dir : {"scenarios/wrench", "data/wrench"}) {
     for (const auto& entry : fs::directory_iterator(fs::path(TALUS_SOURCE_DIR) / dir)) {
       if (entry.path().extension() != ".toml") continue;
+      // <medium>.sweep.toml is a sweep file (tests/test_sweep.cpp checks those).
+      if (entry.path().stem().extension() == ".sweep") continue;
       const nlohmann::json info = check_scenario_file(entry.path());
       EXPECT_EQ(info["tier"], "wrench") << entry.path();
       EXPECT_GT(info["steps"].get<long>(), 0) << entry.path();

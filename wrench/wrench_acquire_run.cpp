@@ -302,28 +302,7 @@ nlohmann::json run_acquire(const ScenarioTable& root, OutputDir& out, const RunP
       {"runs_wall_s", runs_s},
       {"threads", threads},
       {"database", "database.h5"}};
-  if (db.configuration_count() >= 3) {
-    const WrenchSpaceModel model(db);
-    const ConcavitySummary cc = model.concavity_table();
-    nlohmann::json rows = nlohmann::json::array();
-    for (const ConfigurationConcavity& c : cc.per_configuration) {
-      rows.push_back(
-          {{"depth_m", c.depth_m}, {"tilt_rad", c.tilt_rad}, {"concavity", c.concavity}});
-    }
-    summary["concavity"] = {{"mean", cc.mean}, {"worst", cc.worst}, {"per_configuration", rows}};
-    // The quadratic fit needs 6 configurations in each fold's training set.
-    if (db.configuration_count() >= 8) {
-      const auto cv = [](const CrossValidationError& e) {
-        return nlohmann::json{{"folds", e.folds},
-                              {"points", e.points},
-                              {"rms", e.rms},
-                              {"max", e.max},
-                              {"relative_rms", e.relative}};
-      };
-      summary["cross_validation"] = {{"thin_plate_spline", cv(model.cross_validation(5))},
-                                     {"quadratic", cv(model.cross_validation_quadratic(5))}};
-    }
-  }
+  summary.update(database_quality(db));
   write_json(out.path("summary.json"), summary);
   return summary;
 }

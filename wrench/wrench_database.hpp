@@ -66,6 +66,14 @@ WrenchDatabase load_database(const std::filesystem::path& path);
 WrenchDatabase load_database_at(const ScenarioTable& table, const std::string& key,
                                 const std::filesystem::path& path);
 
+/// One database of the configurations of `parts` (databases of the same medium, velocity
+/// directions, scales and reference point, acquired separately: a sweep's runs, one per tilt),
+/// ordered by depth (surface first) then tilt (ascending), as one acquisition of the whole grid
+/// orders them. `names` name the parts in errors. Throws DatabaseError naming the part and the
+/// field that differs, or a configuration measured twice.
+WrenchDatabase merge_databases(const std::vector<WrenchDatabase>& parts,
+                               const std::vector<std::string>& names);
+
 /// Imports measurements from a force/torque sensor as CSV. First line: the header
 ///   planar:  depth_m,tilt_rad,v_x,v_z,omega_y,f_x,f_z,tau_y
 ///   spatial: depth_m,tilt_rad,v_x,v_y,v_z,omega_x,omega_y,omega_z,f_x,f_y,f_z,tau_x,tau_y,tau_z

@@ -115,4 +115,28 @@ HalfSpaces rotate_halfspaces(const HalfSpaces& in_contact_frame, const Eigen::Ma
   return out;
 }
 
+nlohmann::json database_quality(const WrenchDatabase& db) {
+  nlohmann::json quality = nlohmann::json::object();
+  if (db.configuration_count() < 3) return quality;
+  const WrenchSpaceModel model(db);
+  const ConcavitySummary cc = model.concavity_table();
+  nlohmann::json rows = nlohmann::json::array();
+  for (const ConfigurationConcavity& c : cc.per_configuration) {
+    rows.push_back({{"depth_m", c.depth_m}, {"tilt_rad", c.tilt_rad}, {"concavity", c.concavity}});
+  }
+  quality["concavity"] = {{"mean", cc.mean}, {"worst", cc.worst}, {"per_configuration", rows}};
+  if (db.configuration_count() >= 8) {
+    const auto cv = [](const CrossValidationError& e) {
+      return nlohmann::json{{"folds", e.folds},
+                            {"points", e.points},
+                            {"rms", e.rms},
+                            {"max", e.max},
+                            {"relative_rms", e.relative}};
+    };
+    quality["cross_validation"] = {{"thin_plate_spline", cv(model.cross_validation(5))},
+                                   {"quadratic", cv(model.cross_validation_quadratic(5))}};
+  }
+  return quality;
+}
+
 }  // namespace talus::wrench

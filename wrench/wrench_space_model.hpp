@@ -6,6 +6,7 @@
 
 #include <Eigen/Dense>
 #include <atomic>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "wrench/rbf.hpp"
@@ -84,5 +85,11 @@ Eigen::Matrix3d planar_wrench_rotation(double slope_rad);
 Eigen::Matrix<double, 6, 6> spatial_wrench_rotation(const Eigen::Matrix3d& R_WC);
 /// W in the world frame: { w_W : A T^T w_W <= b, A_eq T^T w_W = b_eq } for orthogonal T.
 HalfSpaces rotate_halfspaces(const HalfSpaces& in_contact_frame, const Eigen::MatrixXd& T);
+
+/// A database's quality figures for a run's summary (paper 000 Table II and §IV-B): with 3 or
+/// more configurations {"concavity": {mean, worst, per_configuration}}, and with 8 or more (the
+/// quadratic fit needs 6 configurations in each fold's training set) {"cross_validation":
+/// {thin_plate_spline, quadratic}} of a 5-fold cross validation; empty below 3.
+nlohmann::json database_quality(const WrenchDatabase& db);
 
 }  // namespace talus::wrench

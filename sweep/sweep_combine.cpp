@@ -1,0 +1,66 @@
+#include "sweep/sweep_combine.hpp"
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include "core/atomic_file.hpp"
+#include "core/json_file.hpp"
+#include "sweep/sweep_plan.hpp"
+#include "wrench/wrench_database.hpp"
+#include "wrench/wrench_space_model.hpp"
+
+namespace talus::sweep {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> combine_kinds() { return {"none", "wrench_database"}; }
+
+std::string combine_refusal(const std::string& combine, const ScenarioDocument& base,
+                            const std::string& tier) {
+  if (combine != "wrench_database") return "";
+  const toml::table& root = base.toml_root();
+  const std::string file_tier = root["scenario"]["tier"].value_or(std::string());
+  const std::string kind = root["scenario"]["kind"].value_or(std::string());
+  if ((tier.empty() ? file_tier : tier) != "wrench" || kind != "acquire") {
+    return fmt::format(
+        "\"wrench_database\" merges the databases of wrench-tier scenarios of kind \"acquire\"; "
+        "{} is a {} scenario{}",
+        base.path().string(), tier.empty() ? file_tier : tier,
+        kind.empty() ? "" : fmt::format(" of kind \"{}\"", kind));
+  }
+  return "";
+}
+
+std::vector<std::string> combined_files(const std::string& combine) {
+  if (combine == "wrench_database") return {"database.h5", "database.json"};
+  return {};
+}
+
+std::string combine_runs(const SweepPlan& plan, const fs::path& dir) {
+  if (plan.combine != "wrench_database") return "";
+  std::vector<wrench::WrenchDatabase> parts;
+  std::vector<std::string> names;
+  for (const SweepRun& run : plan.runs) {
+    const fs::path file = dir / "runs" / run.id / "database.h5";
+    parts.push_back(wrench::load_database(file));
+    names.push_back(fmt::format("{} ({})", file.string(), run.label()));
+  }
+  const wrench::WrenchDatabase db = wrench::merge_databases(parts, names);
+  replace_file_atomically(dir / "database.h5",
+                          [&](const fs::path& temp) { wrench::save_database(db, temp); });
+  nlohmann::json summary = {{"database", "database.h5"},
+                            {"parts", plan.runs.size()},
+                            {"configurations", db.configuration_count()},
+                            {"directions", db.direction_count()},
+                            {"medium", db.medium.name}};
+  summary.update(wrench::database_quality(db));
+  replace_file_atomically(dir / "database.json",
+                          [&](const fs::path& temp) { write_json(temp, summary); });
+  return fmt::format(
+      "merged the {} runs' wrench-space databases into {} ({} configurations x {} "
+      "directions)",
+      plan.runs.size(), (dir / "database.h5").string(), db.configuration_count(),
+      db.direction_count());
+}
+
+}  // namespace talus::sweep

@@ -1,0 +1,37 @@
+#pragma once
+// What a sweep makes of all its runs' outputs once every run has succeeded ([sweep] combine):
+//   "none"             nothing (the default)
+//   "wrench_database"  the runs are parts of one wrench-space acquisition (kind "acquire", split
+//                      by tilt or depth): their database.h5 files are merged into the sweep's
+//                      database.h5, with its quality figures in database.json
+//                      (wrench::merge_databases, wrench::database_quality)
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace talus {
+class ScenarioDocument;
+}
+
+namespace talus::sweep {
+
+struct SweepPlan;
+
+/// The names [sweep] combine may take.
+std::vector<std::string> combine_kinds();
+
+/// Why `combine` cannot apply to the base scenario `base` run on `tier` (empty: the file's own);
+/// empty when it can.
+std::string combine_refusal(const std::string& combine, const ScenarioDocument& base,
+                            const std::string& tier);
+
+/// The files `combine` writes in the sweep's folder.
+std::vector<std::string> combined_files(const std::string& combine);
+
+/// Makes the combined output of `plan`'s runs in `dir` (every run finished and succeeded),
+/// each file replaced atomically. Returns a line saying what was written. Throws
+/// std::runtime_error naming the run and the file when a part is missing or does not fit.
+std::string combine_runs(const SweepPlan& plan, const std::filesystem::path& dir);
+
+}  // namespace talus::sweep
