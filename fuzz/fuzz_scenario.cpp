@@ -1,11 +1,17 @@
 // libFuzzer target: the scenario reader (core/scenario_file). Any text is parsed; every key of
 // every table is then read with every getter, as a tier's reader would with a key of the wrong
-// type or range. Expected failures are ScenarioErrors; anything else (a crash, a sanitizer
-// report, another exception escaping) is a bug.
+// type or range. The document's own values are then put in at its own key paths, extended and
+// indexed as a sweep file's dotted keys would be (ScenarioDocument::with_values), and the result
+// read again. Expected failures are ScenarioErrors; anything else (a crash, a sanitizer report,
+// another exception escaping) is a bug.
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
+
+#include <toml++/toml.h>
+
+#include <vector>
 
 #include "core/scenario_file.hpp"
 
@@ -47,6 +53,47 @@ void walk(const ScenarioTable& t, int depth) {
   expect_scenario_error_or_value([&] { t.fail("", "fuzz"); });
 }
 
+// Every node's key path (array items by index), at most `limit` of them.
+void key_paths(const toml::node& node, std::vector<std::string>& path,
+               std::vector<std::pair<std::vector<std::string>, const toml::node*>>& out,
+               std::size_t limit) {
+  if (out.size() >= limit || path.size() > 8) return;
+  if (!path.empty()) out.emplace_back(path, &node);
+  if (const toml::table* t = node.as_table()) {
+    for (const auto& [key, child] : *t) {
+      path.emplace_back(key.str());
+      key_paths(child, path, out, limit);
+      path.pop_back();
+    }
+  } else if (const toml::array* a = node.as_array()) {
+    for (std::size_t i = 0; i < a->size(); ++i) {
+      path.push_back(std::to_string(i));
+      key_paths(*a->get(i), path, out, limit);
+      path.pop_back();
+    }
+  }
+}
+
+// Puts each value at the next value's path, at that path extended by a key, and at an index one
+// past an array's end: the places a sweep's dotted keys can name.
+void put_values(const talus::ScenarioDocument& doc) {
+  std::vector<std::string> path;
+  std::vector<std::pair<std::vector<std::string>, const toml::node*>> nodes;
+  key_paths(doc.toml_root(), path, nodes, 32);
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    const auto& [target, unused] = nodes[(k + 1) % nodes.size()];
+    const toml::node* value = nodes[k].second;
+    std::vector<std::string> deeper = target;
+    deeper.push_back("x");
+    std::vector<std::string> beyond = target;
+    beyond.push_back("99");
+    for (const auto& at : {target, deeper, beyond}) {
+      expect_scenario_error_or_value([&] { walk(doc.with_values({{at, value}})->root(), 0); });
+    }
+  }
+  expect_scenario_error_or_value([&] { walk(doc.with_tier("shaping")->root(), 0); });
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -54,6 +101,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const auto doc = talus::ScenarioDocument::parse(text, "fuzz.toml");
     walk(doc->root(), 0);
+    put_values(*doc);
   } catch (const ScenarioError&) {
   }
   return 0;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <deque>
 #include <fstream>
@@ -126,18 +127,18 @@ class Coordinator {
   void run_own(int index) {
     const SweepRun& run = plan_.runs[static_cast<std::size_t>(index)];
     running_.push_back(index);
-    const RunOutcome outcome = execute_run(plan_, run, folder_.run_dir(run.id),
-                                           folder_.result_file(run.id), 0, [&](long, long, double) {
-                                             throw_if_interrupted();
-                                             // Between the steps of its own run rank 0 answers the
-                                             // other ranks. Some tiers report progress from an
-                                             // OpenMP thread (under their own lock): MPI is called
-                                             // only from this process's main thread.
-                                             if (std::this_thread::get_id() == main_thread_)
-                                               serve(false);
-                                           });
+    own_run_ = run.id;
+    own_fraction_ = 0.0;
+    // Between the steps of its own run rank 0 answers the other ranks. Some tiers report progress
+    // from an OpenMP thread (under their own lock): MPI is called only from the main thread.
+    const RunProgress progress = [&](long done, long total, double) {
+      throw_if_interrupted();
+      own_fraction_ = total > 0 ? static_cast<double>(done) / static_cast<double>(total) : 0.0;
+      if (std::this_thread::get_id() == main_thread_) serve(false);
+    };
+    execute_run(plan_, run, folder_.run_dir(run.id), folder_.result_file(run.id), 0, progress);
     running_.erase(std::find(running_.begin(), running_.end(), index));
-    (void)outcome;
+    own_run_.clear();
     finished(index, 0);
   }
 
@@ -164,11 +165,17 @@ class Coordinator {
     if (!options_.quiet && seconds_since(last_status_) >= options_.status_every_s) {
       last_status_ = Clock::now();
       const double elapsed = seconds_since(start_);
-      const int done = static_cast<int>(records_.size()) - done_before_;
-      const int left = static_cast<int>(queue_.size() + running_.size());
-      say(fmt::format("sweep: {} of {} done, {} running, {} waiting, elapsed {:.0f} s{}",
-                      records_.size(), plan_.runs.size(), running_.size(), queue_.size(), elapsed,
-                      done > 0 ? fmt::format(", eta {:.0f} s", elapsed / done * left) : ""));
+      // Runs done this time, counting rank 0's own run by its progress (the others' is unknown).
+      const double own = own_run_.empty() ? 0.0 : own_fraction_.load();
+      const double done = static_cast<double>(records_.size()) - done_before_ + own;
+      const double left = static_cast<double>(queue_.size() + running_.size()) - own;
+      say(fmt::format("sweep: {} of {} done, {} running{}, {} waiting, elapsed {:.0f} s{}",
+                      records_.size(), plan_.runs.size(), running_.size(),
+                      own_run_.empty() ? ""
+                                       : fmt::format(" ({} on rank 0 at {:.0f}%)", own_run_,
+                                                     100.0 * own_fraction_.load()),
+                      queue_.size(), elapsed,
+                      done > 0.0 ? fmt::format(", eta {:.0f} s", elapsed / done * left) : ""));
     }
   }
 
@@ -238,6 +245,8 @@ class Coordinator {
   Clock::time_point last_status_;
   Clock::time_point last_rebuild_{};
   std::thread::id main_thread_ = std::this_thread::get_id();
+  std::string own_run_;                    // the run rank 0 is running now, and how far it is
+  std::atomic<double> own_fraction_{0.0};  // set from the run's progress, maybe on another thread
 };
 
 void work(const SweepPlan& plan, const fs::path& dir, SweepChannel& channel) {

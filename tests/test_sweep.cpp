@@ -16,7 +16,9 @@
 #include "sweep/sweep_plan.hpp"
 #include "sweep/sweep_results.hpp"
 #include "sweep/sweep_runner.hpp"
+#include "wrench/velocity_directions.hpp"
 #include "wrench/wrench_database.hpp"
+#include "wrench/wrench_space_model.hpp"
 
 namespace {
 
@@ -370,7 +372,8 @@ TEST(WrenchDatabaseMerge, PartsMergeInAcquisitionOrderAndMustBeOneAcquisitions) 
   const auto part = [](std::vector<std::pair<double, double>> configurations, double friction) {
     WrenchDatabase db;
     db.velocity_directions = Eigen::MatrixXd::Identity(3, 3);
-    db.velocity_scale = Eigen::Vector3d(0.02, 0.02, 0.3);
+    db.velocity_scale.resize(3);
+    db.velocity_scale << 0.02, 0.02, 0.3;
     db.medium = {"m", 0.004, 2650.0, friction, "test"};
     db.configurations.resize(static_cast<Eigen::Index>(configurations.size()), 2);
     for (std::size_t j = 0; j < configurations.size(); ++j) {
@@ -414,6 +417,41 @@ TEST(SweepPlan, ShippedSweepFilesCheck) {
     }
   }
   EXPECT_GE(checked, 4);
+}
+
+// A part of a split acquisition (one tilt, or a pair) cannot give the spline's concavity or the
+// quadratic's cross validation: its run says so instead of failing after its measurements.
+TEST(WrenchDatabaseMerge, APartsQualityIsSkippedWithItsReasonNotAFailure) {
+  using talus::wrench::WrenchDatabase;
+  const auto grid = [](std::vector<double> tilts) {
+    WrenchDatabase db;
+    db.velocity_directions = talus::wrench::velocity_directions(26);
+    db.velocity_scale.resize(3);
+    db.velocity_scale << 0.02, 0.02, 0.3;
+    db.medium = {"m", 0.004, 2650.0, 0.5, "test"};
+    std::vector<std::pair<double, double>> rows;
+    for (const double d : {0.0, -0.015, -0.03, -0.045, -0.06}) {
+      for (const double t : tilts) rows.emplace_back(d, t);
+    }
+    db.configurations.resize(static_cast<Eigen::Index>(rows.size()), 2);
+    std::srand(3);
+    for (std::size_t j = 0; j < rows.size(); ++j) {
+      db.configurations.row(static_cast<Eigen::Index>(j)) << rows[j].first, rows[j].second;
+      const Eigen::MatrixXd w = Eigen::MatrixXd::Random(26, 3) * 10.0;
+      db.wrenches.push_back(rows[j].first == 0.0 ? Eigen::MatrixXd(Eigen::MatrixXd::Zero(26, 3))
+                                                 : w);
+    }
+    return db;
+  };
+  const nlohmann::json one_tilt = talus::wrench::database_quality(grid({0.0}));
+  EXPECT_NE(one_tilt.value("quality_not_computed", "").find("5 depth(s) and 1 tilt(s)"),
+            std::string::npos)
+      << one_tilt.dump();
+  const nlohmann::json pair = talus::wrench::database_quality(grid({-0.3, 0.3}));
+  EXPECT_TRUE(pair.contains("concavity"));
+  EXPECT_FALSE(pair.contains("cross_validation"));
+  const nlohmann::json whole = talus::wrench::database_quality(grid({-0.3, 0.0, 0.3}));
+  EXPECT_TRUE(whole.contains("concavity") && whole.contains("cross_validation"));
 }
 
 TEST(Sweep, BadInputLeavesNoOutputFolder) {

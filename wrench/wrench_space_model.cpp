@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 namespace talus::wrench {
 
@@ -118,6 +119,21 @@ HalfSpaces rotate_halfspaces(const HalfSpaces& in_contact_frame, const Eigen::Ma
 nlohmann::json database_quality(const WrenchDatabase& db) {
   nlohmann::json quality = nlohmann::json::object();
   if (db.configuration_count() < 3) return quality;
+  // The spline over (depth, tilt) needs configurations off one line, the quadratic three values
+  // of each (a part of a split acquisition has one tilt, or a pair): say so rather than fail
+  // the run whose measurements are done.
+  std::set<double> depths, tilts;
+  for (int j = 0; j < db.configuration_count(); ++j) {
+    depths.insert(db.configurations(j, 0));
+    tilts.insert(db.configurations(j, 1));
+  }
+  if (depths.size() < 2 || tilts.size() < 2) {
+    quality["quality_not_computed"] = fmt::format(
+        "the {} configurations have {} depth(s) and {} tilt(s): concavity and cross validation "
+        "need at least 2 of each (a part of a split acquisition; its merged database has them)",
+        db.configuration_count(), depths.size(), tilts.size());
+    return quality;
+  }
   const WrenchSpaceModel model(db);
   const ConcavitySummary cc = model.concavity_table();
   nlohmann::json rows = nlohmann::json::array();
@@ -125,7 +141,7 @@ nlohmann::json database_quality(const WrenchDatabase& db) {
     rows.push_back({{"depth_m", c.depth_m}, {"tilt_rad", c.tilt_rad}, {"concavity", c.concavity}});
   }
   quality["concavity"] = {{"mean", cc.mean}, {"worst", cc.worst}, {"per_configuration", rows}};
-  if (db.configuration_count() >= 8) {
+  if (db.configuration_count() >= 8 && depths.size() >= 3 && tilts.size() >= 3) {
     const auto cv = [](const CrossValidationError& e) {
       return nlohmann::json{{"folds", e.folds},
                             {"points", e.points},

@@ -89,7 +89,8 @@ HalfSpaces rotate_halfspaces(const HalfSpaces& in_contact_frame, const Eigen::Ma
 /// A database's quality figures for a run's summary (paper 000 Table II and §IV-B): with 3 or
 /// more configurations {"concavity": {mean, worst, per_configuration}}, and with 8 or more (the
 /// quadratic fit needs 6 configurations in each fold's training set) {"cross_validation":
-/// {thin_plate_spline, quadratic}} of a 5-fold cross validation; empty below 3.
+/// {thin_plate_spline, quadratic}} of a 5-fold cross validation (with 3 depths and 3 tilts at
+/// least); empty below 3 configurations, {"quality_not_computed": why} when they lie on a line.
 nlohmann::json database_quality(const WrenchDatabase& db);
 
 }  // namespace talus::wrench
