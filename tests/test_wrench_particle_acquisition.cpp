@@ -160,6 +160,22 @@ TEST(WrenchParticleAcquisition, BadInputIsRefusedWithTheRunNamed) {
     EXPECT_NE(std::string(e.what()).find("direction 4"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("side wall"), std::string::npos) << e.what();
   }
+  // A foot tilted nearly flat lays its buried length across the bed: its bottom disc alone is
+  // inside the walls, the rest of it is not.
+  const FootPath upright = small_foot();
+  AcquisitionRun flat = run_at(-0.02, 1.5, Eigen::Vector3d(0.02, 0, 0));
+  flat.configuration = 3;
+  const particles::Container& box = small_bed().model.container;
+  EXPECT_NO_THROW(check_run_inside_walls(box, upright,
+                                         run_at(-0.02, 0.3, Eigen::Vector3d(0.02, 0, 0)),
+                                         small_bed().surface_z_m, 0.001));
+  try {
+    check_run_inside_walls(box, upright, flat, small_bed().surface_z_m, 0.001);
+    FAIL() << "expected a wall error for a foot lying across the bed";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("configuration 3"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("part in the sand"), std::string::npos) << e.what();
+  }
   FootPath window = small_foot();
   window.filter_window_s = 0.2;  // does not fit around 0.8 of 0.3 s
   EXPECT_THROW(measure_in_particles(small_bed(), window, r), std::invalid_argument);

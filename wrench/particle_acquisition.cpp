@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -50,19 +51,35 @@ double lowest_point_z(const FootPath& path, const Pose& X_WB) {
   return p_center.z() - path.foot_radius_m * std::hypot(axis.x(), axis.y());
 }
 
-// Whether the foot's bottom disc stays inside the container's side walls.
-bool inside_walls(const particles::Container& c, const FootPath& path, const Pose& X_WB) {
+// Whether the part of the foot in the sand stays inside the container's side walls: its axis
+// from the bottom centre up to where the cylinder's lowest rim point leaves the surface (all of
+// it for a foot lying flat or pointing down), widened by the radius. The walls are convex, so
+// that segment's two ends decide. (Checking the bottom disc alone let a foot tilted to pi/2 pass:
+// its 0.5 m length lay across a 26 cm box.)
+bool inside_walls(const particles::Container& c, const FootPath& path, const Pose& X_WB,
+                  double surface_z_m) {
   const Vec3 axis = X_WB.linear().col(2);
-  const Vec3 p_center = X_WB.translation() - 0.5 * path.foot_length_m * axis;
+  const Vec3 p_bottom = X_WB.translation() - 0.5 * path.foot_length_m * axis;
   const double r = path.foot_radius_m;
-  switch (c.kind) {
-    case particles::Container::Kind::kNone:
-      return true;
-    case particles::Container::Kind::kBox:
-      return p_center.x() - r >= c.box.lo.x() && p_center.x() + r <= c.box.hi.x() &&
-             p_center.y() - r >= c.box.lo.y() && p_center.y() + r <= c.box.hi.y();
-    case particles::Container::Kind::kCylinder:
-      return (p_center.head<2>() - c.cylinder_axis_xy_m).norm() + r <= c.cylinder_radius_m;
+  const double rim_drop = r * std::hypot(axis.x(), axis.y());
+  double buried = path.foot_length_m;
+  if (axis.z() > 1e-9) {
+    buried = std::clamp((surface_z_m + rim_drop - p_bottom.z()) / axis.z(), 0.0, buried);
+  }
+  for (const Vec3& p : {p_bottom, Vec3(p_bottom + buried * axis)}) {
+    switch (c.kind) {
+      case particles::Container::Kind::kNone:
+        break;
+      case particles::Container::Kind::kBox:
+        if (p.x() - r < c.box.lo.x() || p.x() + r > c.box.hi.x() || p.y() - r < c.box.lo.y() ||
+            p.y() + r > c.box.hi.y()) {
+          return false;
+        }
+        break;
+      case particles::Container::Kind::kCylinder:
+        if ((p.head<2>() - c.cylinder_axis_xy_m).norm() + r > c.cylinder_radius_m) return false;
+        break;
+    }
   }
   return true;
 }
@@ -124,10 +141,10 @@ void check_run_inside_walls(const particles::Container& container, const FootPat
                              omega, 0.8 * path.duration_s};
   const long cv_steps = steps_for(cv.target_time_s + 0.5 * path.filter_window_s, dt_s);
   for (long k = 0; k <= cv_steps; ++k) {
-    if (!inside_walls(container, path, cv.at(static_cast<double>(k) * dt_s).X_WB)) {
+    if (!inside_walls(container, path, cv.at(static_cast<double>(k) * dt_s).X_WB, surface_z_m)) {
       throw std::invalid_argument(fmt::format(
-          "{}: the foot reaches the container's side wall at {:g} s of the path; widen the bed "
-          "or shorten duration_s",
+          "{}: the foot (its part in the sand) reaches the container's side wall at {:g} s of "
+          "the path; widen the bed or shorten duration_s",
           run_name(run), static_cast<double>(k) * dt_s));
     }
   }

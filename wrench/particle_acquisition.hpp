@@ -70,9 +70,10 @@ std::pair<Vec3, Vec3> run_twist(const Eigen::VectorXd& velocity);
 /// (f, tau).
 Eigen::VectorXd database_components(const Wrench& w_about_pr, int dimension);
 
-/// Throws std::invalid_argument naming the run and the time when the foot's bottom disc would
-/// reach the container's side walls during the run's constant-velocity part (time step dt_s,
-/// free surface at surface_z_m; the sideways motion does not depend on it). The scenario reader
+/// Throws std::invalid_argument naming the run and the time when the foot's part in the sand
+/// (below surface_z_m, the free surface) would reach the container's side walls during the run's
+/// constant-velocity part (time step dt_s): a tilted foot's buried length counts, not only its
+/// bottom disc. The scenario reader
 /// calls it for every planned run before the bed is settled, measure_in_particles again.
 void check_run_inside_walls(const particles::Container& container, const FootPath& path,
                             const AcquisitionRun& run, double surface_z_m, double dt_s);
