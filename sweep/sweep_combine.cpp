@@ -3,9 +3,13 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include <algorithm>
+
 #include "core/atomic_file.hpp"
+#include "core/image.hpp"
 #include "core/json_file.hpp"
 #include "sweep/sweep_plan.hpp"
+#include "wrench/database_plots.hpp"
 #include "wrench/wrench_database.hpp"
 #include "wrench/wrench_space_model.hpp"
 
@@ -32,7 +36,7 @@ std::string combine_refusal(const std::string& combine, const ScenarioDocument& 
 }
 
 std::vector<std::string> combined_files(const std::string& combine) {
-  if (combine == "wrench_database") return {"database.h5", "database.json"};
+  if (combine == "wrench_database") return {"database.h5", "database.json", "database.png"};
   return {};
 }
 
@@ -56,6 +60,15 @@ std::string combine_runs(const SweepPlan& plan, const fs::path& dir) {
   summary.update(wrench::database_quality(db));
   replace_file_atomically(dir / "database.json",
                           [&](const fs::path& temp) { write_json(temp, summary); });
+  // The deepest depth's wrench sets, one per tilt: what the parts add up to.
+  double deepest = 0.0;  // a loop, not minCoeff(): GCC bug 105593 warns in its AVX-512 kernel
+  for (int j = 0; j < db.configuration_count(); ++j) {
+    deepest = std::min(deepest, db.configurations(j, 0));
+  }
+  const RgbImage picture = wrench::plot_wrench_sets_by_tilt(
+      db, deepest, fmt::format("{}: wrench sets {:g} mm deep, by tilt", plan.name, -1e3 * deepest));
+  replace_file_atomically(dir / "database.png",
+                          [&](const fs::path& temp) { write_png(temp, picture); });
   return fmt::format(
       "merged the {} runs' wrench-space databases into {} ({} configurations x {} "
       "directions)",

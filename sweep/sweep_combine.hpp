@@ -4,7 +4,8 @@
 //   "wrench_database"  the runs are parts of one wrench-space acquisition (kind "acquire", split
 //                      by tilt or depth): their database.h5 files are merged into the sweep's
 //                      database.h5, with its quality figures in database.json
-//                      (wrench::merge_databases, wrench::database_quality)
+//                      (wrench::merge_databases, wrench::database_quality) and its deepest
+//                      depth's wrench sets per tilt in database.png
 
 #include <filesystem>
 #include <string>

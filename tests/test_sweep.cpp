@@ -354,6 +354,7 @@ TEST(Sweep, AnAcquisitionSplitByTiltMergesIntoTheOneRunDatabase) {
         << j;
   }
   EXPECT_NE(read_text(out / "database.json").find("\"concavity\""), std::string::npos);
+  EXPECT_TRUE(fs::is_regular_file(out / "database.png"));
 }
 
 TEST(Sweep, CombineRefusesAScenarioItCannotMerge) {

@@ -30,6 +30,7 @@
 #include "core/plot.hpp"
 #include "core/steps.hpp"
 #include "wrench/acquisition_tables.hpp"
+#include "wrench/database_plots.hpp"
 #include "wrench/velocity_directions.hpp"
 #include "wrench/wrench_scenario_kinds.hpp"
 #include "wrench/wrench_space_model.hpp"
@@ -117,34 +118,10 @@ int closest_direction(const Eigen::MatrixXd& directions, const Eigen::Vector3d& 
   return best;
 }
 
-// Markers only: a NaN between points breaks the line into single points.
-PlotSeries point_cloud(std::string name, const Eigen::MatrixXd& w) {
-  PlotSeries s;
-  s.name = std::move(name);
-  s.markers = true;
-  for (int i = 0; i < w.rows(); ++i) {
-    if (i > 0) {
-      s.x.push_back(std::numeric_limits<double>::quiet_NaN());
-      s.y.push_back(std::numeric_limits<double>::quiet_NaN());
-    }
-    s.x.push_back(w(i, 0));
-    s.y.push_back(w(i, 1));
-  }
-  return s;
-}
-
 void plot_wrench_sets(OutputDir& out, const AcquireScenario& sc, const WrenchDatabase& db) {
-  PlotSpec plot;
-  plot.title = fmt::format("{}: measured wrenches at tilt 0 (f_x, f_z)", sc.name);
-  plot.x_label = "f_x [N]";
-  plot.y_label = "f_z [N]";
-  plot.equal_aspect = true;
-  for (int j = 0; j < db.configuration_count(); ++j) {
-    if (db.configurations(j, 1) != 0.0 || db.configurations(j, 0) == 0.0) continue;
-    plot.series.push_back(
-        point_cloud(fmt::format("depth {:g} mm", 1e3 * db.configurations(j, 0)), db.wrenches[j]));
-  }
-  write_png(out.path("wrench_sets.png"), plot_lines(plot));
+  write_png(out.path("wrench_sets.png"),
+            plot_wrench_sets_by_depth(
+                db, 0.0, fmt::format("{}: measured wrenches at tilt 0 (f_x, f_z)", sc.name)));
 }
 
 void plot_traces(OutputDir& out, const AcquireScenario& sc,

@@ -142,7 +142,8 @@ def test_check_refuses_a_foot_too_wide_for_the_acquisition_bed(tmp_path):
                       "radius_m = 0.07"))
     assert r.returncode == 2, r.stdout + r.stderr
     assert re.search(r"variant\.toml:\d+:\d+: foot\.radius_m: run \(configuration \d+: .*\): the "
-                     r"foot reaches the container's side wall", r.stderr), r.stderr
+                     r"foot \(its part in the sand\) reaches the container's side wall",
+                     r.stderr), r.stderr
 
 
 def test_thread_settings_are_checked(tmp_path):
