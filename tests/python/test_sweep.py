@@ -138,6 +138,29 @@ def test_a_sweep_killed_mid_run_and_started_again_finishes_every_run_once(tmp_pa
         assert without_timings(a.summary) == without_timings(b.summary)
 
 
+def test_ctrl_c_keeps_the_finished_runs_and_removes_the_one_in_progress(tmp_path):
+    loads = ", ".join(str(x) for x in [200.0, 300.0, 400.0, 500.0, 600.0])
+    sweep_file = write_sweep(tmp_path / "held.toml", f'"experiment.load_n" = [{loads}]\n'
+                             '"experiment.hold_s" = [3.0]\n')
+    out = tmp_path / "sweep"
+    job = subprocess.Popen([CLI, "sweep", str(sweep_file), "--out", str(out), "-q"],
+                           env=mpi_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list((out / "results").glob("r*.h5"))) < 2:
+        time.sleep(0.02)
+    job.send_signal(signal.SIGINT)
+    _, stderr = job.communicate(timeout=60)
+    assert job.returncode == -signal.SIGINT, stderr
+    assert "finished runs are kept" in stderr
+    kept = sorted(p.name for p in (out / "results").iterdir())
+    assert 2 <= len(kept) < 5 and all(not name.startswith(".") for name in kept)
+    assert all(not p.name.startswith(".") for p in (out / "runs").iterdir())  # no half run
+    assert sweep.load(out).planned == [f"r{i:04d}" for i in range(5)]
+    again = talus_sweep(sweep_file, out, ranks=1)
+    assert again.returncode == 0, again.stderr
+    assert [r.id for r in sweep.load(out)] == [f"r{i:04d}" for i in range(5)]
+
+
 def test_damaged_or_foreign_results_are_refused_and_left_alone(tmp_path):
     sweep_file = write_sweep(tmp_path / "small.toml", '"experiment.load_n" = [250.0]\n')
     out = tmp_path / "sweep"
