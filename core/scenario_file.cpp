@@ -102,7 +102,6 @@ std::shared_ptr<const ScenarioDocument> ScenarioDocument::parse(const std::strin
                                                                 const std::filesystem::path& name) {
   std::shared_ptr<ScenarioDocument> doc(new ScenarioDocument());
   doc->path_ = name;
-  doc->text_ = text;
   try {
     doc->root_ = std::make_unique<toml::table>(toml::parse(text, name.string()));
   } catch (const toml::parse_error& e) {
@@ -114,9 +113,7 @@ std::shared_ptr<const ScenarioDocument> ScenarioDocument::parse(const std::strin
 }
 
 std::shared_ptr<const ScenarioDocument> ScenarioDocument::with_tier(const std::string& tier) const {
-  // Parsed again rather than copied: a copied tree would lose every line number.
-  std::shared_ptr<ScenarioDocument> doc =
-      std::const_pointer_cast<ScenarioDocument>(parse(text_, path_));
+  std::shared_ptr<ScenarioDocument> doc = editable_copy();
   if (toml::table* head = doc->root_->get_as<toml::table>("scenario")) {
     head->insert_or_assign("tier", tier);
   }
@@ -144,6 +141,12 @@ std::size_t array_index(const toml::array& array, const std::string& key, const 
   return index;
 }
 
+[[noreturn]] void not_a_table(const toml::node& value, const std::string& dotted,
+                              const std::string& key) {
+  throw ScenarioError(fmt::format("{}: {}: the scenario has a value, not a table, before '{}'",
+                                  source_of(value), dotted, key));
+}
+
 // The node at `key` of `parent` (a table or an array); a table without it gets an empty table.
 toml::node* child_node(toml::node& parent, const std::string& key, const std::string& dotted,
                        const toml::node& value) {
@@ -154,35 +157,59 @@ toml::node* child_node(toml::node& parent, const std::string& key, const std::st
   if (toml::array* array = parent.as_array()) {
     return array->get(array_index(*array, key, dotted, value));
   }
-  throw ScenarioError(fmt::format("{}: {}: the scenario has a value, not a table, before '{}'",
-                                  source_of(value), dotted, key));
+  not_a_table(value, dotted, key);
 }
 
 }  // namespace
 
 // toml++ does not copy a node's source region with the node; the copy's sources are kept beside
-// the tree, walking the original and the copy together.
-void ScenarioDocument::remember_sources(const toml::node& original, const toml::node& copy) {
-  const toml::source_region& src = original.source();
-  value_sources_[&copy] = {src.path ? *src.path : std::string(), src.begin.line, src.begin.column};
+// the tree, walking the original and the copy together. An original that is itself a copy has its
+// source in `holder`'s map.
+void ScenarioDocument::remember_sources(const toml::node& original, const toml::node& copy,
+                                        const ScenarioDocument* holder) {
+  const auto known = holder ? holder->value_sources_.find(&original) : value_sources_.end();
+  if (holder && known != holder->value_sources_.end()) {
+    value_sources_[&copy] = known->second;
+  } else if (const toml::source_region& src = original.source(); src.begin.line > 0) {
+    value_sources_[&copy] = {src.path ? *src.path : path_.string(), src.begin.line,
+                             src.begin.column};
+  }
   if (const toml::table* fields = original.as_table()) {
     const toml::table& to = *copy.as_table();
     for (const auto& [key, child] : *fields) {
-      if (const toml::node* copied = to.get(key.str())) remember_sources(child, *copied);
+      if (const toml::node* copied = to.get(key.str())) remember_sources(child, *copied, holder);
     }
   } else if (const toml::array* items = original.as_array()) {
     const toml::array& to = *copy.as_array();
     for (std::size_t i = 0; i < items->size() && i < to.size(); ++i) {
-      remember_sources(*items->get(i), *to.get(i));
+      remember_sources(*items->get(i), *to.get(i), holder);
     }
   }
 }
 
+// Drops the sources of a subtree about to be replaced (a later node at a freed address must not
+// inherit them).
+void ScenarioDocument::forget_sources(const toml::node& node) {
+  value_sources_.erase(&node);
+  if (const toml::table* fields = node.as_table()) {
+    for (const auto& [key, child] : *fields) forget_sources(child);
+  } else if (const toml::array* items = node.as_array()) {
+    for (const toml::node& item : *items) forget_sources(item);
+  }
+}
+
+// A copy to edit that keeps every line number: each node's source is remembered beside the tree.
+std::shared_ptr<ScenarioDocument> ScenarioDocument::editable_copy() const {
+  std::shared_ptr<ScenarioDocument> doc(new ScenarioDocument());
+  doc->path_ = path_;
+  doc->root_ = std::make_unique<toml::table>(*root_);
+  doc->remember_sources(*root_, *doc->root_, this);
+  return doc;
+}
+
 std::shared_ptr<const ScenarioDocument> ScenarioDocument::with_values(
     const std::vector<std::pair<std::vector<std::string>, const toml::node*>>& values) const {
-  // Parsed again rather than copied: a copied tree would lose every line number.
-  std::shared_ptr<ScenarioDocument> doc =
-      std::const_pointer_cast<ScenarioDocument>(parse(text_, path_));
+  std::shared_ptr<ScenarioDocument> doc = editable_copy();
   for (const auto& [path, value] : values) {
     if (path.empty() || value == nullptr) throw std::logic_error("with_values: empty key path");
     std::string dotted;
@@ -193,15 +220,16 @@ std::shared_ptr<const ScenarioDocument> ScenarioDocument::with_values(
     }
     const toml::node* put = nullptr;
     if (toml::table* table = parent->as_table()) {
+      if (const toml::node* old = table->get(path.back())) doc->forget_sources(*old);
       put = &table->insert_or_assign(path.back(), *value).first->second;
     } else if (toml::array* array = parent->as_array()) {
       const std::size_t index = array_index(*array, path.back(), dotted, *value);
+      doc->forget_sources(*array->get(index));
       put = &*array->replace(array->cbegin() + static_cast<std::ptrdiff_t>(index), *value);
     } else {
-      throw ScenarioError(fmt::format("{}: {}: the scenario has a value, not a table, before '{}'",
-                                      source_of(*value), dotted, path.back()));
+      not_a_table(*value, dotted, path.back());
     }
-    doc->remember_sources(*value, *put);
+    doc->remember_sources(*value, *put, nullptr);
   }
   return doc;
 }

@@ -146,12 +146,15 @@ class ScenarioDocument : public std::enable_shared_from_this<ScenarioDocument> {
 
  private:
   ScenarioDocument();
-  void remember_sources(const toml::node& original, const toml::node& copy);
+  std::shared_ptr<ScenarioDocument> editable_copy() const;
+  void remember_sources(const toml::node& original, const toml::node& copy,
+                        const ScenarioDocument* holder);
+  void forget_sources(const toml::node& node);
 
   std::filesystem::path path_;
-  std::string text_;  // the file's text, parsed again by with_tier() and with_values()
   std::unique_ptr<toml::table> root_;
-  // Where the values with_values() put in came from (toml++ copies no source with a node).
+  // Where the nodes of a copy (with_tier, with_values) came from: toml++ copies no source with a
+  // node. Empty for a parsed document, whose nodes carry their own.
   struct ValueSource {
     std::string file;
     long line = 0;

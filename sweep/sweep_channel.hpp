@@ -11,8 +11,8 @@
 
 namespace talus::sweep {
 
-/// A message between ranks: {kind, run index, outcome}.
-using SweepMessage = std::array<int, 3>;
+/// A message between ranks: {kind, run index}. Results go through the shared folder.
+using SweepMessage = std::array<int, 2>;
 
 class SweepChannel {
  public:

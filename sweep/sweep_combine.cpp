@@ -8,6 +8,7 @@
 #include "core/atomic_file.hpp"
 #include "core/image.hpp"
 #include "core/json_file.hpp"
+#include "sweep/sweep_folder.hpp"
 #include "sweep/sweep_plan.hpp"
 #include "wrench/database_plots.hpp"
 #include "wrench/wrench_database.hpp"
@@ -40,12 +41,13 @@ std::vector<std::string> combined_files(const std::string& combine) {
   return {};
 }
 
-std::string combine_runs(const SweepPlan& plan, const fs::path& dir) {
+std::string combine_runs(const SweepPlan& plan, const SweepPaths& paths) {
+  const fs::path& dir = paths.root;
   if (plan.combine != "wrench_database") return "";
   std::vector<wrench::WrenchDatabase> parts;
   std::vector<std::string> names;
   for (const SweepRun& run : plan.runs) {
-    const fs::path file = dir / "runs" / run.id / "database.h5";
+    const fs::path file = paths.run_dir(run.id) / "database.h5";
     parts.push_back(wrench::load_database(file));
     names.push_back(fmt::format("{} ({})", file.string(), run.label()));
   }

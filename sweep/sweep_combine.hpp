@@ -18,6 +18,7 @@ class ScenarioDocument;
 namespace talus::sweep {
 
 struct SweepPlan;
+struct SweepPaths;
 
 /// The names [sweep] combine may take.
 std::vector<std::string> combine_kinds();
@@ -30,9 +31,9 @@ std::string combine_refusal(const std::string& combine, const ScenarioDocument& 
 /// The files `combine` writes in the sweep's folder.
 std::vector<std::string> combined_files(const std::string& combine);
 
-/// Makes the combined output of `plan`'s runs in `dir` (every run finished and succeeded),
-/// each file replaced atomically. Returns a line saying what was written. Throws
+/// Makes the combined output of `plan`'s runs in the sweep's folder (every run finished and
+/// succeeded), each file replaced atomically. Returns a line saying what was written. Throws
 /// std::runtime_error naming the run and the file when a part is missing or does not fit.
-std::string combine_runs(const SweepPlan& plan, const std::filesystem::path& dir);
+std::string combine_runs(const SweepPlan& plan, const SweepPaths& paths);
 
 }  // namespace talus::sweep

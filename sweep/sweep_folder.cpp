@@ -68,32 +68,34 @@ std::vector<std::string> extra_files(const nlohmann::json& identity) {
 
 }  // namespace
 
-SweepFolder::SweepFolder(fs::path dir, const SweepPlan& plan, bool replace) : dir_(std::move(dir)) {
-  if (dir_.empty()) throw SweepFolderError("--out: an empty path");
-  if (is_link_or_not_folder(dir_)) {
-    refuse(dir_,
+SweepFolder::SweepFolder(fs::path dir, const SweepPlan& plan, bool replace)
+    : SweepPaths{std::move(dir)} {
+  if (root.empty()) throw SweepFolderError("--out: an empty path");
+  if (is_link_or_not_folder(root)) {
+    refuse(root,
            "not a folder (a file or a symbolic link); --out must name a new folder, an "
            "empty one, or an earlier output of this sweep");
   }
-  if (!fs::exists(dir_)) {
+  if (!fs::exists(root)) {
     std::error_code error;
-    fs::create_directories(dir_, error);
-    if (error) refuse(dir_, fmt::format("cannot be created: {}", error.message()));
+    fs::create_directories(root, error);
+    if (error) refuse(root, fmt::format("cannot be created: {}", error.message()));
     made_ = true;
   }
-  lock_.fd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (lock_.fd < 0) refuse(dir_, fmt::format("cannot be opened: {}", std::strerror(errno)));
+  lock_.fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (lock_.fd < 0) refuse(root, fmt::format("cannot be opened: {}", std::strerror(errno)));
   if (::flock(lock_.fd, LOCK_EX | LOCK_NB) != 0) {
     const int error = errno;
-    refuse(dir_, error == EWOULDBLOCK ? "another talus sweep is writing this folder now"
+    refuse(root, error == EWOULDBLOCK ? "another talus sweep is writing this folder now"
                                       : fmt::format("cannot be locked: {}", std::strerror(error)));
   }
-  fresh_ = fs::is_empty(dir_);
+  fresh_ = fs::is_empty(root);
+  nlohmann::json earlier;  // the identity of an earlier start of this sweep, resumed
   if (!fresh_) {
     // An earlier start of a sweep: nothing in it but what a sweep writes.
-    const fs::path identity_file = dir_ / kIdentityName;
+    const fs::path identity_file = root / kIdentityName;
     if (!fs::is_regular_file(identity_file) || fs::is_symlink(identity_file)) {
-      refuse(dir_, fmt::format("holds files that are not a talus sweep's (no {}); talus writes "
+      refuse(root, fmt::format("holds files that are not a talus sweep's (no {}); talus writes "
                                "over nothing it did not write: choose a new or empty --out",
                                kIdentityName));
     }
@@ -102,26 +104,30 @@ SweepFolder::SweepFolder(fs::path dir, const SweepPlan& plan, bool replace) : di
       clear(identity);
       fresh_ = true;
     } else if (identity.value("fingerprint", "") != plan.fingerprint) {
-      refuse(dir_,
+      refuse(root,
              fmt::format("holds the results of another sweep ('{}' from {}, fingerprint {}; "
                          "this sweep's is {}): the sweep file or its base scenario changed "
                          "since. Choose another --out, or --replace to start this sweep afresh "
                          "there",
                          identity.value("name", "?"), identity.value("sweep_file", "?"),
                          identity.value("fingerprint", "?"), plan.fingerprint));
+    } else {
+      earlier = identity;
     }
   }
-  fs::create_directories(dir_ / "runs");
-  fs::create_directories(dir_ / "results");
-  if (fresh_) return;
+  fs::create_directories(root / "runs");
+  fs::create_directories(root / "results");
+  if (!fresh_) resume(plan, earlier);
+}
 
-  nlohmann::json identity = read_identity(dir_ / kIdentityName);
-  check_sweep_entries(identity, true);
+// This sweep's earlier start: nothing in the folder but what the sweep writes; its results read.
+void SweepFolder::resume(const SweepPlan& plan, const nlohmann::json& identity) {
+  check_sweep_entries(identity);
   check_sweep_hdf5(hdf5_file(), plan.fingerprint);
   check_sweep_table(table_file());
   std::set<std::string> ids;
   for (const SweepRun& run : plan.runs) ids.insert(run.id);
-  for (const auto& entry : fs::directory_iterator(dir_ / "results")) {
+  for (const auto& entry : fs::directory_iterator(root / "results")) {
     const std::string id = entry.path().stem().string();
     if (ids.count(id) == 0) {
       refuse(entry.path(), "not a result file of this sweep; move it out of the sweep's folder");
@@ -130,7 +136,7 @@ SweepFolder::SweepFolder(fs::path dir, const SweepPlan& plan, bool replace) : di
     if (record.id != id) refuse(entry.path(), fmt::format("holds run {}'s result", record.id));
     finished_.emplace(id, std::move(record));
   }
-  for (const auto& entry : fs::directory_iterator(dir_ / "runs")) {
+  for (const auto& entry : fs::directory_iterator(root / "runs")) {
     const std::string name = entry.path().filename().string();
     // Hidden names are OutputDir's temporaries and set-aside folders: it clears its own.
     if (name[0] != '.' && ids.count(name) == 0) {
@@ -140,10 +146,8 @@ SweepFolder::SweepFolder(fs::path dir, const SweepPlan& plan, bool replace) : di
 }
 
 // Refuses any entry a sweep does not write (the folder's own names, results/<id>.h5, runs/<id>/);
-// removes the temporaries a killed start left when `remove_temporaries` (the lock says that no
-// sweep is writing them now).
-void SweepFolder::check_sweep_entries(const nlohmann::json& identity,
-                                      bool remove_temporaries) const {
+// removes the temporaries a killed start left (the lock says that no sweep is writing them now).
+void SweepFolder::check_sweep_entries(const nlohmann::json& identity) const {
   std::set<std::string> known = {kIdentityName, "runs",      "results",
                                  "sweep.h5",    "sweep.csv", ".talus-sweep-probe"};
   for (const std::string& file : extra_files(identity)) known.insert(file);
@@ -152,10 +156,10 @@ void SweepFolder::check_sweep_entries(const nlohmann::json& identity,
         path.filename().string().rfind(".probe-", 0) != 0) {
       return false;
     }
-    if (remove_temporaries) fs::remove(path);
+    fs::remove(path);
     return true;
   };
-  for (const auto& entry : fs::directory_iterator(dir_)) {
+  for (const auto& entry : fs::directory_iterator(root)) {
     const std::string name = entry.path().filename().string();
     if (!temporary(entry.path()) && known.count(name) == 0) {
       refuse(entry.path(),
@@ -164,10 +168,10 @@ void SweepFolder::check_sweep_entries(const nlohmann::json& identity,
     }
   }
   for (const char* sub : {"runs", "results"}) {
-    if (is_link_or_not_folder(dir_ / sub)) refuse(dir_ / sub, "expected a folder talus wrote");
+    if (is_link_or_not_folder(root / sub)) refuse(root / sub, "expected a folder talus wrote");
   }
-  if (fs::is_directory(dir_ / "results")) {
-    for (const auto& entry : fs::directory_iterator(dir_ / "results")) {
+  if (fs::is_directory(root / "results")) {
+    for (const auto& entry : fs::directory_iterator(root / "results")) {
       if (temporary(entry.path())) continue;
       if (entry.path().extension() != ".h5" || !entry.is_regular_file() || entry.is_symlink()) {
         refuse(entry.path(), "not a result file talus wrote; move it out of the sweep's folder");
@@ -178,20 +182,20 @@ void SweepFolder::check_sweep_entries(const nlohmann::json& identity,
 
 // --replace: everything a sweep wrote goes, once all of it is found to be a sweep's.
 void SweepFolder::clear(const nlohmann::json& identity) {
-  check_sweep_entries(identity, true);
+  check_sweep_entries(identity);
   check_sweep_hdf5(hdf5_file(), kAnySweep);
   check_sweep_table(table_file());
   std::vector<fs::path> results;
-  if (fs::is_directory(dir_ / "results")) {
-    for (const auto& entry : fs::directory_iterator(dir_ / "results")) {
+  if (fs::is_directory(root / "results")) {
+    for (const auto& entry : fs::directory_iterator(root / "results")) {
       check_run_result_file(entry.path(), kAnySweep);
       results.push_back(entry.path());
     }
   }
   std::vector<fs::path> runs;
-  if (fs::is_directory(dir_ / "runs")) {
-    remove_stale_temporaries(dir_ / "runs");
-    for (const auto& entry : fs::directory_iterator(dir_ / "runs")) {
+  if (fs::is_directory(root / "runs")) {
+    remove_stale_temporaries(root / "runs");
+    for (const auto& entry : fs::directory_iterator(root / "runs")) {
       if (is_link_or_not_folder(entry.path()) ||
           !entries_talus_did_not_write(entry.path()).empty()) {
         refuse(entry.path(),
@@ -208,11 +212,11 @@ void SweepFolder::clear(const nlohmann::json& identity) {
   for (const fs::path& file : results) fs::remove(file);
   for (const std::string& name : {std::string("runs"), std::string("results"),
                                   std::string("sweep.h5"), std::string("sweep.csv")}) {
-    fs::remove(dir_ / name, error);
+    fs::remove(root / name, error);
   }
-  for (const std::string& file : extra_files(identity)) fs::remove(dir_ / file, error);
-  fs::remove(dir_ / kIdentityName);
-  if (!fs::is_empty(dir_)) refuse(dir_, "could not be emptied entirely");
+  for (const std::string& file : extra_files(identity)) fs::remove(root / file, error);
+  fs::remove(root / kIdentityName);
+  if (!fs::is_empty(root)) refuse(root, "could not be emptied entirely");
 }
 
 SweepFolder::Lock::~Lock() {
@@ -223,16 +227,16 @@ void SweepFolder::write_identity(const SweepPlan& plan) {
   // Files of earlier starts stay listed: a plot taken out of the sweep file leaves its picture,
   // which is still the sweep's.
   std::set<std::string> names;
-  if (fs::is_regular_file(dir_ / kIdentityName)) {
-    for (const std::string& file : extra_files(read_identity(dir_ / kIdentityName))) {
+  if (fs::is_regular_file(root / kIdentityName)) {
+    for (const std::string& file : extra_files(read_identity(root / kIdentityName))) {
       names.insert(file);
     }
   }
   for (const SweepPlot& plot : plan.plots) names.insert(plot.name + ".png");
   for (const std::string& file : combined_files(plan.combine)) names.insert(file);
   const nlohmann::json extra = names;
-  fs::create_directories(dir_ / "runs");  // an earlier start that a kill stopped early
-  fs::create_directories(dir_ / "results");
+  fs::create_directories(root / "runs");  // an earlier start that a kill stopped early
+  fs::create_directories(root / "results");
   const nlohmann::json identity = {{"format", "talus-sweep 1"},
                                    {"fingerprint", plan.fingerprint},
                                    {"name", plan.name},
@@ -241,7 +245,7 @@ void SweepFolder::write_identity(const SweepPlan& plan) {
                                    {"runs_planned", plan.runs.size()},
                                    {"extra_files", extra},
                                    {"talus_version", version()}};
-  replace_file_atomically(dir_ / kIdentityName,
+  replace_file_atomically(root / kIdentityName,
                           [&](const fs::path& temp) { talus::write_json(temp, identity); });
 }
 
@@ -249,9 +253,9 @@ void SweepFolder::remove_if_fresh() {
   std::error_code ignored;
   fs::remove(probe_file(), ignored);
   if (!fresh_) return;
-  for (const char* sub : {"runs", "results"}) fs::remove(dir_ / sub, ignored);  // empty only
-  fs::remove(dir_ / kIdentityName, ignored);
-  if (made_) fs::remove(dir_, ignored);
+  for (const char* sub : {"runs", "results"}) fs::remove(root / sub, ignored);  // empty only
+  fs::remove(root / kIdentityName, ignored);
+  if (made_) fs::remove(root, ignored);
 }
 
 }  // namespace talus::sweep

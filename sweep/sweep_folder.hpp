@@ -18,7 +18,22 @@
 
 namespace talus::sweep {
 
-class SweepFolder {
+/// Where a sweep's files are in its output folder (every rank needs them; rank 0's SweepFolder
+/// checks and owns the folder).
+struct SweepPaths {
+  std::filesystem::path root;
+
+  std::filesystem::path run_dir(const std::string& id) const { return root / "runs" / id; }
+  std::filesystem::path results_dir() const { return root / "results"; }
+  std::filesystem::path result_file(const std::string& id) const {
+    return results_dir() / (id + ".h5");
+  }
+  std::filesystem::path hdf5_file() const { return root / "sweep.h5"; }
+  std::filesystem::path table_file() const { return root / "sweep.csv"; }
+  std::filesystem::path probe_file() const { return root / ".talus-sweep-probe"; }
+};
+
+class SweepFolder : public SweepPaths {
  public:
   /// Opens `dir` for `plan` (creating it when missing), locks it and reads the results already
   /// there. With `replace`, an earlier sweep's folder (this sweep's or another's) is emptied
@@ -28,14 +43,7 @@ class SweepFolder {
   SweepFolder(const SweepFolder&) = delete;
   SweepFolder& operator=(const SweepFolder&) = delete;
 
-  const std::filesystem::path& dir() const { return dir_; }
-  std::filesystem::path run_dir(const std::string& id) const { return dir_ / "runs" / id; }
-  std::filesystem::path result_file(const std::string& id) const {
-    return dir_ / "results" / (id + ".h5");
-  }
-  std::filesystem::path hdf5_file() const { return dir_ / "sweep.h5"; }
-  std::filesystem::path table_file() const { return dir_ / "sweep.csv"; }
-  std::filesystem::path probe_file() const { return dir_ / ".talus-sweep-probe"; }
+  const std::filesystem::path& dir() const { return root; }
 
   /// The results found when the folder was opened, by run id.
   const std::map<std::string, RunRecord>& finished() const { return finished_; }
@@ -59,10 +67,10 @@ class SweepFolder {
     ~Lock();
   };
 
-  void check_sweep_entries(const nlohmann::json& identity, bool remove_temporaries) const;
+  void resume(const SweepPlan& plan, const nlohmann::json& identity);
+  void check_sweep_entries(const nlohmann::json& identity) const;
   void clear(const nlohmann::json& identity);
 
-  std::filesystem::path dir_;
   bool made_ = false;
   bool fresh_ = false;
   Lock lock_;

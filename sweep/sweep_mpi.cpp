@@ -60,7 +60,7 @@ class MpiChannel : public SweepChannel {
   }
 
   void send(int to, const SweepMessage& message) override {
-    MPI_Send(message.data(), 3, MPI_INT, to, kTag, MPI_COMM_WORLD);
+    MPI_Send(message.data(), static_cast<int>(message.size()), MPI_INT, to, kTag, MPI_COMM_WORLD);
   }
 
   std::optional<std::pair<int, SweepMessage>> receive(bool wait) override {
@@ -71,7 +71,8 @@ class MpiChannel : public SweepChannel {
       if (!arrived) return std::nullopt;
     }
     SweepMessage message{};
-    MPI_Recv(message.data(), 3, MPI_INT, MPI_ANY_SOURCE, kTag, MPI_COMM_WORLD, &status);
+    MPI_Recv(message.data(), static_cast<int>(message.size()), MPI_INT, MPI_ANY_SOURCE, kTag,
+             MPI_COMM_WORLD, &status);
     return std::make_pair(status.MPI_SOURCE, message);
   }
 

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <fstream>
 #include <sstream>
 
 #include "runner/run_scenario.hpp"
@@ -75,13 +74,6 @@ std::string fnv1a_hex(const std::string& text) {
     h *= 1099511628211ull;
   }
   return fmt::format("{:016x}", h);
-}
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 }  // namespace
@@ -235,7 +227,10 @@ SweepPlan load_sweep_plan(const std::filesystem::path& sweep_file) {
     }
   }
   const int width = std::max<int>(4, static_cast<int>(std::to_string(plan.runs.size() - 1).size()));
-  nlohmann::json identity = {{"scenario", read_text(plan.scenario_file)}, {"tier", plan.tier}};
+  // The base scenario as its values (toml++'s canonical text), not its comments or layout.
+  std::ostringstream base_values;
+  base_values << plan.base_document->toml_root();
+  nlohmann::json identity = {{"scenario", base_values.str()}, {"tier", plan.tier}};
   for (std::size_t i = 0; i < plan.runs.size(); ++i) {
     SweepRun& run = plan.runs[i];
     run.index = static_cast<int>(i);

@@ -52,8 +52,8 @@ struct SweepPlan {
   std::vector<std::string> keys;  ///< every swept key, in the order of first appearance
   std::vector<SweepRun> runs;
   std::vector<SweepPlot> plots;  ///< [[plot]]: pictures of the results (not in the fingerprint)
-  /// What identifies the sweep's results: a hash of the base scenario's text, the tier and every
-  /// run's id and values (not of the sweep file's comments or layout). An output folder holding
+  /// What identifies the sweep's results: a hash of the base scenario's values, the tier and
+  /// every run's id and values (not of either file's comments or layout). An output folder holding
   /// another fingerprint belongs to another sweep.
   std::string fingerprint;
 

@@ -36,10 +36,11 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// Runs one run of the plan into its folder and writes its result file; returns its outcome.
-// A run that fails is recorded as failed (the sweep goes on); an interrupt passes on.
-RunOutcome execute_run(const SweepPlan& plan, const SweepRun& run, const fs::path& run_dir,
-                       const fs::path& result_file, int rank, const RunProgress& progress) {
+// Runs one run of the plan into its folder and writes its result file. A run that fails is
+// recorded as failed (the sweep goes on); an interrupt passes on.
+void execute_run(const SweepPlan& plan, const SweepRun& run, const SweepPaths& paths, int rank,
+                 const RunProgress& progress) {
+  const fs::path run_dir = paths.run_dir(run.id);
   const auto start = Clock::now();
   RunOutcome outcome{"ok", "", 0, 0.0, rank, host_name()};
   try {
@@ -55,23 +56,22 @@ RunOutcome execute_run(const SweepPlan& plan, const SweepRun& run, const fs::pat
     outcome = {"failed", e.what(), 1, 0.0, rank, host_name()};
   }
   outcome.wall_s = seconds_since(start);
-  write_run_result(result_file, plan, run, outcome, run_dir);
-  return outcome;
+  write_run_result(paths.result_file(run.id), plan, run, outcome, run_dir);
 }
 
 // A worker's check that it sees the folder rank 0 prepared: the probe file with rank 0's token,
 // and a file of its own made and removed in results/. Empty when all is well, else the reason.
-std::string check_reach(const fs::path& dir, const std::string& token, int rank) {
-  std::ifstream probe(dir / ".talus-sweep-probe");
+std::string check_reach(const SweepPaths& paths, const std::string& token, int rank) {
+  std::ifstream probe(paths.probe_file());
   std::string seen;
   if (!probe || !std::getline(probe, seen) || seen != token) {
     return fmt::format("cannot read {} (is the folder on a file system this machine shares?)",
-                       (dir / ".talus-sweep-probe").string());
+                       paths.probe_file().string());
   }
-  const fs::path mine = dir / "results" / fmt::format(".probe-{}", rank);
+  const fs::path mine = paths.results_dir() / fmt::format(".probe-{}", rank);
   std::ofstream out(mine);
   if (!(out << "ok\n") || (out.close(), !out)) {
-    return fmt::format("cannot write in {}", (dir / "results").string());
+    return fmt::format("cannot write in {}", paths.results_dir().string());
   }
   std::error_code ignored;
   fs::remove(mine, ignored);
@@ -105,9 +105,7 @@ class Coordinator {
     while (true) {
       serve(false);  // the other ranks first: they wait, rank 0 need not
       if (queue_.empty()) break;
-      const int index = queue_.front();
-      queue_.pop_front();
-      run_own(index);
+      run_own(take_next());
     }
     while (workers_left_ > 0) serve(true);
     rebuild();
@@ -117,16 +115,23 @@ class Coordinator {
         say(fmt::format("sweep: combine = \"{}\" not made: it needs every run to succeed",
                         plan_.combine));
       } else {
-        say("sweep: " + combine_runs(plan_, folder_.dir()));
+        say("sweep: " + combine_runs(plan_, folder_));
       }
     }
     return code;
   }
 
  private:
+  // The next run of the queue, now running.
+  int take_next() {
+    const int index = queue_.front();
+    queue_.pop_front();
+    running_.push_back(index);
+    return index;
+  }
+
   void run_own(int index) {
     const SweepRun& run = plan_.runs[static_cast<std::size_t>(index)];
-    running_.push_back(index);
     own_run_ = run.id;
     own_fraction_ = 0.0;
     // Between the steps of its own run rank 0 answers the other ranks. Some tiers report progress
@@ -136,7 +141,7 @@ class Coordinator {
       own_fraction_ = total > 0 ? static_cast<double>(done) / static_cast<double>(total) : 0.0;
       if (std::this_thread::get_id() == main_thread_) serve(false);
     };
-    execute_run(plan_, run, folder_.run_dir(run.id), folder_.result_file(run.id), 0, progress);
+    execute_run(plan_, run, folder_, 0, progress);
     running_.erase(std::find(running_.begin(), running_.end(), index));
     own_run_.clear();
     finished(index, 0);
@@ -153,12 +158,9 @@ class Coordinator {
         finished(body[1], from);
       }
       if (!queue_.empty()) {
-        const int index = queue_.front();
-        queue_.pop_front();
-        running_.push_back(index);
-        channel_.send(from, {kAssign, index, 0});
+        channel_.send(from, {kAssign, take_next()});
       } else {
-        channel_.send(from, {kStop, -1, 0});
+        channel_.send(from, {kStop, -1});
         --workers_left_;
       }
     }
@@ -249,18 +251,17 @@ class Coordinator {
   std::atomic<double> own_fraction_{0.0};  // set from the run's progress, maybe on another thread
 };
 
-void work(const SweepPlan& plan, const fs::path& dir, SweepChannel& channel) {
-  SweepMessage request{kRequest, -1, 0};
+// A rank other than 0: asks for a run (saying which it finished), runs it, asks again.
+void work(const SweepPlan& plan, const SweepPaths& paths, SweepChannel& channel) {
+  SweepMessage request{kRequest, -1};
   while (true) {
     channel.send(0, request);
-    const auto reply = channel.receive(true);
-    const SweepMessage body = reply->second;
-    if (body[0] != kAssign) return;
-    const SweepRun& run = plan.runs[static_cast<std::size_t>(body[1])];
-    const RunOutcome outcome =
-        execute_run(plan, run, dir / "runs" / run.id, dir / "results" / (run.id + ".h5"),
-                    channel.rank(), [](long, long, double) { throw_if_interrupted(); });
-    request = {kRequest, run.index, outcome.exit_code};
+    const SweepMessage reply = channel.receive(true)->second;
+    if (reply[0] != kAssign) return;
+    const SweepRun& run = plan.runs[static_cast<std::size_t>(reply[1])];
+    execute_run(plan, run, paths, channel.rank(),
+                [](long, long, double) { throw_if_interrupted(); });
+    request = {kRequest, run.index};
   }
 }
 
@@ -304,7 +305,7 @@ int run_sweep(const SweepOptions& options, SweepChannel& channel) {
       reach = plan->fingerprint != fingerprint
                   ? fmt::format("reads {} as a different sweep (fingerprint {}, rank 0's {})",
                                 options.sweep_file.string(), plan->fingerprint, fingerprint)
-                  : check_reach(options.out_dir, token, channel.rank());
+                  : check_reach(SweepPaths{options.out_dir}, token, channel.rank());
     } catch (const std::exception& e) {
       reach = e.what();
     }
@@ -334,7 +335,7 @@ int run_sweep(const SweepOptions& options, SweepChannel& channel) {
 
   // 3. The runs.
   if (!root) {
-    work(*plan, options.out_dir, channel);
+    work(*plan, SweepPaths{options.out_dir}, channel);
     return 0;
   }
   Coordinator coordinator(options, *plan, *folder, channel);

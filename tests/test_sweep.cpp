@@ -6,6 +6,7 @@
 #include <toml++/toml.h>
 
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "core/scenario_file.hpp"
@@ -97,6 +98,41 @@ TEST(SweepPlan, ARunsScenarioHasItsValuesAndReadsAsTheBaseWould) {
   EXPECT_DOUBLE_EQ(doc->root().table("experiment").number("load_n", talus::positive("[N]")), 750.0);
   EXPECT_EQ(doc->path(), plan.scenario_file);  // relative paths resolve as the base's do
   EXPECT_EQ(talus::check_scenario_document(doc)["name"], "plate_sinkage");
+}
+
+// [sweep] tier and the swept values together: a run's scenario has both, and its errors keep the
+// base file's line numbers (with_tier and with_values copy the tree with its sources).
+TEST(SweepPlan, ATierAndSweptValuesBothReachTheRunsScenario) {
+  ScratchDir scratch;
+  const fs::path base = fs::path(TALUS_SOURCE_DIR) / "scenarios/terrain/blade_push.toml";
+  const fs::path file = scratch.path() / "t.toml";
+  write_text(file, "[sweep]\nname = \"t\"\nscenario = \"" + base.string() +
+                       "\"\ntier = \"scm\"\n[grid]\n\"simulation.duration_s\" = [0.4]\n");
+  const SweepPlan plan = load_sweep_plan(file);
+  const auto doc = plan.run_document(plan.runs[0]);
+  EXPECT_EQ(doc->root().table("scenario").string("tier"), "scm");
+  EXPECT_DOUBLE_EQ(doc->root().table("simulation").number("duration_s", talus::positive("[s]")),
+                   0.4);
+  EXPECT_EQ(talus::check_scenario_document(doc)["tier"], "scm");
+  const std::string where = doc->root().table("terrain").where("material");
+  EXPECT_EQ(where, base.string() + ":17:12: terrain.material") << where;
+}
+
+TEST(SweepPlan, TheFingerprintFollowsTheBaseScenariosValuesNotItsComments) {
+  ScratchDir scratch;
+  const std::string text = read_text(kPlate);
+  write_text(scratch.path() / "base.toml", text);
+  write_text(scratch.path() / "commented.toml", "# a note\n" + text);
+  write_text(scratch.path() / "heavier.toml",
+             std::regex_replace(text, std::regex("load_n = 500.0"), "load_n = 600.0"));
+  const auto fingerprint = [&](const std::string& base) {
+    const fs::path file = scratch.path() / ("s_" + base);
+    write_text(file, "[sweep]\nname = \"s\"\nscenario = \"" + base +
+                         "\"\n[grid]\n\"experiment.hold_s\" = [0.2]\n");
+    return load_sweep_plan(file).fingerprint;
+  };
+  EXPECT_EQ(fingerprint("base.toml"), fingerprint("commented.toml"));
+  EXPECT_NE(fingerprint("base.toml"), fingerprint("heavier.toml"));
 }
 
 TEST(SweepPlan, ValuesGoIntoArraysOfTablesByIndex) {

@@ -14,18 +14,25 @@ import talus.envs as E  # noqa: E402
 from talus.agents import dqn, trench_eval  # noqa: E402
 
 
+def training_log(out, result):
+    """The files every agent's training writes, each non-empty; its log.csv rows, one per
+    episode."""
+    for name in ("checkpoint.pt", "log.csv", "learning_curve.png", "learning_curve_wall.png",
+                 "training.json"):
+        assert (out / name).stat().st_size > 0, name
+    with open(out / "log.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == result["episodes"] > 0
+    return rows
+
+
 def test_dqn_training_lowers_its_loss_and_its_checkpoint_reloads(tmp_path):
     config = dqn.DqnConfig(num_envs=8, total_env_steps=6000, learning_starts=500, batch_size=64,
                            replay_size=10_000, target_every=200, epsilon_fraction=0.5, seed=3)
     result = dqn.train(config, tmp_path)
     assert result["env_steps"] >= 6000 and result["updates"] > 500
     assert result["loss_last_200"] < result["loss_first_200"], result
-    for name in ("checkpoint.pt", "log.csv", "learning_curve.png", "learning_curve_wall.png",
-                 "training.json"):
-        assert (tmp_path / name).stat().st_size > 0, name
-    with open(tmp_path / "log.csv") as f:
-        rows = list(csv.DictReader(f))
-    assert len(rows) == result["episodes"] > 0
+    rows = training_log(tmp_path, result)
     assert all(1 <= int(r["length"]) <= 100 for r in rows)
 
     policy = dqn.load_policy(tmp_path / "checkpoint.pt")
@@ -93,20 +100,27 @@ def test_ddpg_her_training_runs_relabels_and_its_checkpoint_reloads(tmp_path):
     result = ddpg_her.train(config, tmp_path)
     assert result["episodes"] >= 24 and result["updates"] > 10
     assert result["critic_loss_last"] < result["critic_loss_first"], result
-    for name in ("checkpoint.pt", "log.csv", "learning_curve.png", "learning_curve_wall.png",
-                 "training.json"):
-        assert (tmp_path / name).stat().st_size > 0, name
-    with open(tmp_path / "log.csv") as f:
-        rows = list(csv.DictReader(f))
-    assert len(rows) == result["episodes"]
+    rows = training_log(tmp_path, result)
     assert all(1 <= int(r["length"]) <= 8 and r["goal"] in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
                for r in rows)
     env = E.make("ShapingStrokes-v0")
     obs, _ = env.reset(seed=1)
-    # The reloaded policy chooses as the trained agent does (same candidates: same seed).
+    # The reloaded policy chooses as the checkpoint's networks do, built here on their own from
+    # the saved weights (same candidates: same seed), and again the same for the same seed.
     first = ddpg_her.load_policy(tmp_path / "checkpoint.pt", env.bed, seed=5)(obs)
     again = ddpg_her.load_policy(tmp_path / "checkpoint.pt", env.bed, seed=5)(obs)
-    assert first.shape == (4,) and np.all(np.abs(first) <= 1) and np.array_equal(first, again)
+    saved = torch.load(tmp_path / "checkpoint.pt")
+    agent = ddpg_her.Agent(ddpg_her.DdpgHerConfig(**saved["config"]), saved["cells"])
+    agent.actor.load_state_dict(saved["actor"])
+    agent.critic.load_state_dict(saved["critic"])
+    agent.actor.eval()
+    agent.critic.eval()
+    sand = ddpg_her.relief(obs["achieved_goal"], env.bed).astype(np.float32)[None]
+    goal = ddpg_her.relief(obs["desired_goal"], env.bed).astype(np.float32)[None]
+    expected = agent.act(sand, goal, torch.Generator().manual_seed(5))[0]
+    assert first.shape == (4,) and np.all(np.abs(first) <= 1)
+    np.testing.assert_array_equal(first, expected)
+    np.testing.assert_array_equal(first, again)
     env.step(first)
 
 
