@@ -82,6 +82,7 @@ py::dict foot_dict(const FootContact& f) {
   d["in_contact"] = f.in_contact;
   d["depth_m"] = f.depth_m;
   d["tilt_rad"] = f.tilt_rad;
+  d["configuration_depth_m"] = f.configuration_depth_m;
   d["clamped"] = f.clamped;
   d["theta"] = f.theta;
   d["p_WCenter"] = f.p_WCenter;
@@ -166,6 +167,22 @@ void bind_wrench(py::module_& m) {
       .def_readwrite("velocity_scale", &WrenchDatabase::velocity_scale)
       .def_readwrite("reference_point_m", &WrenchDatabase::reference_point_m)
       .def_readwrite("medium", &WrenchDatabase::medium)
+      .def_property(
+          "depth_at",
+          [](const WrenchDatabase& db) {
+            return std::string(depth_reference_name(db.depth_reference));
+          },
+          [](WrenchDatabase& db, const std::string& name) {
+            if (name != "bottom_centre" && name != "lowest_point") {
+              throw py::value_error("depth_at: \"" + name +
+                                    "\", expected \"bottom_centre\" or \"lowest_point\"");
+            }
+            db.depth_reference = name == "lowest_point" ? DepthReference::kLowestPoint
+                                                        : DepthReference::kBottomCentre;
+          },
+          "Where the configurations' depths are measured: \"bottom_centre\" (the paper's) or "
+          "\"lowest_point\" (the foot's bottom rim; needs foot_radius_m).")
+      .def_readwrite("foot_radius_m", &WrenchDatabase::foot_radius_m)
       .def_property("wrenches", &wrench_array, &set_wrenches)
       .def_property_readonly("configuration_count", &WrenchDatabase::configuration_count)
       .def_property_readonly("direction_count", &WrenchDatabase::direction_count)
@@ -273,10 +290,12 @@ void bind_wrench(py::module_& m) {
           "robot's snapshot (RobotModel.snapshot) restore() continues bit for bit.")
       .def("restore", &WrenchContactStep::restore, py::arg("snapshot"),
            "Puts back a snapshot() of this step (restore the robot alongside).");
-  def_contact_state(step,
-                    "Per foot, this step's contact: in_contact, depth_m, tilt_rad (measured), "
-                    "clamped, theta (the clamped (d, phi) W was predicted at), p_WCenter (x, z), "
-                    "p_WR, wrench_W (f_x, f_z, tau_y about p_r, world axes).");
+  def_contact_state(
+      step,
+      "Per foot, this step's contact: in_contact, depth_m, tilt_rad (measured), "
+      "configuration_depth_m (depth_m or the lowest point's, as the data measure "
+      "it), clamped, theta (the clamped (d, phi) W was predicted at), p_WCenter (x, z), "
+      "p_WR, wrench_W (f_x, f_z, tau_y about p_r, world axes).");
 
   bind_wrench_space_tier(m);
 }

@@ -8,6 +8,7 @@
 #include "core/atomic_file.hpp"
 #include "core/image.hpp"
 #include "core/json_file.hpp"
+#include "core/plot.hpp"
 #include "sweep/sweep_folder.hpp"
 #include "sweep/sweep_plan.hpp"
 #include "wrench/database_plots.hpp"
@@ -62,13 +63,21 @@ std::string combine_runs(const SweepPlan& plan, const SweepPaths& paths) {
   summary.update(wrench::database_quality(db));
   replace_file_atomically(dir / "database.json",
                           [&](const fs::path& temp) { write_json(temp, summary); });
-  // The deepest depth's wrench sets, one per tilt: what the parts add up to.
+  // The deepest depth's wrench sets, one per tilt, and the support against tilt at every depth:
+  // what the parts add up to.
   double deepest = 0.0;  // a loop, not minCoeff(): GCC bug 105593 warns in its AVX-512 kernel
   for (int j = 0; j < db.configuration_count(); ++j) {
     deepest = std::min(deepest, db.configurations(j, 0));
   }
-  const RgbImage picture = wrench::plot_wrench_sets_by_tilt(
-      db, deepest, fmt::format("{}: wrench sets {:g} mm deep, by tilt", plan.name, -1e3 * deepest));
+  const RgbImage picture = stack_vertically(
+      {wrench::plot_wrench_sets_by_tilt(
+           db, deepest,
+           fmt::format("{}: wrench sets {:g} mm deep, by tilt", plan.name, -1e3 * deepest)),
+       wrench::plot_support_by_tilt(
+           db, fmt::format("{}: largest upward f_z by tilt, {} depths", plan.name,
+                           db.depth_reference == wrench::DepthReference::kLowestPoint
+                               ? "lowest-point"
+                               : "bottom-centre"))});
   replace_file_atomically(dir / "database.png",
                           [&](const fs::path& temp) { write_png(temp, picture); });
   return fmt::format(

@@ -435,6 +435,19 @@ TEST(WrenchDatabaseMerge, PartsMergeInAcquisitionOrderAndMustBeOneAcquisitions) 
               talus::wrench::merge_databases({a, a}, {"a", "a2"});
             }).find("both measured depth 0 m, tilt 0.3 rad"),
             std::string::npos);
+  WrenchDatabase lowest = part({{0.0, 0.6}}, 0.5);
+  lowest.depth_reference = talus::wrench::DepthReference::kLowestPoint;
+  lowest.foot_radius_m = 0.04;
+  EXPECT_NE(error_of([&] {
+              talus::wrench::merge_databases({a, lowest}, {"a", "d"});
+            }).find("d: depth_reference differs from a's"),
+            std::string::npos);
+  WrenchDatabase lowest_b = part({{0.0, 0.9}}, 0.5);
+  lowest_b.depth_reference = talus::wrench::DepthReference::kLowestPoint;
+  lowest_b.foot_radius_m = 0.04;
+  const WrenchDatabase both = talus::wrench::merge_databases({lowest, lowest_b}, {"d", "e"});
+  EXPECT_EQ(both.depth_reference, talus::wrench::DepthReference::kLowestPoint);
+  EXPECT_EQ(both.foot_radius_m, 0.04);
 }
 
 // Every shipped sweep file (sweeps/, the wrench-space media's data/wrench/*.sweep.toml) reads and

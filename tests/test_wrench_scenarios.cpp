@@ -15,6 +15,7 @@
 
 #include "core/scenario_file.hpp"
 #include "runner/run_scenario.hpp"
+#include "wrench/foot_contact.hpp"
 #include "wrench/velocity_directions.hpp"
 #include "wrench/wrench_database.hpp"
 
@@ -84,6 +85,42 @@ TEST(WrenchScenarios, FootDroppedUprightOnFlatGroundComesToRestUpright) {
   EXPECT_GT(foot["final_depth_m"].get<double>(), -0.06);
   EXPECT_NEAR(foot["final_wrench_W"][1].get<double>(), 7.357 * 9.81, 0.5);
   EXPECT_EQ(c["clamped_queries"], 0);
+}
+
+TEST(WrenchScenarios, AFootSinkingFarPastTheDataStopsTheRunNamingStepAndDepth) {
+  // A medium a tenth as strong: at the deepest sampled 6 cm it carries 20 N x 1.33 of the foot's
+  // 72 N, so the foot sinks on past the data.
+  TempDir tmp;
+  write_synthetic_database(tmp.path / "weak.h5", 20.0);
+  const fs::path file = tmp.path / "sink.toml";
+  std::ofstream(file) << foot_drop(tmp.path / "weak.h5");
+  try {
+    run_scenario_file(file, tmp.path / "out", {});
+    FAIL() << "expected the run to stop";
+  } catch (const WrenchStepError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("case 'upright': step "), std::string::npos) << what;
+    EXPECT_NE(what.find("foot 'bottom' is -0.09"), std::string::npos) << what;
+    EXPECT_NE(what.find("deepest -0.06 m, more than the 0.03 m allowed"), std::string::npos)
+        << what;
+  }
+  // Allowed on purpose ([simulation] depth_beyond_data_m): it runs on, clamped and counted.
+  std::string text = foot_drop(tmp.path / "weak.h5");
+  const std::string duration = "duration_s = 1.5";
+  text.replace(text.find(duration), duration.size(), "duration_s = 0.3\ndepth_beyond_data_m = 10");
+  std::ofstream(file) << text;
+  const nlohmann::json s = run_scenario_file(file, tmp.path / "out2", {});
+  EXPECT_GT(s["cases"][0]["clamped_queries"].get<long>(), 0);
+  EXPECT_LT(s["cases"][0]["feet"]["bottom"]["final_depth_m"].get<double>(), -0.09);
+  // A negative allowance is refused at check.
+  text.replace(text.find("depth_beyond_data_m = 10"), 24, "depth_beyond_data_m = -1");
+  std::ofstream(file) << text;
+  try {
+    check_scenario_file(file);
+    FAIL() << "expected a ScenarioError";
+  } catch (const ScenarioError& e) {
+    EXPECT_NE(std::string(e.what()).find("depth_beyond_data_m"), std::string::npos) << e.what();
+  }
 }
 
 TEST(WrenchScenarios, SimulationTimeStepSetsMujocosStep) {

@@ -189,6 +189,70 @@ TEST(WrenchSpaceDatabase, Hdf5RoundTripKeepsEveryField) {
   fs::remove_all(path.parent_path());
 }
 
+TEST(WrenchSpaceDatabase, DepthsAtTheLowestPointConvertToTheBottomCentreAndBack) {
+  const double r = 0.04;
+  // Upright: both points at one depth; on its side the bottom centre is a radius higher.
+  EXPECT_EQ(configuration_depth(DepthReference::kLowestPoint, r, -0.01, 0.0), -0.01);
+  EXPECT_NEAR(configuration_depth(DepthReference::kLowestPoint, r, 0.01, M_PI / 2), -0.03, 1e-15);
+  EXPECT_NEAR(configuration_depth(DepthReference::kLowestPoint, r, 0.01, -M_PI / 2), -0.03, 1e-15);
+  EXPECT_EQ(configuration_depth(DepthReference::kBottomCentre, r, 0.01, M_PI / 2), 0.01);
+  for (const double tilt : {-1.2, -0.3, 0.0, 0.6, 1.5}) {
+    EXPECT_NEAR(bottom_centre_depth(
+                    DepthReference::kLowestPoint, r,
+                    configuration_depth(DepthReference::kLowestPoint, r, -0.02, tilt), tilt),
+                -0.02, 1e-15);
+  }
+  EXPECT_STREQ(depth_reference_name(DepthReference::kLowestPoint), "lowest_point");
+  EXPECT_STREQ(depth_reference_name(DepthReference::kBottomCentre), "bottom_centre");
+}
+
+TEST(WrenchSpaceAcquisition, RunsAtLowestPointDepthsPoseTheFootByItsBottomCentre) {
+  AcquisitionSpec spec = small_spec();
+  spec.depth_reference = DepthReference::kLowestPoint;
+  spec.foot_radius_m = 0.04;
+  const std::vector<AcquisitionRun> runs = planned_runs(spec);
+  ASSERT_FALSE(runs.empty());
+  for (const AcquisitionRun& run : runs) {
+    EXPECT_NEAR(run.bottom_centre_depth_m(), run.depth_m + 0.04 * std::sin(std::abs(run.tilt_rad)),
+                1e-15);
+  }
+  const WrenchDatabase db = acquire_database(spec, fake_wrench);
+  EXPECT_EQ(db.depth_reference, DepthReference::kLowestPoint);
+  EXPECT_EQ(db.foot_radius_m, 0.04);
+  // Without a radius the lowest point is unknown: refused.
+  spec.foot_radius_m = 0.0;
+  EXPECT_THROW(planned_runs(spec), DatabaseError);
+}
+
+TEST(WrenchSpaceDatabase, TheDepthReferenceRoundTripsAndVersionOneFilesMeanTheBottomCentre) {
+  AcquisitionSpec spec = small_spec();
+  spec.depth_reference = DepthReference::kLowestPoint;
+  spec.foot_radius_m = 0.04;
+  const WrenchDatabase db = acquire_database(spec, fake_wrench);
+  const fs::path path = temp_path("lowest.h5");
+  save_database(db, path);
+  const WrenchDatabase back = load_database(path);
+  EXPECT_EQ(back.depth_reference, DepthReference::kLowestPoint);
+  EXPECT_EQ(back.foot_radius_m, 0.04);
+  // A version 1 file (written before the depth reference existed) has neither attribute.
+  {
+    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(file, 0);
+    H5Adelete(file, "depth_reference");
+    H5Adelete(file, "foot_radius_m");
+    const hid_t attr = H5Aopen(file, "format_version", H5P_DEFAULT);
+    const int one = 1;
+    H5Awrite(attr, H5T_NATIVE_INT, &one);
+    H5Aclose(attr);
+    H5Fclose(file);
+  }
+  const WrenchDatabase old = load_database(path);
+  EXPECT_EQ(old.depth_reference, DepthReference::kBottomCentre);
+  EXPECT_EQ(old.foot_radius_m, 0.0);
+  EXPECT_EQ(old.configurations, db.configurations);
+  fs::remove_all(path.parent_path());
+}
+
 // Rewrites one part of a saved file with the HDF5 C API, to test the loader's checks.
 void delete_object(const fs::path& path, const char* name) {
   const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
@@ -252,6 +316,26 @@ TEST(WrenchSpaceDatabase, LoadNamesTheMissingOrInconsistentField) {
     H5Fclose(file);
   }
   expect_load_error(path, "format_version: 99 is not supported");
+  save_database(db, path);
+  {
+    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    H5Adelete(file, "depth_reference");
+    H5Fclose(file);
+  }
+  expect_load_error(path, "depth_reference: missing attribute");
+  {
+    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, 6);
+    const hid_t space = H5Screate(H5S_SCALAR);
+    const hid_t attr = H5Acreate2(file, "depth_reference", type, space, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(attr, type, "middle");
+    H5Aclose(attr);
+    H5Sclose(space);
+    H5Tclose(type);
+    H5Fclose(file);
+  }
+  expect_load_error(path, "depth_reference: \"middle\", expected \"bottom_centre\" or");
   {
     std::ofstream junk(path);
     junk << "not hdf5\n";
@@ -418,6 +502,16 @@ TEST(WrenchSpaceDatabase, ValidateRejectsInconsistentData) {
   } catch (const DatabaseError& e) {
     EXPECT_NE(std::string(e.what()).find("medium.grain_radius_m"), std::string::npos);
   }
+  bad = db;
+  bad.depth_reference = DepthReference::kLowestPoint;  // but no foot radius
+  try {
+    bad.validate("x");
+    FAIL();
+  } catch (const DatabaseError& e) {
+    EXPECT_NE(std::string(e.what()).find("foot_radius_m"), std::string::npos) << e.what();
+  }
+  bad.foot_radius_m = 0.04;
+  EXPECT_NO_THROW(bad.validate("x"));
   EXPECT_NO_THROW(db.validate("x"));
 }
 

@@ -16,6 +16,7 @@
 
 #include "tests/wrench_step_fixtures.hpp"
 #include "wrench/wrench_contact_step.hpp"
+#include "wrench/wrench_database.hpp"
 #include "wrench/wrench_space_model.hpp"
 
 namespace talus::wrench {
@@ -190,20 +191,74 @@ TEST(WrenchSpaceStep, RepeatedRunsAreBitIdentical) {
 }
 
 TEST(WrenchSpaceStep, ThetaOutsideTheSampledRangeIsClampedAndCounted) {
-  // Bottom 15 cm deep, tilted 1.2 rad: depth range [-0.1, 0], tilt range [-1, 1].
-  auto robot = robot::MujocoModel::load(write_foot_mjcf("clamp", -0.15, 1.2));
+  // Bottom 13 cm deep, tilted 1.2 rad: depth range [-0.1, 0], tilt range [-1, 1] (and within
+  // the default 5 cm allowed beyond the data).
+  auto robot = robot::MujocoModel::load(write_foot_mjcf("clamp", -0.13, 1.2));
   const BoxWrenchSet box = friction_box();
   WrenchContactStep step(robot, box, foot_model());
   step.step();
   const FootContact& foot = step.state().feet[0];
   EXPECT_TRUE(foot.clamped);
   // The measured configuration is kept; the predictor got the clamped one.
-  EXPECT_NEAR(foot.depth_m, -0.15, 1e-12);
+  EXPECT_NEAR(foot.depth_m, -0.13, 1e-12);
   EXPECT_NEAR(foot.tilt_rad, 1.2, 1e-12);
   EXPECT_DOUBLE_EQ(foot.theta[0], -0.1);
   EXPECT_DOUBLE_EQ(foot.theta[1], 1.0);
   EXPECT_EQ(step.state().contact_queries, 1);
   EXPECT_EQ(step.state().clamped_queries, 1);
+}
+
+TEST(WrenchSpaceStep, AFootSinkingFarBeyondTheDataStopsTheStepNamingItsDepth) {
+  // 16 cm deep: 6 cm beyond the data's deepest 10 cm, more than half their 10 cm span.
+  auto robot = robot::MujocoModel::load(write_foot_mjcf("beyond", -0.16));
+  const BoxWrenchSet box = friction_box();
+  WrenchContactStep step(robot, box, foot_model());
+  try {
+    step.step();
+    FAIL() << "expected a WrenchStepError";
+  } catch (const WrenchStepError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("step 0"), std::string::npos) << what;
+    EXPECT_NE(what.find("foot 'foot' is -0.16 m deep"), std::string::npos) << what;
+    EXPECT_NE(what.find("deepest -0.1 m"), std::string::npos) << what;
+    EXPECT_NE(what.find("depth_beyond_data_m"), std::string::npos) << what;
+  }
+  // Allowed further on purpose: clamped and counted instead.
+  auto allowed = robot::MujocoModel::load(write_foot_mjcf("beyond_allowed", -0.16));
+  WrenchStepModel model = foot_model();
+  model.depth_beyond_data_m = 0.1;
+  WrenchContactStep lenient(allowed, box, model);
+  EXPECT_NO_THROW(lenient.step());
+  EXPECT_EQ(lenient.state().clamped_queries, 1);
+}
+
+// The box, its depths measured at the lowest point of a foot of radius 4 cm.
+class LowestPointBox : public BoxWrenchSet {
+ public:
+  LowestPointBox() : BoxWrenchSet(Eigen::Vector3d(-50, -20, -10), Eigen::Vector3d(50, 200, 10)) {}
+  double configuration_depth(double bottom_centre_depth_m, double tilt_rad) const override {
+    return wrench::configuration_depth(DepthReference::kLowestPoint, 0.04, bottom_centre_depth_m,
+                                       tilt_rad);
+  }
+};
+
+TEST(WrenchSpaceStep, AFootOnItsSideTouchesWithItsRimWhileItsBottomCentreIsAboveTheSurface) {
+  // On its side (tilt pi/2), the bottom centre 2 cm above the ground: the rim is 2 cm in it.
+  auto robot = robot::MujocoModel::load(write_foot_mjcf("side", 0.02, M_PI / 2));
+  const LowestPointBox lowest;
+  WrenchContactStep step(robot, lowest, foot_model());
+  step.step();
+  const FootContact& foot = step.state().feet[0];
+  EXPECT_TRUE(foot.in_contact);
+  EXPECT_NEAR(foot.depth_m, 0.02, 1e-9);
+  EXPECT_NEAR(foot.configuration_depth_m, -0.02, 1e-9);
+  EXPECT_NEAR(foot.theta[0], -0.02, 1e-9);
+  // Data measured at the bottom centre (the paper's) see no contact there.
+  auto robot2 = robot::MujocoModel::load(write_foot_mjcf("side_centre", 0.02, M_PI / 2));
+  const BoxWrenchSet centre = friction_box();
+  WrenchContactStep step2(robot2, centre, foot_model());
+  step2.step();
+  EXPECT_FALSE(step2.state().feet[0].in_contact);
 }
 
 // W with no point at all in half-space form: x <= -1 and -x <= -1.

@@ -2,6 +2,8 @@
 
 #include "wrench/foot_contact.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -19,17 +21,38 @@ FootContact foot_contact(const TerrainProfile& terrain, const WrenchSetPredictor
   foot.slope_rad = surface.slope_rad;
   foot.depth_m = surface.signed_distance_m;
   foot.tilt_rad = std::atan2(axis_W.dot(surface.tangent_W), axis_W.dot(surface.normal_W));
-  foot.in_contact = foot.depth_m < 0.0;
+  // phi in [-pi/2, pi/2] (the paper's clamp), the depth at the data's reference point of the
+  // foot (its lowest point, or the bottom centre as in the paper), then theta into the sampled box.
+  const double phi = std::clamp(foot.tilt_rad, -M_PI / 2, M_PI / 2);
+  foot.configuration_depth_m = predictor.configuration_depth(foot.depth_m, phi);
+  foot.in_contact = foot.configuration_depth_m < 0.0;
   if (!foot.in_contact) return foot;
-  // phi in [-pi/2, pi/2] (the paper's clamp), then theta into the sampled box.
   const Eigen::Vector2d depth_range = predictor.depth_range();
   const Eigen::Vector2d tilt_range = predictor.tilt_range();
-  const double phi = std::clamp(foot.tilt_rad, -M_PI / 2, M_PI / 2);
-  const double depth = std::clamp(foot.depth_m, depth_range[0], depth_range[1]);
+  const double depth = std::clamp(foot.configuration_depth_m, depth_range[0], depth_range[1]);
   const double tilt = std::clamp(phi, tilt_range[0], tilt_range[1]);
-  foot.clamped = depth != foot.depth_m || tilt != foot.tilt_rad;
+  foot.clamped = depth != foot.configuration_depth_m || tilt != foot.tilt_rad;
   foot.theta = Eigen::Vector2d(depth, tilt);
   return foot;
+}
+
+double depth_beyond_data_limit_m(const WrenchSetPredictor& predictor, double margin_m) {
+  if (margin_m >= 0.0) return margin_m;
+  const Eigen::Vector2d range = predictor.depth_range();
+  return 0.5 * (range[1] - range[0]);
+}
+
+void check_depth_within_data(const FootContact& foot, const WrenchSetPredictor& predictor,
+                             double limit_m, const std::string& where, const std::string& name) {
+  const double deepest = predictor.depth_range()[0];
+  if (!foot.in_contact || foot.configuration_depth_m >= deepest - limit_m) return;
+  throw WrenchStepError(fmt::format(
+      "{}: foot '{}' is {:.4g} m deep (tilt {:.4g} rad), {:.4g} m below the wrench-space data's "
+      "deepest {:.4g} m, more than the {:.4g} m allowed: the clamped data cannot hold it and it "
+      "would sink through the surface; use data measured deeper or a lighter robot, or set "
+      "[simulation] depth_beyond_data_m",
+      where, name, foot.configuration_depth_m, foot.tilt_rad, deepest - foot.configuration_depth_m,
+      deepest, limit_m));
 }
 
 Wrench planar_wrench(const Eigen::Vector3d& w_xz_y, const Vec3& p_WR) {

@@ -7,6 +7,7 @@
 
 #include <Eigen/Dense>
 #include <stdexcept>
+#include <string>
 
 #include "core/wrench.hpp"
 #include "wrench/terrain_profile.hpp"
@@ -26,7 +27,10 @@ struct FootContact {
   bool in_contact = false;
   double depth_m = 0.0;   ///< d: signed distance of p_center from the surface (< 0 below) [m]
   double tilt_rad = 0.0;  ///< phi: foot axis from the surface normal, + towards x_c [rad]
-  bool clamped = false;   ///< theta was outside the sampled range (or |phi| > pi/2)
+  /// d at the data's depth reference (WrenchSetPredictor::configuration_depth): depth_m, or the
+  /// lowest point's depth; < 0 is contact [m]
+  double configuration_depth_m = 0.0;
+  bool clamped = false;  ///< theta was outside the sampled range (or |phi| > pi/2)
   /// theta = (d, phi) given to the predictor: phi clamped to [-pi/2, pi/2], then both into the
   /// sampled range (equal to (depth_m, tilt_rad) when not clamped).
   Eigen::Vector2d theta = Eigen::Vector2d::Zero();
@@ -39,11 +43,22 @@ struct FootContact {
 };
 
 /// The foot whose frame F has its origin (the bottom centre) at p_WCenter and its axes R_WF (z
-/// along the foot's axis), in the world x-z plane of `terrain`. In contact when d < 0; theta then
-/// clamped as the paper does (|phi| <= pi/2) and into the predictor's sampled ranges. The
-/// wrench is left zero.
+/// along the foot's axis), in the world x-z plane of `terrain`. phi clamped as the paper does
+/// (|phi| <= pi/2); in contact when the depth at the predictor's reference point is < 0; theta
+/// then clamped into the predictor's sampled ranges. The wrench is left zero.
 FootContact foot_contact(const TerrainProfile& terrain, const WrenchSetPredictor& predictor,
                          const Eigen::Vector3d& p_WCenter, const Eigen::Matrix3d& R_WF);
+
+/// How far below the predictor's deepest sampled depth a foot may be before the step stops
+/// [m]: `margin_m`, or half the sampled depth span when `margin_m` < 0 (the default). Beyond the
+/// data W(theta) is clamped to the deepest sets, which resist less than the grains deeper down
+/// would, so a foot far past them sinks through the surface with nothing to report it.
+double depth_beyond_data_limit_m(const WrenchSetPredictor& predictor, double margin_m);
+
+/// Throws WrenchStepError "<where>: foot '<name>' is ... m deep ..." when `foot` is in contact
+/// deeper than the predictor's deepest sampled depth by more than `limit_m`.
+void check_depth_within_data(const FootContact& foot, const WrenchSetPredictor& predictor,
+                             double limit_m, const std::string& where, const std::string& name);
 
 /// A planar wrench (f_x, f_z, tau_y) [N, N, N m] about the world point p_WR [m] as a
 /// talus::Wrench (f_y, tau_x and tau_z zero).

@@ -137,8 +137,9 @@ void check_run_inside_walls(const particles::Container& container, const FootPat
                             const AcquisitionRun& run, double surface_z_m, double dt_s) {
   const auto [v_r, omega] = run_twist(run.velocity);
   const Vec3 p_BR(0.0, 0.0, path.reference_height_m - 0.5 * path.foot_length_m);
-  const ConstantTwistPath cv{foot_pose_at(path, surface_z_m, run.depth_m, run.tilt_rad), p_BR, v_r,
-                             omega, 0.8 * path.duration_s};
+  const ConstantTwistPath cv{
+      foot_pose_at(path, surface_z_m, run.bottom_centre_depth_m(), run.tilt_rad), p_BR, v_r, omega,
+      0.8 * path.duration_s};
   const long cv_steps = steps_for(cv.target_time_s + 0.5 * path.filter_window_s, dt_s);
   for (long k = 0; k <= cv_steps; ++k) {
     if (!inside_walls(container, path, cv.at(static_cast<double>(k) * dt_s).X_WB, surface_z_m)) {
@@ -169,8 +170,9 @@ Eigen::VectorXd measure_in_particles(const SettledBed& bed, const FootPath& path
   const double dt = model.time_step_s;
 
   check_run_inside_walls(model.container, path, run, bed.surface_z_m, dt);
-  const ConstantTwistPath cv{foot_pose_at(path, bed.surface_z_m, run.depth_m, run.tilt_rad), p_BR,
-                             v_r, omega, 0.8 * path.duration_s};
+  const ConstantTwistPath cv{
+      foot_pose_at(path, bed.surface_z_m, run.bottom_centre_depth_m(), run.tilt_rad), p_BR, v_r,
+      omega, 0.8 * path.duration_s};
   const long cv_steps = steps_for(cv.target_time_s + 0.5 * path.filter_window_s, dt);
 
   // Insertion (§III-B2 step 2): straight down from above the surface to the path's start.

@@ -5,7 +5,8 @@
 //   [path]  duration_s (0.5), insertion_speed_m_per_s (0.2), clearance_m (0.005),
 //           filter_window_s (0.1)
 //   [grid]  depths_m, tilts_rad, directions (26 | 58), velocity_scale [v_x, v_z, omega_y],
-//           use_symmetry (true)
+//           use_symmetry (true), depth_at ("bottom_centre", the paper's; or "lowest_point":
+//           depths of the foot's lowest point, for tilts up to a foot on its side)
 //   [run]   threads (0: OpenMP's default): runs measured at once
 //
 // Outputs: database.h5 (the layout of docs/wrench_space.md §4), runs.csv (one row per entry),
@@ -84,6 +85,11 @@ AcquireScenario load_acquire(const ScenarioTable& root) {
   sc.spec.velocity_scale.resize(3);
   for (int a = 0; a < 3; ++a) sc.spec.velocity_scale[a] = scale[a];
   sc.spec.use_symmetry = grid.boolean_or("use_symmetry", true);
+  sc.spec.depth_reference = grid.choice_or("depth_at", "bottom_centre",
+                                           {"bottom_centre", "lowest_point"}) == "lowest_point"
+                                ? DepthReference::kLowestPoint
+                                : DepthReference::kBottomCentre;
+  sc.spec.foot_radius_m = sc.path.foot_radius_m;
   grid.refuse_unknown_keys();
   sc.spec.reference_point_m = Eigen::Vector3d(0.0, 0.0, sc.path.reference_height_m);
   sc.spec.medium = sc.bed.medium;
@@ -271,6 +277,7 @@ nlohmann::json run_acquire(const ScenarioTable& root, OutputDir& out, const RunP
       {"settle_steps", bed.settle_steps},
       {"surface_z_m", bed.surface_z_m},
       {"configurations", db.configuration_count()},
+      {"depth_at", depth_reference_name(db.depth_reference)},
       {"directions", db.direction_count()},
       {"runs", plan.size()},
       {"runs_saved_by_zero_depth_and_symmetry",

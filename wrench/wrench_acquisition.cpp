@@ -33,6 +33,9 @@ void check_spec(const AcquisitionSpec& spec) {
   if (spec.velocity_directions.rows() == 0) {
     throw DatabaseError("acquisition: no velocity directions");
   }
+  if (spec.depth_reference == DepthReference::kLowestPoint && !(spec.foot_radius_m > 0.0)) {
+    throw DatabaseError("acquisition: depths at the lowest point need foot_radius_m > 0");
+  }
   if (spec.velocity_scale.size() != spec.velocity_directions.cols()) {
     throw DatabaseError(fmt::format("acquisition: velocity_scale has {} entries, directions {}",
                                     spec.velocity_scale.size(), spec.velocity_directions.cols()));
@@ -53,7 +56,8 @@ std::vector<AcquisitionRun> planned_runs(const AcquisitionSpec& spec) {
       if (spec.use_symmetry && mirror_source(spec.tilts_rad, t) >= 0) continue;
       for (Eigen::Index i = 0; i < velocities.rows(); ++i) {
         runs.push_back(AcquisitionRun{configuration, static_cast<int>(i), depth, spec.tilts_rad[t],
-                                      velocities.row(i).transpose()});
+                                      velocities.row(i).transpose(), spec.depth_reference,
+                                      spec.foot_radius_m});
       }
     }
   }
@@ -74,6 +78,8 @@ WrenchDatabase acquire_database(const AcquisitionSpec& spec, const WrenchMeasure
   db.velocity_scale = spec.velocity_scale;
   db.reference_point_m = spec.reference_point_m;
   db.medium = spec.medium;
+  db.depth_reference = spec.depth_reference;
+  db.foot_radius_m = spec.foot_radius_m;
   db.wrenches.assign(spec.depths_m.size() * tilts, Eigen::MatrixXd::Zero(m, D));
 
   std::vector<AcquisitionRun> runs = planned_runs(spec);

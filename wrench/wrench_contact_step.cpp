@@ -139,6 +139,9 @@ void WrenchContactStep::detect_contacts() {
         Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(d->site_xmat + 9 * s);
     FootContact& foot = state_.feet[f];
     foot = foot_contact(model_.terrain, predictor_, p_WCenter, R_WF);
+    check_depth_within_data(
+        foot, predictor_, depth_beyond_data_limit_m(predictor_, model_.depth_beyond_data_m),
+        fmt::format("step {} (t = {:.4g} s)", state_.step, robot_.time_s()), model_.feet[f].name);
     p_WR_[f] = foot.wrench.p_W;
     if (!foot.in_contact) continue;
     ++state_.contact_queries;

@@ -5,9 +5,10 @@
 //
 //   1. smooth dynamics (MuJoCo): kinematics, mass matrix M, bias and actuator forces, so the
 //      velocity without contact is v_free = v + h M^-1 (tau_actuator + tau_passive - bias);
-//   2. contact detection: per foot, theta = (d, phi) of its bottom centre p_center against the
-//      terrain profile; phi clamped to [-pi/2, pi/2], theta into the sampled range (counted);
-//      in contact when d < 0;
+//   2. contact detection: per foot, theta = (d, phi) against the terrain profile, d of its bottom
+//      centre p_center or its lowest point (as the data measure it); phi clamped to
+//      [-pi/2, pi/2], theta into the sampled range (counted); in contact when d < 0; a foot
+//      deeper than the data by more than WrenchStepModel::depth_beyond_data_m stops the step;
 //   3. wrench-set prediction: W(theta_i) from the predictor in half-space form (each foot's hull
 //      kept between steps, hull_tracker.hpp), rotated into world axes on slopes;
 //   4. QP set-up: contact Jacobians at p_r, the p_center Jacobians and the granular inertia M_g
@@ -45,6 +46,9 @@ struct FootSpec {
 struct WrenchStepModel {
   std::vector<FootSpec> feet;
   TerrainProfile terrain = TerrainProfile::plane(0.0);
+  /// How far below the data's deepest depth a foot may sink before the step stops with a
+  /// WrenchStepError [m]; < 0: half the data's depth span (depth_beyond_data_limit_m).
+  double depth_beyond_data_m = -1.0;
 };
 
 /// Wall-clock seconds (steady clock) spent per stage, summed over the steps taken.

@@ -32,6 +32,23 @@ std::string components_name(int dimension) {
 
 }  // namespace
 
+const char* depth_reference_name(DepthReference reference) {
+  return reference == DepthReference::kLowestPoint ? "lowest_point" : "bottom_centre";
+}
+
+double configuration_depth(DepthReference reference, double foot_radius_m,
+                           double bottom_centre_depth_m, double tilt_rad) {
+  // The bottom rim's lowest point lies r sin|phi| below the centre of the tilted bottom face.
+  if (reference == DepthReference::kBottomCentre) return bottom_centre_depth_m;
+  return bottom_centre_depth_m - foot_radius_m * std::sin(std::abs(tilt_rad));
+}
+
+double bottom_centre_depth(DepthReference reference, double foot_radius_m, double depth_m,
+                           double tilt_rad) {
+  if (reference == DepthReference::kBottomCentre) return depth_m;
+  return depth_m + foot_radius_m * std::sin(std::abs(tilt_rad));
+}
+
 void WrenchDatabase::validate(const std::string& where) const {
   const int D = wrench_dimension();
   const int m = direction_count();
@@ -92,6 +109,13 @@ void WrenchDatabase::validate(const std::string& where) const {
       fail(where, "wrenches", fmt::format("configuration {}: NaN or infinite", j));
   }
   if (!reference_point_m.allFinite()) fail(where, "reference_point", "NaN or infinite entry");
+  if (!(foot_radius_m >= 0.0) || !std::isfinite(foot_radius_m)) {
+    fail(where, "foot_radius_m", fmt::format("{}, expected >= 0", foot_radius_m));
+  }
+  if (depth_reference == DepthReference::kLowestPoint && !(foot_radius_m > 0.0)) {
+    fail(where, "foot_radius_m",
+         "depths measured at the lowest point need the foot's radius (> 0)");
+  }
   if (medium.name.empty()) fail(where, "medium.name", "empty");
   if (!(medium.grain_radius_m > 0.0) || !std::isfinite(medium.grain_radius_m)) {
     fail(where, "medium.grain_radius_m", fmt::format("{}, expected > 0", medium.grain_radius_m));
@@ -398,6 +422,9 @@ void save_database(const WrenchDatabase& db, const std::filesystem::path& path) 
   }
   write_string_attribute(file.get(), where, "wrench_components",
                          components_name(db.wrench_dimension()));
+  write_string_attribute(file.get(), where, "depth_reference",
+                         depth_reference_name(db.depth_reference));
+  write_number_attribute(file.get(), where, "foot_radius_m", db.foot_radius_m);
 
   std::vector<double> data;
   for (size_t j = 0; j < n; ++j) {
@@ -458,11 +485,24 @@ WrenchDatabase load_database(const std::filesystem::path& path) {
 
   const double version =
       read_number_attribute(file.get(), where, "format_version", "format_version");
-  if (version != kDatabaseFormatVersion) {
-    throw DatabaseError(fmt::format("{}: format_version: {} is not supported (this build reads {})",
-                                    where, version, kDatabaseFormatVersion));
+  if (version != 1 && version != kDatabaseFormatVersion) {
+    throw DatabaseError(
+        fmt::format("{}: format_version: {} is not supported (this build reads 1 to {})", where,
+                    version, kDatabaseFormatVersion));
   }
   WrenchDatabase db;
+  if (version >= 2) {  // version 1 had no depth reference: depths at the bottom centre
+    const std::string reference =
+        read_string_attribute(file.get(), where, "depth_reference", "depth_reference");
+    if (reference == "lowest_point") {
+      db.depth_reference = DepthReference::kLowestPoint;
+    } else if (reference != "bottom_centre") {
+      throw DatabaseError(
+          fmt::format("{}: depth_reference: \"{}\", expected \"bottom_centre\" or \"lowest_point\"",
+                      where, reference));
+    }
+    db.foot_radius_m = read_number_attribute(file.get(), where, "foot_radius_m", "foot_radius_m");
+  }
   std::vector<hsize_t> dims;
   std::vector<double> data = read_dataset(file.get(), where, "configurations", 2, dims);
   if (dims[1] != 2) {

@@ -16,7 +16,9 @@
 
 namespace talus::wrench {
 
-inline constexpr int kDatabaseFormatVersion = 1;
+/// Written since the depth reference (below) was added; version 1 files (no depth_reference
+/// attribute) are read as kBottomCentre.
+inline constexpr int kDatabaseFormatVersion = 2;
 
 class DatabaseError : public std::runtime_error {
  public:
@@ -32,9 +34,34 @@ struct MediumDescription {
   std::string source;           ///< "talus particle tier ...", "force/torque sensor ...", ...
 };
 
+/// Which point of the foot a configuration's depth d is measured at.
+enum class DepthReference {
+  /// The bottom face's centre p_center (paper 000 §III-A): the foot is in contact when d < 0. A
+  /// tilted foot's rim is below the surface before that, and a foot lying on its side (phi =
+  /// pi/2) touches with its centre a radius above it, so this reference suits small tilts only.
+  kBottomCentre,
+  /// The foot's lowest point, d = d_center - r sin|phi| (the bottom rim of a cylinder of radius
+  /// r whose axis is tilted by phi): d < 0 is contact at every tilt up to a foot on its side.
+  kLowestPoint,
+};
+
+/// "bottom_centre" or "lowest_point" (the HDF5 attribute's and the scenario key's values).
+const char* depth_reference_name(DepthReference reference);
+
+/// The configuration depth of a foot whose bottom centre is `bottom_centre_depth_m` from the
+/// surface (< 0 below) with tilt `tilt_rad`, and its inverse.
+double configuration_depth(DepthReference reference, double foot_radius_m,
+                           double bottom_centre_depth_m, double tilt_rad);
+double bottom_centre_depth(DepthReference reference, double foot_radius_m, double depth_m,
+                           double tilt_rad);
+
 struct WrenchDatabase {
-  /// n x 2: depth d [m] (<= 0 in contact, 0 at the surface) and tilt phi [rad].
+  /// n x 2: depth d [m] (<= 0 in contact, 0 at the surface; measured at `depth_reference`) and
+  /// tilt phi [rad].
   Eigen::MatrixX2d configurations;
+  DepthReference depth_reference = DepthReference::kBottomCentre;
+  /// r of the cylindrical foot [m]: needed (> 0) with kLowestPoint, 0 where unknown.
+  double foot_radius_m = 0.0;
   /// m x D unit velocity directions (D = 3: v_x, v_z, omega_y; D = 6: v, omega), see
   /// velocity_directions.hpp.
   Eigen::MatrixXd velocity_directions;
@@ -52,7 +79,7 @@ struct WrenchDatabase {
 
   /// Throws DatabaseError "<where>: <field>: <what is wrong>" for missing or inconsistent data:
   /// D not 3 or 6, shapes that disagree, non-finite numbers, non-unit directions, repeated
-  /// configurations, positive depths, bad medium numbers.
+  /// configurations, positive depths, bad medium numbers, kLowestPoint without a foot radius.
   void validate(const std::string& where) const;
 };
 
@@ -90,9 +117,16 @@ WrenchDatabase import_csv(const std::filesystem::path& path, const MediumDescrip
 struct AcquisitionRun {
   int configuration = 0;
   int direction = 0;
-  double depth_m = 0.0;
+  double depth_m = 0.0;  ///< the configuration's depth, at `depth_reference`
   double tilt_rad = 0.0;
   Eigen::VectorXd velocity;
+  DepthReference depth_reference = DepthReference::kBottomCentre;
+  double foot_radius_m = 0.0;  ///< r [m], for kLowestPoint
+
+  /// Where the foot's bottom centre is at the configuration [m].
+  double bottom_centre_depth_m() const {
+    return bottom_centre_depth(depth_reference, foot_radius_m, depth_m, tilt_rad);
+  }
 };
 
 /// Measures one run's filtered resistance wrench at theta, in F_r (D components).
@@ -105,6 +139,9 @@ struct AcquisitionSpec {
   Eigen::VectorXd velocity_scale;       ///< D
   Eigen::Vector3d reference_point_m = Eigen::Vector3d(0.0, 0.0, 0.25);
   MediumDescription medium;
+  /// Where depths_m are measured (the runs pose the foot by its bottom centre, converted).
+  DepthReference depth_reference = DepthReference::kBottomCentre;
+  double foot_radius_m = 0.0;  ///< r [m]; needed with kLowestPoint
   /// Use the phi -> -phi mirror (mirror_x) for tilts whose mirror image is also on the grid.
   bool use_symmetry = true;
 };

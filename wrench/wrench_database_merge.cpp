@@ -40,6 +40,8 @@ WrenchDatabase merge_databases(const std::vector<WrenchDatabase>& parts,
     require_same(d.velocity_scale == first.velocity_scale, names[p], "velocity_scale", names[0]);
     require_same(d.reference_point_m == first.reference_point_m, names[p], "reference_point_m",
                  names[0]);
+    require_same(d.depth_reference == first.depth_reference, names[p], "depth_reference", names[0]);
+    require_same(d.foot_radius_m == first.foot_radius_m, names[p], "foot_radius_m", names[0]);
   }
   // Every configuration with the part it came from, then the acquisition's order.
   struct Entry {
@@ -70,6 +72,8 @@ WrenchDatabase merge_databases(const std::vector<WrenchDatabase>& parts,
   merged.velocity_directions = first.velocity_directions;
   merged.velocity_scale = first.velocity_scale;
   merged.reference_point_m = first.reference_point_m;
+  merged.depth_reference = first.depth_reference;
+  merged.foot_radius_m = first.foot_radius_m;
   merged.medium = first.medium;
   merged.configurations.resize(static_cast<Eigen::Index>(entries.size()), 2);
   for (std::size_t k = 0; k < entries.size(); ++k) {

@@ -7,7 +7,9 @@
 //                 feet (site names: bottom centre, z along the foot's axis),
 //                 granular_inertia [kg, kg, kg m^2] (M_g per foot, on (v_x, v_z, omega_y))
 //   [simulation]  duration_s, time_step_s (MuJoCo's step; default the model's), sample_every_s
-//                 (0.01), snapshots (6)
+//                 (0.01), snapshots (6), depth_beyond_data_m (how far below the data's deepest
+//                 depth a foot may sink before the run stops with exit 1; default half the
+//                 data's depth span)
 //   [[case]]      name, database (HDF5, relative to the scenario file), duration_s (optional),
 //                 slope_rad or terrain_points_m [[x, z], ...] (default: flat at z = 0),
 //                 initial_joints / initial_values (qpos of named 1-dof joints),
@@ -85,6 +87,7 @@ struct RobotKindScenario {
   double time_step_s = 0.0;  // MuJoCo's step: [simulation] time_step_s or the model's
   double sample_every_s = 0.01;
   int snapshots = 6;
+  double depth_beyond_data_m = -1.0;  // < 0: half the data's depth span
   std::vector<RobotCase> cases;
 };
 
@@ -139,6 +142,9 @@ RobotKindScenario load_robot_kind(const ScenarioTable& root) {
   const double duration = sim.number("duration_s", positive("[s]"));
   sc.sample_every_s = sim.number_or("sample_every_s", 0.01, positive("[s]"));
   sc.snapshots = sim.integer_or("snapshots", 6, 1, 50);
+  if (sim.has("depth_beyond_data_m")) {
+    sc.depth_beyond_data_m = sim.number("depth_beyond_data_m", non_negative("[m]"));
+  }
   sim.refuse_unknown_keys();
 
   for (const ScenarioTable& c : root.named_tables("case")) {
@@ -193,6 +199,7 @@ WrenchStepModel step_model(const RobotKindScenario& sc, const RobotCase& rc) {
     m.feet.push_back(FootSpec{site, site, sc.granular_inertia.asDiagonal()});
   }
   m.terrain = rc.terrain;
+  m.depth_beyond_data_m = sc.depth_beyond_data_m;
   return m;
 }
 
@@ -415,8 +422,8 @@ nlohmann::json feet_summary(const RobotKindScenario& sc, const std::vector<Sampl
   return feet;
 }
 
-// The body's start and final pose, its largest pitch, and its speed and pitch rate over the last
-// 0.1 s, which decide whether it came to rest.
+// The body's start and final pose, how far it moved between them, its largest pitch, and its speed
+// and pitch rate over the last 0.1 s, which decide whether it came to rest.
 nlohmann::json body_summary(const RobotKindScenario& sc, const std::vector<Sample>& samples) {
   const Sample& last = samples.back();
   const Sample* before = &samples.front();
@@ -431,6 +438,7 @@ nlohmann::json body_summary(const RobotKindScenario& sc, const std::vector<Sampl
   return {{"name", sc.body},
           {"start_xz_m", {samples.front().x, samples.front().z}},
           {"final_xz_m", {last.x, last.z}},
+          {"travel_m", std::hypot(last.x - samples.front().x, last.z - samples.front().z)},
           {"final_pitch_rad", last.pitch},
           {"max_abs_pitch_rad", max_pitch},
           {"final_speed_m_per_s", speed},

@@ -21,6 +21,13 @@ class WrenchSetPredictor {
   virtual Eigen::Vector2d tilt_range() const = 0;
   /// p_r in the foot frame (origin at the bottom centre p_center, z along the foot's axis) [m].
   virtual Eigen::Vector3d reference_point_m() const = 0;
+  /// The depth coordinate of theta for a foot whose bottom centre is `bottom_centre_depth_m`
+  /// from the surface at tilt `tilt_rad` (wrench_database.hpp, DepthReference): the bottom
+  /// centre's own depth unless the data measure depth at the foot's lowest point. The foot is in
+  /// contact when it is < 0.
+  virtual double configuration_depth(double bottom_centre_depth_m, double /*tilt_rad*/) const {
+    return bottom_centre_depth_m;
+  }
   /// The m predicted extreme wrenches at theta (inside the ranges), m x D, in F_r [N, N m].
   virtual Eigen::MatrixXd predict_wrenches(const Eigen::Vector2d& theta) const = 0;
   /// W(theta) in half-space form (eq. 1): the hull of predict_wrenches(theta).

@@ -44,6 +44,11 @@ class WrenchSpaceModel : public WrenchSetPredictor {
   Eigen::Vector2d depth_range() const override { return depth_range_; }
   Eigen::Vector2d tilt_range() const override { return tilt_range_; }
   Eigen::Vector3d reference_point_m() const override { return database_.reference_point_m; }
+  /// At the database's depth reference (its foot radius for the lowest point).
+  double configuration_depth(double bottom_centre_depth_m, double tilt_rad) const override {
+    return wrench::configuration_depth(database_.depth_reference, database_.foot_radius_m,
+                                       bottom_centre_depth_m, tilt_rad);
+  }
 
   /// theta clamped into the sampled box; counts the call in clamped_queries() when it moved.
   Eigen::Vector2d clamp(const Eigen::Vector2d& theta) const;

@@ -93,6 +93,9 @@ void WrenchSpaceTier::step(double dt_s, std::span<const BodyMotion> motions,
     }
     FootContact& foot = state_.feet[f];
     foot = foot_contact(model_.terrain, predictor_, X_WF.translation(), X_WF.linear());
+    check_depth_within_data(foot, predictor_,
+                            depth_beyond_data_limit_m(predictor_, model_.depth_beyond_data_m),
+                            fmt::format("step {}", state_.step), model_.feet[f].body.name);
     // The twist at the step's end without this step's contact, from the last two motions.
     const Eigen::Vector3d v_free =
         state_.has_last

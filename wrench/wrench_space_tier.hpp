@@ -60,6 +60,9 @@ struct WrenchTierFoot {
 struct WrenchTierModel {
   std::vector<WrenchTierFoot> feet;
   TerrainProfile terrain = TerrainProfile::plane(0.0);
+  /// How far below the data's deepest depth a foot may sink before the step stops [m]; < 0:
+  /// half the data's depth span (depth_beyond_data_limit_m).
+  double depth_beyond_data_m = -1.0;
 };
 
 /// Everything that changes while stepping (a snapshot copies it).

@@ -51,6 +51,10 @@ def test_shipped_databases_load_and_their_interpolant_reproduces_the_training_wr
         c = space.concavity()
         assert 0.0 <= c["mean"] <= c["worst"]
         assert space.cross_validation(5)["relative_rms"] > 0.0
+        # Depths of the foot's lowest point, tilts out to a foot lying on its side.
+        assert db.depth_at == "lowest_point" and db.foot_radius_m == 0.04
+        assert space.tilt_range[0] == pytest.approx(-np.pi / 2, abs=1e-6)
+        assert space.tilt_range[1] == pytest.approx(np.pi / 2, abs=1e-6)
 
 
 def test_database_round_trip_and_bad_shapes(tmp_path):
@@ -66,6 +70,43 @@ def test_database_round_trip_and_bad_shapes(tmp_path):
     space.predict_wrenches(-0.5, 0.0)  # far below the sampled depths: clamped and counted
     assert space.clamped_queries == 1
     assert space.contains(-0.04, 0.0, np.zeros(3))
+
+
+def test_the_depth_reference_round_trips_and_is_checked(tmp_path):
+    db = synthetic_database()
+    assert db.depth_at == "bottom_centre" and db.foot_radius_m == 0.0
+    db.depth_at = "lowest_point"
+    with pytest.raises(talus.WrenchDatabaseError, match="foot_radius_m"):
+        db.save(tmp_path / "no_radius.h5")
+    db.foot_radius_m = 0.04
+    db.save(tmp_path / "lowest.h5")
+    back = talus.load_wrench_database(tmp_path / "lowest.h5")
+    assert back.depth_at == "lowest_point" and back.foot_radius_m == 0.04
+    with pytest.raises(ValueError, match="depth_at"):
+        db.depth_at = "middle"
+
+
+def test_a_foot_on_its_side_rests_on_its_rim_with_lowest_point_data():
+    """With depths of the lowest point, a foot lying on its side touches while its bottom centre is
+    above the surface; with the paper's bottom-centre depths it would fall through unnoticed."""
+    db = synthetic_database()
+    db.configurations = np.array([[d, t] for d in (0.0, -0.02, -0.04, -0.06) for t in (0.0, 0.8, 1.5707963)])
+    db.depth_at = "lowest_point"
+    db.foot_radius_m = 0.04
+    robot = talus.RobotModel.load(FOOT)
+    robot.qpos[1] = 0.045  # joint z: the bottom centre 4.5 cm up ...
+    robot.qpos[2] = np.pi / 2  # ... joint ry: lying on its side, its rim 5 mm above the surface
+    step = talus.WrenchContactStep(robot, talus.WrenchSpace(db), [("foot", "bottom", np.array([14.714, 14.714, 0.122]))])
+    for _ in range(1500):
+        step.step()
+    foot = step.feet[0]
+    assert foot["in_contact"]
+    assert foot["depth_m"] > 0.0  # the bottom centre stays above the surface
+    assert -0.06 < foot["configuration_depth_m"] < 0.0
+    phi = min(abs(foot["tilt_rad"]), np.pi / 2)  # the paper's clamp to [-pi/2, pi/2]
+    assert foot["configuration_depth_m"] == pytest.approx(foot["depth_m"] - 0.04 * np.sin(phi))
+    assert foot["wrench_W"][1] == pytest.approx(7.357 * 9.81, abs=0.5)
+    assert abs(robot.qvel[1]) < 1e-3
 
 
 def test_foot_stands_on_the_medium_carrying_its_weight():
