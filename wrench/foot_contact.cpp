@@ -42,17 +42,18 @@ double depth_beyond_data_limit_m(const WrenchSetPredictor& predictor, double mar
   return 0.5 * (range[1] - range[0]);
 }
 
-void check_depth_within_data(const FootContact& foot, const WrenchSetPredictor& predictor,
-                             double limit_m, const std::string& where, const std::string& name) {
+std::optional<std::string> depth_beyond_data(const FootContact& foot,
+                                             const WrenchSetPredictor& predictor, double limit_m,
+                                             const std::string& name) {
   const double deepest = predictor.depth_range()[0];
-  if (!foot.in_contact || foot.configuration_depth_m >= deepest - limit_m) return;
-  throw WrenchStepError(fmt::format(
-      "{}: foot '{}' is {:.4g} m deep (tilt {:.4g} rad), {:.4g} m below the wrench-space data's "
+  if (!foot.in_contact || foot.configuration_depth_m >= deepest - limit_m) return std::nullopt;
+  return fmt::format(
+      "foot '{}' is {:.4g} m deep (tilt {:.4g} rad), {:.4g} m below the wrench-space data's "
       "deepest {:.4g} m, more than the {:.4g} m allowed: the clamped data cannot hold it and it "
       "would sink through the surface; use data measured deeper or a lighter robot, or set "
       "[simulation] depth_beyond_data_m",
-      where, name, foot.configuration_depth_m, foot.tilt_rad, deepest - foot.configuration_depth_m,
-      deepest, limit_m));
+      name, foot.configuration_depth_m, foot.tilt_rad, deepest - foot.configuration_depth_m,
+      deepest, limit_m);
 }
 
 Wrench planar_wrench(const Eigen::Vector3d& w_xz_y, const Vec3& p_WR) {

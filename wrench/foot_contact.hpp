@@ -6,6 +6,7 @@
 // the same theta from the same pose.
 
 #include <Eigen/Dense>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -55,10 +56,12 @@ FootContact foot_contact(const TerrainProfile& terrain, const WrenchSetPredictor
 /// would, so a foot far past them sinks through the surface with nothing to report it.
 double depth_beyond_data_limit_m(const WrenchSetPredictor& predictor, double margin_m);
 
-/// Throws WrenchStepError "<where>: foot '<name>' is ... m deep ..." when `foot` is in contact
-/// deeper than the predictor's deepest sampled depth by more than `limit_m`.
-void check_depth_within_data(const FootContact& foot, const WrenchSetPredictor& predictor,
-                             double limit_m, const std::string& where, const std::string& name);
+/// Why `foot` stops the step: "foot '<name>' is ... m deep ..." when it is in contact deeper than
+/// the predictor's deepest sampled depth by more than `limit_m`; empty otherwise (the common case
+/// costs a comparison: the step calls this for every foot at every step).
+std::optional<std::string> depth_beyond_data(const FootContact& foot,
+                                             const WrenchSetPredictor& predictor, double limit_m,
+                                             const std::string& name);
 
 /// A planar wrench (f_x, f_z, tau_y) [N, N, N m] about the world point p_WR [m] as a
 /// talus::Wrench (f_y, tau_x and tau_z zero).

@@ -40,7 +40,10 @@ class StageTimer {
 
 WrenchContactStep::WrenchContactStep(robot::MujocoModel& robot, const WrenchSetPredictor& predictor,
                                      WrenchStepModel model)
-    : robot_(robot), predictor_(predictor), model_(std::move(model)) {
+    : robot_(robot),
+      predictor_(predictor),
+      model_(std::move(model)),
+      depth_beyond_data_m_(depth_beyond_data_limit_m(predictor_, model_.depth_beyond_data_m)) {
   const std::string where = robot_.file().string();
   if (predictor_.wrench_dimension() != kD) {
     throw WrenchStepError(fmt::format(
@@ -139,9 +142,11 @@ void WrenchContactStep::detect_contacts() {
         Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(d->site_xmat + 9 * s);
     FootContact& foot = state_.feet[f];
     foot = foot_contact(model_.terrain, predictor_, p_WCenter, R_WF);
-    check_depth_within_data(
-        foot, predictor_, depth_beyond_data_limit_m(predictor_, model_.depth_beyond_data_m),
-        fmt::format("step {} (t = {:.4g} s)", state_.step, robot_.time_s()), model_.feet[f].name);
+    if (const auto why =
+            depth_beyond_data(foot, predictor_, depth_beyond_data_m_, model_.feet[f].name)) {
+      throw WrenchStepError(
+          fmt::format("step {} (t = {:.4g} s): {}", state_.step, robot_.time_s(), *why));
+    }
     p_WR_[f] = foot.wrench.p_W;
     if (!foot.in_contact) continue;
     ++state_.contact_queries;

@@ -107,6 +107,7 @@ class WrenchContactStep {
   robot::MujocoModel& robot_;
   const WrenchSetPredictor& predictor_;
   WrenchStepModel model_;
+  double depth_beyond_data_m_;  // the allowance past the data's deepest depth [m]
   WrenchStepState state_;
   std::vector<int> site_ids_;
   std::vector<int> body_ids_;

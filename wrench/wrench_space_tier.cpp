@@ -55,7 +55,9 @@ Eigen::Matrix3d center_to_reference(const FootContact& foot) {
 }  // namespace
 
 WrenchSpaceTier::WrenchSpaceTier(const WrenchSetPredictor& predictor, WrenchTierModel model)
-    : predictor_(predictor), model_(std::move(model)) {
+    : predictor_(predictor),
+      model_(std::move(model)),
+      depth_beyond_data_m_(depth_beyond_data_limit_m(predictor_, model_.depth_beyond_data_m)) {
   if (predictor_.wrench_dimension() != kD) {
     throw std::invalid_argument(fmt::format(
         "the wrench-space tier is planar (wrenches f_x, f_z, tau_y; D = 3), the wrench sets have "
@@ -93,9 +95,10 @@ void WrenchSpaceTier::step(double dt_s, std::span<const BodyMotion> motions,
     }
     FootContact& foot = state_.feet[f];
     foot = foot_contact(model_.terrain, predictor_, X_WF.translation(), X_WF.linear());
-    check_depth_within_data(foot, predictor_,
-                            depth_beyond_data_limit_m(predictor_, model_.depth_beyond_data_m),
-                            fmt::format("step {}", state_.step), model_.feet[f].body.name);
+    if (const auto why =
+            depth_beyond_data(foot, predictor_, depth_beyond_data_m_, model_.feet[f].body.name)) {
+      throw WrenchStepError(fmt::format("step {}: {}", state_.step, *why));
+    }
     // The twist at the step's end without this step's contact, from the last two motions.
     const Eigen::Vector3d v_free =
         state_.has_last

@@ -100,6 +100,7 @@ class WrenchSpaceTier final : public ContactTier {
 
   const WrenchSetPredictor& predictor_;
   WrenchTierModel model_;
+  double depth_beyond_data_m_;  // the allowance past the data's deepest depth [m]
   std::vector<CoupledBody> bodies_;
   WrenchTierState state_;
   ContactWrenchSolver solver_;  // workspace only
