@@ -282,16 +282,30 @@ TEST(WrenchScenarios, FootAccuracyComparesBothTiersAlongThePath) {
   const nlohmann::json& p = s["paths"][0];
   EXPECT_GT(p["samples_compared"].get<long>(), 300);
   // Both tiers resist the downward push: the particle tier's RMS f_z, and the wrench-space f_z
-  // at the end of the path (last row of down.csv, column f_z_wrench_space_N).
+  // at the path's last moving step (the row before the last of down.csv, column
+  // f_z_wrench_space_N; in the last row the path holds still).
   EXPECT_GT(p["error"]["f_z"]["particle_rms"].get<double>(), 1.0);
   std::ifstream csv(tmp.path / "out" / "down.csv");
-  std::string line, last;
-  while (std::getline(csv, line)) last = line;
-  std::stringstream row(last);
+  std::string line, last, before_last;
+  while (std::getline(csv, line)) {
+    before_last = last;
+    last = line;
+  }
+  std::stringstream row(before_last);
   std::vector<double> values;
   for (std::string cell; std::getline(row, cell, ',');) values.push_back(std::stod(cell));
-  ASSERT_EQ(values.size(), 9u);
+  ASSERT_EQ(values.size(), 19u);
   EXPECT_GT(values[4], 1.0);
+  // The history-free references: the database's wrench for the path's own motion (straight
+  // down, a sampled direction) resists it, and the split of the error is reported.
+  EXPECT_GT(values[13], 1.0);
+  EXPECT_NEAR(values[18], 0.0, 1e-9);
+  const nlohmann::json& split = p["history_free_reference"];
+  EXPECT_GT(split["samples"].get<long>(), 300);
+  for (const char* part : {"fresh_bed_vs_particles", "max_dissipation_vs_fresh_bed",
+                           "wrench_space_vs_max_dissipation", "max_dissipation_vs_particles"}) {
+    EXPECT_TRUE(std::isfinite(split[part]["f_z"]["relative"].get<double>())) << part;
+  }
   // The relative error is the RMS error over the particle tier's RMS.
   EXPECT_NEAR(p["error"]["f_z"]["relative"].get<double>(),
               p["error"]["f_z"]["rms_error"].get<double>() /

@@ -11,19 +11,24 @@
 //   [medium], [particles], [bed], [container], [solver], [settle], [foot], [simulation]
 //                  (time_step_s: the particle bed's step): the particle bed and
 //                  foot, keys as kind "acquire" (the foot's radius must match the database's)
-//   [compare]      filter_window_s (0.05): centred moving average on the particle tier's wrench
+//   [compare]      filter_window_s (0.05): centred moving average on the particle tier's wrench;
+//                  direction_tolerance_rad (0.2): the history-free references count only where
+//                  the database sampled a direction this close to the path's motion
 //   [[path]]       name, t_s, x_m, depth_m, tilt_rad: waypoints of the bottom centre (x relative
 //                  to the bed's centre, depth below the free surface), linear in between
 //
-// Outputs per path: <path>.png (f_x, f_z, tau_y of both tiers and their difference; desired and
-// achieved depth), <path>.csv; summary.json with the RMS error per component while in contact and
-// relative to the particle tier's RMS wrench.
+// Outputs per path: <path>.png (f_x, f_z, tau_y of both tiers and the two history-free references
+// of wrench/history_free_reference.hpp; desired and achieved depth), <path>.csv; summary.json with
+// the RMS error per component while in contact, relative to the particle tier's RMS wrench, and
+// the same figures between the references (the error split of docs/wrench_space.md §8).
 
 #include <fmt/format.h>
 #include <mujoco/mujoco.h>
 
 #include <chrono>
 #include <cmath>
+#include <limits>
+#include <optional>
 
 #include "core/csv_writer.hpp"
 #include "core/image.hpp"
@@ -32,6 +37,7 @@
 #include "core/steps.hpp"
 #include "robot/mujoco_model.hpp"
 #include "wrench/acquisition_tables.hpp"
+#include "wrench/history_free_reference.hpp"
 #include "wrench/wrench_contact_step.hpp"
 #include "wrench/wrench_scenario_kinds.hpp"
 #include "wrench/wrench_space_model.hpp"
@@ -69,6 +75,7 @@ struct AccuracyScenario {
   BedSetup bed;
   FootPath foot;
   double filter_window_s = 0.05;
+  double direction_tolerance_rad = 0.2;
   std::vector<ConfigurationPath> paths;
 };
 
@@ -120,6 +127,8 @@ AccuracyScenario load_accuracy(const ScenarioTable& root) {
   read_foot(root.table("foot"), sc.bed.model, sc.foot);
   if (const auto c = root.optional_table("compare")) {
     sc.filter_window_s = c->number_or("filter_window_s", sc.filter_window_s, positive("[s]"));
+    sc.direction_tolerance_rad = c->number_or("direction_tolerance_rad", sc.direction_tolerance_rad,
+                                              in_closed_range(0.0, M_PI, "[rad]"));
     c->refuse_unknown_keys();
   }
   for (const ScenarioTable& p : root.named_tables("path")) {
@@ -151,8 +160,9 @@ AccuracyScenario load_accuracy(const ScenarioTable& root) {
 
 struct Series {
   std::vector<double> t_s;
-  std::vector<Eigen::Vector3d> wrench;  // (f_x, f_z, tau_y) about p_r, world axes
-  std::vector<double> depth_m;          // achieved depth of the bottom centre
+  std::vector<Eigen::Vector3d> wrench;    // (f_x, f_z, tau_y) about p_r, world axes
+  std::vector<double> depth_m;            // achieved depth of the bottom centre
+  std::vector<Eigen::Vector3d> velocity;  // (v_x, v_z, omega_y) of the bottom centre
 };
 
 // The wrench-space tier: the foot under PID on (x, z, ry) towards the path; generalised forces
@@ -197,6 +207,7 @@ Series run_wrench_space(const AccuracyScenario& sc, const ConfigurationPath& pat
     out.t_s.push_back(d->time);
     out.wrench.push_back(planar_components(step.state().feet[0].wrench));
     out.depth_m.push_back(d->qpos[qadr[1]]);  // flat ground at z = 0: z is the depth, unclamped
+    out.velocity.emplace_back(d->qvel[vadr[0]], d->qvel[vadr[1]], d->qvel[vadr[2]]);
   }
   return out;
 }
@@ -231,6 +242,7 @@ Series run_particles(const AccuracyScenario& sc, const ConfigurationPath& path,
     out.t_s.push_back(t + dt);
     out.wrench.emplace_back(w.f_W.x(), w.f_W.z(), w.tau_W.y());
     out.depth_m.push_back(q[1]);
+    out.velocity.push_back(qdot);
   }
   return out;
 }
@@ -246,6 +258,53 @@ std::vector<Eigen::Vector3d> smoothed(const Series& s, double window_s) {
     out[i] = sum / static_cast<double>(hi - lo);
   }
   return out;
+}
+
+// RMS of (a - b) per component over the samples added, with the RMS of the particle tier's wrench
+// over the same samples as the scale.
+struct RelativeRms {
+  Eigen::Vector3d err2 = Eigen::Vector3d::Zero();
+  Eigen::Vector3d ref2 = Eigen::Vector3d::Zero();
+  long samples = 0;
+
+  void add(const Eigen::Vector3d& a, const Eigen::Vector3d& b, const Eigen::Vector3d& particles) {
+    err2 += (a - b).cwiseAbs2();
+    ref2 += particles.cwiseAbs2();
+    ++samples;
+  }
+  nlohmann::json json() const {
+    static const char* key[3] = {"f_x", "f_z", "tau_y"};
+    nlohmann::json out = nlohmann::json::object();
+    const double n = static_cast<double>(std::max<long>(samples, 1));
+    for (int c = 0; c < 3; ++c) {
+      const double rms = std::sqrt(err2[c] / n);
+      const double ref = std::sqrt(ref2[c] / n);
+      out[key[c]] = {
+          {"rms_error", rms}, {"particle_rms", ref}, {"relative", ref > 0.0 ? rms / ref : 0.0}};
+    }
+    return out;
+  }
+};
+
+// The history-free references at the path's desired configuration and twist at t; none above
+// the surface, while the path holds still, or where the database sampled no direction within
+// the tolerance of the path's motion.
+std::optional<HistoryFreeReference> reference_at(const AccuracyScenario& sc,
+                                                 const ConfigurationPath& path,
+                                                 const WrenchSpaceModel& predictor, double t) {
+  const auto [q, qdot] = path.at(t);
+  const Eigen::Vector2d theta(predictor.configuration_depth(q[1], q[2]), q[2]);
+  if (theta[0] >= 0.0 || qdot.isZero(0.0)) return std::nullopt;
+  // The database's twists are those of p_r: v_r = v_center + omega x (p_r - p_center), p_r up
+  // the axis tilted by phi about y.
+  const double up = sc.foot.reference_height_m;
+  const Eigen::Vector3d r(up * std::sin(q[2]), 0.0, up * std::cos(q[2]));
+  const Eigen::Vector3d omega(0.0, qdot[2], 0.0);
+  const Eigen::Vector3d v_r = Eigen::Vector3d(qdot[0], 0.0, qdot[1]) + omega.cross(r);
+  HistoryFreeReference ref =
+      history_free_reference(predictor, theta, Eigen::Vector3d(v_r.x(), v_r.z(), qdot[2]));
+  if (ref.direction_error_rad > sc.direction_tolerance_rad) return std::nullopt;
+  return ref;
 }
 
 // Value of series `s` at time t (the sample at or just before t).
@@ -279,7 +338,6 @@ nlohmann::json run_accuracy(const ScenarioTable& root, OutputDir& out,
   const SettledBed bed = settle_bed(sc.bed, progress);
   nlohmann::json paths = nlohmann::json::array();
   const char* component[3] = {"f_x [N]", "f_z [N]", "tau_y [N m]"};
-  const char* key[3] = {"f_x", "f_z", "tau_y"};
   for (const ConfigurationPath& path : sc.paths) {
     const auto t0 = std::chrono::steady_clock::now();
     const Series ws = run_wrench_space(sc, path, predictor);
@@ -291,41 +349,60 @@ nlohmann::json run_accuracy(const ScenarioTable& root, OutputDir& out,
     CsvWriter csv(out.path(path.name + ".csv"),
                   {"t_s", "depth_desired_m", "depth_wrench_space_m", "f_x_wrench_space_N",
                    "f_z_wrench_space_N", "tau_y_wrench_space_N_m", "f_x_particles_N",
-                   "f_z_particles_N", "tau_y_particles_N_m"});
-    Eigen::Vector3d err2 = Eigen::Vector3d::Zero(), ref2 = Eigen::Vector3d::Zero();
-    long compared = 0;
+                   "f_z_particles_N", "tau_y_particles_N_m", "v_x_wrench_space_m_per_s",
+                   "v_z_wrench_space_m_per_s", "omega_y_wrench_space_rad_per_s", "f_x_fresh_bed_N",
+                   "f_z_fresh_bed_N", "tau_y_fresh_bed_N_m", "f_x_max_dissipation_N",
+                   "f_z_max_dissipation_N", "tau_y_max_dissipation_N_m", "direction_error_rad"});
+    RelativeRms ws_vs_pt, fresh_vs_pt, choice_vs_fresh, ws_vs_choice, choice_vs_pt;
+    double worst_direction_rad = 0.0;
     PlotSpec panel[3];
-    PlotSeries a[3], b[3], diff[3];
+    PlotSeries a[3], b[3], fresh[3], choice[3];
     for (int c = 0; c < 3; ++c) {
       a[c].name = "wrench space (PID)";
       b[c].name = fmt::format("particle tier ({:g} s mean)", sc.filter_window_s);
-      diff[c].name = "difference";
-      diff[c].colour = Rgb{120, 120, 120};
-      diff[c].line_width_px = 1;
+      fresh[c].name = "fresh bed, same motion (database)";
+      fresh[c].colour = Rgb{40, 160, 60};
+      choice[c].name = "max dissipation in W(theta)";
+      choice[c].colour = Rgb{150, 150, 150};
+      choice[c].line_width_px = 1;  // drawn over the fresh bed's line, which it often equals
     }
     PlotSeries depth_des, depth_ws;
     depth_des.name = "desired";
     depth_ws.name = "wrench space (PID)";
+    const double nan = std::numeric_limits<double>::quiet_NaN();
     for (std::size_t i = 0; i < ws.t_s.size(); ++i) {
       const double t = ws.t_s[i];
       const std::size_t j = sample_at(pt, t);
       const Eigen::Vector3d& w_ws = ws.wrench[i];
       const Eigen::Vector3d& w_pt = pt_smooth[j];
+      const Eigen::Vector3d& v_ws = ws.velocity[i];
+      const std::optional<HistoryFreeReference> ref = reference_at(sc, path, predictor, t);
+      const Eigen::Vector3d w_fresh =
+          ref ? Eigen::Vector3d(ref->measured) : Eigen::Vector3d::Constant(nan);
+      const Eigen::Vector3d w_choice =
+          ref ? Eigen::Vector3d(ref->max_dissipation) : Eigen::Vector3d::Constant(nan);
       csv.write_row({t, path.at(t).first[1], ws.depth_m[i], w_ws[0], w_ws[1], w_ws[2], w_pt[0],
-                     w_pt[1], w_pt[2]});
+                     w_pt[1], w_pt[2], v_ws[0], v_ws[1], v_ws[2], w_fresh[0], w_fresh[1],
+                     w_fresh[2], w_choice[0], w_choice[1], w_choice[2],
+                     ref ? ref->direction_error_rad : nan});
       // Compared while the desired path is below the surface (either tier may touch it).
-      if (path.at(t).first[1] < 0.0) {
-        err2 += (w_ws - w_pt).cwiseAbs2();
-        ref2 += w_pt.cwiseAbs2();
-        ++compared;
+      if (path.at(t).first[1] < 0.0) ws_vs_pt.add(w_ws, w_pt, w_pt);
+      if (ref) {
+        fresh_vs_pt.add(w_fresh, w_pt, w_pt);
+        choice_vs_fresh.add(w_choice, w_fresh, w_pt);
+        ws_vs_choice.add(w_ws, w_choice, w_pt);
+        choice_vs_pt.add(w_choice, w_pt, w_pt);
+        worst_direction_rad = std::max(worst_direction_rad, ref->direction_error_rad);
       }
       for (int c = 0; c < 3; ++c) {
         a[c].x.push_back(t);
         a[c].y.push_back(w_ws[c]);
         b[c].x.push_back(t);
         b[c].y.push_back(w_pt[c]);
-        diff[c].x.push_back(t);
-        diff[c].y.push_back(w_ws[c] - w_pt[c]);
+        fresh[c].x.push_back(t);
+        fresh[c].y.push_back(w_fresh[c]);
+        choice[c].x.push_back(t);
+        choice[c].y.push_back(w_choice[c]);
       }
       depth_des.x.push_back(t);
       depth_des.y.push_back(1e3 * path.at(t).first[1]);
@@ -341,7 +418,7 @@ nlohmann::json run_accuracy(const ScenarioTable& root, OutputDir& out,
       panel[c].y_label = component[c];
       panel[c].width_px = 900;
       panel[c].height_px = 300;
-      panel[c].series = {b[c], a[c], diff[c]};
+      panel[c].series = {b[c], a[c], fresh[c], choice[c]};
       panels.push_back(plot_lines(panel[c]));
     }
     PlotSpec dp;
@@ -353,14 +430,6 @@ nlohmann::json run_accuracy(const ScenarioTable& root, OutputDir& out,
     panels.push_back(plot_lines(dp));
     write_png(out.path(path.name + ".png"), stack_vertically(panels));
 
-    nlohmann::json errors = nlohmann::json::object();
-    for (int c = 0; c < 3; ++c) {
-      const double n = static_cast<double>(std::max<long>(compared, 1));
-      const double rms = std::sqrt(err2[c] / n);
-      const double ref = std::sqrt(ref2[c] / n);
-      errors[key[c]] = {
-          {"rms_error", rms}, {"particle_rms", ref}, {"relative", ref > 0.0 ? rms / ref : 0.0}};
-    }
     double max_track = 0.0;
     for (std::size_t i = 0; i < ws.t_s.size(); ++i) {
       max_track = std::max(max_track, std::abs(ws.depth_m[i] - path.at(ws.t_s[i]).first[1]));
@@ -368,8 +437,16 @@ nlohmann::json run_accuracy(const ScenarioTable& root, OutputDir& out,
     paths.push_back(
         {{"name", path.name},
          {"duration_s", path.duration_s()},
-         {"samples_compared", compared},
-         {"error", errors},
+         {"samples_compared", ws_vs_pt.samples},
+         {"error", ws_vs_pt.json()},
+         {"history_free_reference",
+          {{"samples", fresh_vs_pt.samples},
+           {"direction_tolerance_rad", sc.direction_tolerance_rad},
+           {"worst_direction_error_rad", worst_direction_rad},
+           {"fresh_bed_vs_particles", fresh_vs_pt.json()},
+           {"max_dissipation_vs_fresh_bed", choice_vs_fresh.json()},
+           {"wrench_space_vs_max_dissipation", ws_vs_choice.json()},
+           {"max_dissipation_vs_particles", choice_vs_pt.json()}}},
          {"max_depth_tracking_error_m", max_track},
          {"wrench_space_wall_s", ws_wall},
          {"wrench_space_us_per_step",
