@@ -164,7 +164,7 @@ void def_soil_readers(py::class_<Owner>& cls, GetState get) {
                 {"flow_vx", &t->flow_vx},           {"flow_vy", &t->flow_vy},
                 {"flow_vz", &t->flow_vz},           {"flow_depth_m", &t->flow_depth_m},
                 {"deposited_m3", &t->deposited_m3}, {"displaced_m3", &t->displaced_m3},
-                {"peak_shear_m", &t->peak_shear_m}};
+                {"peak_shear_m", &t->peak_shear_m}, {"loose_layer_m", &t->loose_layer_m}};
             const py::ssize_t n = kTileNodes;
             for (const auto& [name, v] : doubles) {
               if (field == name) {
@@ -179,10 +179,11 @@ void def_soil_readers(py::class_<Owner>& cls, GetState get) {
               if (field == name)
                 return py::array_t<std::uint8_t>({n, n}, {n, py::ssize_t{1}}, v->data(), self);
             }
-            throw py::key_error("tile_view: unknown field '" + field +
-                                "' (expected height_m, plastic_sinkage_m, shear_x_m, shear_y_m, "
-                                "flow_vx, flow_vy, flow_vz, flow_depth_m, deposited_m3, "
-                                "displaced_m3, peak_shear_m, in_contact or loosened)");
+            throw py::key_error(
+                "tile_view: unknown field '" + field +
+                "' (expected height_m, plastic_sinkage_m, shear_x_m, shear_y_m, "
+                "flow_vx, flow_vy, flow_vz, flow_depth_m, deposited_m3, "
+                "displaced_m3, peak_shear_m, loose_layer_m, in_contact or loosened)");
           },
           py::arg("field"), py::arg("ti"), py::arg("tj"),
           "A (32, 32) numpy view (no copy) of one field of an allocated tile, row j % 32, column "

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -57,11 +58,18 @@ void contact_body(const ScmModel& m, int body_index, const BodyMotion& motion, c
       const double h = b.height_m[k];
       double sigma = 0.0;
       if (z_obj < h) {
-        // Plastic loading: the node follows the body down; the cut is displaced soil (eq. 2) and
-        // adds to the plastic sinkage that Bekker's law turns into stress (eq. 34).
+        // Plastic loading: the node follows the body down; the cut is displaced soil (eq. 2).
+        // What it cuts below the node's loose layer adds to the plastic sinkage that Bekker's
+        // law turns into stress (eq. 34). The loose layer is soil deposited on the node (a bow
+        // wave, a berm eroded into the rut, the rut refilled behind a wheel): cutting it moves
+        // it again without compacting the soil under it. Counting it as compaction made the
+        // border path's wheel ride on its own deposits, 9 mm higher than the flow fields' at
+        // the same slip (docs/scm.md, "Border path against flow fields").
         const double cut = h - z_obj;
         b.displaced_m3[k] += cut * area;
-        b.plastic_sinkage_m[k] += cut;
+        const double loose_cut = std::min(cut, b.loose_layer_m[k]);
+        b.loose_layer_m[k] -= loose_cut;
+        b.plastic_sinkage_m[k] += cut - loose_cut;
         b.height_m[k] = z_obj;
         sigma = bekker_stress(soil, b.plastic_sinkage_m[k]);
       } else {

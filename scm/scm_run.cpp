@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -204,8 +205,9 @@ void write_centre_line(OutputDir& out, const ScmScenario& sc, const ScmState& st
   const NodeBlock b = export_region(
       m, state, nodes_around(m, last.x_m - 3.0 * w.radius_m, y, last.x_m + 2.0 * w.radius_m, y, 0));
   const double axle_z = -last.sinkage_m + w.radius_m;  // surface level 0 at the start
-  CsvWriter csv(out.path("centre_line.csv"), {"x_m", "height_m", "flow_depth_m", "flow_vx_m_per_s",
-                                              "flow_vz_m_per_s", "wheel_bottom_m"});
+  CsvWriter csv(out.path("centre_line.csv"),
+                {"x_m", "height_m", "flow_depth_m", "flow_vx_m_per_s", "flow_vz_m_per_s",
+                 "wheel_bottom_m", "plastic_sinkage_m"});
   std::vector<double> x, surf, bottom, wheel, vx, vz;
   for (int i = 0; i < b.nx; ++i) {
     const std::size_t k = static_cast<std::size_t>(i);
@@ -214,7 +216,8 @@ void write_centre_line(OutputDir& out, const ScmScenario& sc, const ScmState& st
     const double wb = std::abs(dx) < w.radius_m
                           ? axle_z - std::sqrt(w.radius_m * w.radius_m - dx * dx)
                           : std::nan("");
-    csv.write_row({xi, b.height_m[k], b.flow_depth_m[k], b.flow_vx[k], b.flow_vz[k], wb});
+    csv.write_row({xi, b.height_m[k], b.flow_depth_m[k], b.flow_vx[k], b.flow_vz[k], wb,
+                   b.plastic_sinkage_m[k]});
     x.push_back(xi);
     surf.push_back(1e3 * b.height_m[k]);
     bottom.push_back(1e3 * (b.height_m[k] - b.flow_depth_m[k]));
@@ -244,6 +247,40 @@ void write_centre_line(OutputDir& out, const ScmScenario& sc, const ScmState& st
   q.y_label = "flow velocity [m/s]";
   q.series = {series("v_x", x, vx), series("v_z", x, vz)};
   write_png(out.path("centre_line_flow_velocity.png"), plot_lines(q));
+}
+
+// slip_sweep with compare_method: sinkage and drawbar pull against slip for both deformation
+// methods (markers) over Wong-Reece's (thin line), one panel each.
+void plot_methods_side_by_side(OutputDir& out, const std::string& name,
+                               const std::array<std::string, 2>& methods,
+                               const std::array<std::vector<double>, 2>& slip,
+                               const std::array<std::vector<double>, 2>& sinkage_mm,
+                               const std::array<std::vector<double>, 2>& drawbar_pull_n,
+                               const std::vector<double>& wong_reece_sinkage_mm,
+                               const std::vector<double>& wong_reece_drawbar_pull_n) {
+  const Rgb colours[2] = {Rgb{31, 119, 180}, Rgb{214, 39, 40}};
+  std::vector<RgbImage> panels;
+  for (int panel = 0; panel < 2; ++panel) {
+    const auto& values = panel == 0 ? sinkage_mm : drawbar_pull_n;
+    PlotSpec p;
+    p.title = panel == 0 ? name + ": the two deformation methods against slip" : "";
+    p.x_label = "slip [-]";
+    p.y_label = panel == 0 ? "sinkage [mm]" : "drawbar pull [N]";
+    p.width_px = 800;
+    p.height_px = 400;
+    for (int k = 0; k < 2; ++k) {
+      p.series.push_back(series(methods[static_cast<std::size_t>(k)],
+                                slip[static_cast<std::size_t>(k)],
+                                values[static_cast<std::size_t>(k)], true));
+      p.series.back().colour = colours[k];
+    }
+    p.series.push_back(series("Wong-Reece", slip[0],
+                              panel == 0 ? wong_reece_sinkage_mm : wong_reece_drawbar_pull_n));
+    p.series.back().colour = Rgb{120, 120, 120};
+    p.series.back().line_width_px = 1;
+    panels.push_back(plot_lines(p));
+  }
+  write_png(out.path("slip_sweep_methods.png"), stack_vertically(panels));
 }
 
 nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgress& progress) {
@@ -311,56 +348,78 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
       wr_wheel.width_m = wheel->width_m;
     }
     wr_wheel.load_N = w.load_n;
-    CsvWriter csv(out.path("slip_sweep.csv"),
-                  {"slip", "drawbar_pull_n", "torque_nm", "sinkage_m", "wong_reece_drawbar_pull_n",
-                   "wong_reece_torque_nm", "wong_reece_sinkage_m"});
-    std::vector<double> slip, dp, tq, z, wr_dp, wr_tq, wr_z;
-    nlohmann::json rows = nlohmann::json::array();
-    for (double s : sc.slips) {
-      WheelTest t = w;
-      t.slip = s;
-      ScmState state(m);
-      const WheelResult r = run_wheel(m, state, t, surface, tick);
-      const WongReeceResult wr = wong_reece_at_slip(wr_wheel, wr_soil, s);
-      csv.write_row({s, r.mean_drawbar_pull_n, r.mean_torque_nm, r.mean_sinkage_m,
-                     wr.drawbar_pull_N, wr.torque_Nm, wr.sinkage_m});
-      slip.push_back(s);
-      dp.push_back(r.mean_drawbar_pull_n);
-      tq.push_back(r.mean_torque_nm);
-      z.push_back(1e3 * r.mean_sinkage_m);
-      wr_dp.push_back(wr.drawbar_pull_N);
-      wr_tq.push_back(wr.torque_Nm);
-      wr_z.push_back(1e3 * wr.sinkage_m);
-      nlohmann::json row = wheel_json(r);
-      row["slip"] = s;
-      row["wong_reece"] = {{"drawbar_pull_n", wr.drawbar_pull_N},
-                           {"torque_nm", wr.torque_Nm},
-                           {"sinkage_m", wr.sinkage_m}};
-      rows.push_back(row);
-      if (!r.stopped.empty()) {
-        j["stopped"] = fmt::format("slip {:g}: {}", s, r.stopped);
-        break;  // the rows so far are written; the sweep stops here
+    // One sweep of the slips on `model` (one deformation method): slip_sweep[_<method>].csv and
+    // the rows; stops at the first run that stopped.
+    struct Sweep {
+      std::vector<double> slip, dp, tq, z, wr_dp, wr_tq, wr_z;
+      nlohmann::json rows = nlohmann::json::array();
+      std::string stopped;
+    };
+    auto sweep = [&](const ScmModel& model, const std::string& csv_name) {
+      Sweep r;
+      CsvWriter csv(out.path(csv_name),
+                    {"slip", "drawbar_pull_n", "torque_nm", "sinkage_m",
+                     "wong_reece_drawbar_pull_n", "wong_reece_torque_nm", "wong_reece_sinkage_m"});
+      for (double s : sc.slips) {
+        WheelTest t = w;
+        t.slip = s;
+        ScmState state(model);
+        const WheelResult run = run_wheel(model, state, t, surface, tick);
+        const WongReeceResult wr = wong_reece_at_slip(wr_wheel, wr_soil, s);
+        csv.write_row({s, run.mean_drawbar_pull_n, run.mean_torque_nm, run.mean_sinkage_m,
+                       wr.drawbar_pull_N, wr.torque_Nm, wr.sinkage_m});
+        r.slip.push_back(s);
+        r.dp.push_back(run.mean_drawbar_pull_n);
+        r.tq.push_back(run.mean_torque_nm);
+        r.z.push_back(1e3 * run.mean_sinkage_m);
+        r.wr_dp.push_back(wr.drawbar_pull_N);
+        r.wr_tq.push_back(wr.torque_Nm);
+        r.wr_z.push_back(1e3 * wr.sinkage_m);
+        nlohmann::json row = wheel_json(run);
+        row["slip"] = s;
+        row["wong_reece"] = {{"drawbar_pull_n", wr.drawbar_pull_N},
+                             {"torque_nm", wr.torque_Nm},
+                             {"sinkage_m", wr.sinkage_m}};
+        r.rows.push_back(row);
+        if (!run.stopped.empty()) {
+          r.stopped = fmt::format("slip {:g}: {}", s, run.stopped);
+          break;  // the rows so far are written; the sweep stops here
+        }
       }
-    }
-    csv.close();
+      csv.close();
+      return r;
+    };
+    const Sweep main = sweep(m, "slip_sweep.csv");
+    if (!main.stopped.empty()) j["stopped"] = main.stopped;
     PlotSpec p;
     p.title = sc.name + ": SCM (markers) and Wong-Reece (thin lines)";
     p.x_label = "slip [-]";
     p.y_label = "N, N m, mm";
     const Rgb colours[3] = {Rgb{31, 119, 180}, Rgb{214, 39, 40}, Rgb{44, 160, 44}};
-    p.series = {series("SCM drawbar pull [N]", slip, dp, true),
-                series("SCM torque [N m]", slip, tq, true),
-                series("SCM sinkage [mm]", slip, z, true),
-                series("Wong-Reece", slip, wr_dp),
-                series("", slip, wr_tq),
-                series("", slip, wr_z)};
+    p.series = {series("SCM drawbar pull [N]", main.slip, main.dp, true),
+                series("SCM torque [N m]", main.slip, main.tq, true),
+                series("SCM sinkage [mm]", main.slip, main.z, true),
+                series("Wong-Reece", main.slip, main.wr_dp),
+                series("", main.slip, main.wr_tq),
+                series("", main.slip, main.wr_z)};
     for (int k = 0; k < 3; ++k) {
       p.series[static_cast<std::size_t>(k)].colour = colours[k];
       p.series[static_cast<std::size_t>(k) + 3].colour = colours[k];
       p.series[static_cast<std::size_t>(k) + 3].line_width_px = 1;
     }
     write_png(out.path("slip_sweep.png"), plot_lines(p));
-    j["sweep"] = rows;
+    if (sc.compare_method && main.stopped.empty()) {
+      ScmModel other = m;
+      other.method = *sc.compare_method;
+      const std::string other_name = flow_method_name(other.method);
+      const Sweep second = sweep(other, "slip_sweep_" + other_name + ".csv");
+      j["compare"] = {{"method", other_name}, {"sweep", second.rows}};
+      if (!second.stopped.empty()) j["stopped"] = other_name + ": " + second.stopped;
+      plot_methods_side_by_side(out, sc.name, {flow_method_name(m.method), other_name},
+                                {main.slip, second.slip}, {main.z, second.z}, {main.dp, second.dp},
+                                main.wr_z, main.wr_dp);
+    }
+    j["sweep"] = main.rows;
   }
   return j;
 }

@@ -303,6 +303,17 @@ void read_experiment(const ScenarioTable& root, const ScenarioTable& sim, ScmSce
                                            : Experiment::SlipSweep;
     if (sc.experiment == Experiment::SlipSweep) {
       sc.slips = ex.numbers("slips", 0, in_closed_range(0.0, 0.95, ""));
+      if (ex.has("compare_method")) {
+        const FlowMethod other = ex.choice("compare_method", {"fields", "border"}) == "fields"
+                                     ? FlowMethod::Fields
+                                     : FlowMethod::Border;
+        if (other == sc.model.method) {
+          ex.fail("compare_method",
+                  fmt::format("\"{}\" is [flow] method already: expected the other method",
+                              flow_method_name(other)));
+        }
+        sc.compare_method = other;
+      }
     }
     read_wheel(ex, sc.model, sc.wheel, sc.experiment != Experiment::SlipSweep);
     refuse_duration(sim, kind, "settle_s + drive_s");
@@ -310,8 +321,9 @@ void read_experiment(const ScenarioTable& root, const ScenarioTable& sim, ScmSce
     const long one = steps_for(sim, "time_step_s", sc.wheel.settle_s, dt) +
                      steps_for(sim, "time_step_s", sc.wheel.drive_s, dt);
     sc.steps = sc.experiment == Experiment::SingleWheel ? one
-               : sc.experiment == Experiment::Multipass ? 2 * one
-                                                        : one * static_cast<long>(sc.slips.size());
+               : sc.experiment == Experiment::Multipass
+                   ? 2 * one
+                   : one * static_cast<long>(sc.slips.size()) * (sc.compare_method ? 2 : 1);
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,9 @@ struct ScmScenario {
   PlateTest plate;            ///< plate_sinkage, strip_load (the strip is a long plate)
   WheelTest wheel;            ///< single_wheel, multipass, slip_sweep
   std::vector<double> slips;  ///< slip_sweep
+  /// slip_sweep: the other deformation method, swept too and plotted beside [flow] method's
+  /// (`[experiment] compare_method`); unset: none.
+  std::optional<FlowMethod> compare_method;
   BladeTest blade;
   long steps = 0;  ///< total steps of the run
 };

@@ -18,15 +18,15 @@ std::size_t tile_offset(int i, int j) {
 // drift apart when a field is added.
 template <class Fields>
 auto double_fields(Fields& f) {
-  return std::array{&f.height_m,     &f.plastic_sinkage_m, &f.shear_x_m,   &f.shear_y_m,
-                    &f.flow_vx,      &f.flow_vy,           &f.flow_vz,     &f.flow_depth_m,
-                    &f.deposited_m3, &f.displaced_m3,      &f.peak_shear_m};
+  return std::array{&f.height_m,     &f.plastic_sinkage_m, &f.shear_x_m,    &f.shear_y_m,
+                    &f.flow_vx,      &f.flow_vy,           &f.flow_vz,      &f.flow_depth_m,
+                    &f.deposited_m3, &f.displaced_m3,      &f.peak_shear_m, &f.loose_layer_m};
 }
 template <class Fields>
 auto byte_fields(Fields& f) {
   return std::array{&f.in_contact, &f.loosened};
 }
-constexpr std::size_t kDoubleFields = 11;  // NodeField's first bits; the byte fields follow
+constexpr std::size_t kDoubleFields = 12;  // NodeField's first bits; the byte fields follow
 static_assert(std::tuple_size_v<decltype(double_fields(std::declval<NodeBlock&>()))> ==
               kDoubleFields);
 static_assert(kAllNodeFields == (1u << (kDoubleFields + 2)) - 1);

@@ -29,9 +29,12 @@ struct ScmTile {
   std::vector<double> shear_x_m, shear_y_m;       ///< accumulated shear displacement j (eq. 31) [m]
   std::vector<double> flow_vx, flow_vy, flow_vz;  ///< flow velocity v_delta (eq. 29) [m/s]
   std::vector<double> flow_depth_m;               ///< h_delta (eq. 27) [m]
-  std::vector<double> deposited_m3;      ///< V_delta of the last step (eq. 24 / border path) [m^3]
-  std::vector<double> displaced_m3;      ///< V_zeta of the last step (eq. 2) [m^3]
-  std::vector<double> peak_shear_m;      ///< largest |j| of the current contact [m]
+  std::vector<double> deposited_m3;  ///< V_delta of the last step (eq. 24 / border path) [m^3]
+  std::vector<double> displaced_m3;  ///< V_zeta of the last step (eq. 2) [m^3]
+  std::vector<double> peak_shear_m;  ///< largest |j| of the current contact [m]
+  /// Deposited soil on top of the node that no body has pressed since [m] (>= 0): a body cuts
+  /// it without compacting (it is not plastic sinkage); removals take it first.
+  std::vector<double> loose_layer_m;
   std::vector<std::uint8_t> in_contact;  ///< 1 if a body loaded the node in the last step
   std::vector<std::uint8_t> loosened;    ///< 1 once the soil was sheared past failure and released
 };
@@ -46,7 +49,7 @@ std::size_t bytes_per_node();
 struct NodeBlock {
   int i0 = 0, j0 = 0, nx = 0, ny = 0;
   std::vector<double> height_m, plastic_sinkage_m, shear_x_m, shear_y_m, flow_vx, flow_vy, flow_vz,
-      flow_depth_m, deposited_m3, displaced_m3, peak_shear_m;
+      flow_depth_m, deposited_m3, displaced_m3, peak_shear_m, loose_layer_m;
   std::vector<std::uint8_t> in_contact, loosened;
   std::size_t size() const { return static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny); }
   std::size_t index(int i, int j) const {
@@ -70,10 +73,11 @@ enum NodeField : unsigned {
   kDeposited = 1u << 8,
   kDisplaced = 1u << 9,
   kPeakShear = 1u << 10,
-  kInContact = 1u << 11,
-  kLoosened = 1u << 12,
+  kLooseLayer = 1u << 11,
+  kInContact = 1u << 12,
+  kLoosened = 1u << 13,
 };
-inline constexpr unsigned kAllNodeFields = (1u << 13) - 1;
+inline constexpr unsigned kAllNodeFields = (1u << 14) - 1;
 
 class ScmState {
  public:

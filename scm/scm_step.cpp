@@ -74,6 +74,12 @@ void fill_window(const ScmModel& m, const NodeBlock& b, std::span<const ContactN
   }
 }
 
+// A height change dh of a node's soil that no body pressed: a deposit (dh > 0) is loose; a
+// removal takes the loose layer first, then exposes the soil below at its plastic sinkage.
+void add_loose(double& loose_layer_m, double dh_m) {
+  loose_layer_m = std::max(0.0, loose_layer_m + dh_m);
+}
+
 // Erosion (paper 002 §3.1, last paragraph): nodes not in contact relax to the angle of repose,
 // with the Jacobi erosion the shaping tier uses too, on the window's own grid (contact nodes
 // blocked). Returns updates.
@@ -178,9 +184,10 @@ void deform_window(const ScmModel& m, ScmState& state, const IndexBox& box, doub
   // names) and writes back only what it changes; the other fields were settled by the contact
   // stage, and the window's copies of them would be unchanged.
   constexpr unsigned kFlowVelocity = kFlowVx | kFlowVy | kFlowVz;
-  constexpr unsigned kRead =
-      kHeight | kPlasticSinkage | kShearX | kShearY | kFlowVelocity | kDisplaced | kInContact;
-  constexpr unsigned kWritten = kHeight | kFlowVelocity | kFlowDepth | kDeposited | kDisplaced;
+  constexpr unsigned kRead = kHeight | kPlasticSinkage | kShearX | kShearY | kFlowVelocity |
+                             kDisplaced | kInContact | kLooseLayer;
+  constexpr unsigned kWritten =
+      kHeight | kFlowVelocity | kFlowDepth | kDeposited | kDisplaced | kLooseLayer;
   NodeBlock& wb = work.window_block;
   resize_block(wb, box);
   state.gather(wb, kRead);
@@ -209,6 +216,7 @@ void deform_window(const ScmModel& m, ScmState& state, const IndexBox& box, doub
   for (std::size_t k = 0; k < wb.size(); ++k) {
     wb.displaced_m3[k] = w.displaced_volume_m3[k];
     wb.height_m[k] += w.deposited_volume_m3[k] / area;
+    add_loose(wb.loose_layer_m[k], w.deposited_volume_m3[k] / area);
     wb.deposited_m3[k] = w.deposited_volume_m3[k];
     wb.flow_depth_m[k] = w.flow_depth_m[k];
     wb.flow_vx[k] = w.flow_velocity_W[k].x();
@@ -222,9 +230,14 @@ void deform_window(const ScmModel& m, ScmState& state, const IndexBox& box, doub
   report.window_nodes += static_cast<int>(wb.size());
   if (non_finite != 0) check_finite(wb, step_number);
 
-  // Erosion of the nodes not in contact to the angle of repose (keeps finite heights finite).
+  // Erosion of the nodes not in contact to the angle of repose (keeps finite heights finite);
+  // what it moves is loose where it lands and taken from the loose layer where it leaves.
+  work.heights_before_erosion = wb.height_m;
   report.erosion_updates =
       std::max(report.erosion_updates, erode_window(m, wb, work.erosion_scratch));
+  for (std::size_t k = 0; k < wb.size(); ++k) {
+    add_loose(wb.loose_layer_m[k], wb.height_m[k] - work.heights_before_erosion[k]);
+  }
   state.scatter(wb, kWritten);
 }
 

@@ -23,10 +23,11 @@ struct ScmWorkspace {
   std::vector<ContactNode> contacts;
   std::vector<double> erosion_scratch;
   std::vector<std::uint8_t> was_in_contact;
-  std::vector<IndexBox> footprints;          ///< per body: the nodes under its bounding box
-  std::vector<IndexBox> body_contact_boxes;  ///< per body: the box of its contact nodes
-  std::vector<double> body_relief_m;         ///< per body: relief of its contact box [m]
-  std::vector<BodyMotion> end_motions;       ///< per body: its motion at the step's end
+  std::vector<IndexBox> footprints;            ///< per body: the nodes under its bounding box
+  std::vector<double> heights_before_erosion;  ///< a window's heights, for its loose layers
+  std::vector<IndexBox> body_contact_boxes;    ///< per body: the box of its contact nodes
+  std::vector<double> body_relief_m;           ///< per body: relief of its contact box [m]
+  std::vector<BodyMotion> end_motions;         ///< per body: its motion at the step's end
 };
 
 struct ScmStepReport {

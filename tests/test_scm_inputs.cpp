@@ -1,6 +1,7 @@
 // SCM bad input: non-physical soil, coarse grids, bodies off the map, scenario files.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -9,6 +10,7 @@
 #include "core/scenario_file.hpp"
 #include "core/units.hpp"
 #include "error_message.hpp"
+#include "runner/run_scenario.hpp"
 #include "scm/scm_scenario.hpp"
 #include "scm/scm_step.hpp"
 
@@ -270,6 +272,52 @@ TEST(ScmInputs, PlateAndWheelRunsRefuseADurationNamingTheKeysThatSetTheirLength)
                        "[experiment] settle_s + drive_s"),
             std::string::npos)
       << wheel;
+}
+
+std::string shipped_slip_sweep() {
+  std::ifstream in(std::filesystem::path(TALUS_SOURCE_DIR) / "scenarios" / "scm" /
+                   "slip_sweep.toml");
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+TEST(ScmInputs, ASlipSweepComparesWithTheOtherMethodOnly) {
+  const std::string same = scenario_error(
+      replaced(shipped_slip_sweep(), "compare_method = \"border\"", "compare_method = \"fields\""));
+  EXPECT_NE(same.find("experiment.compare_method: \"fields\" is [flow] method already: expected "
+                      "the other method"),
+            std::string::npos)
+      << same;
+  const std::string unknown = scenario_error(
+      replaced(shipped_slip_sweep(), "compare_method = \"border\"", "compare_method = \"exact\""));
+  EXPECT_NE(unknown.find("experiment.compare_method"), std::string::npos) << unknown;
+}
+
+TEST(ScmInputs, ASlipSweepWithCompareMethodRunsBothMethods) {
+  // Two slips, short phases: both sweeps' CSVs, the side-by-side plot and the second sweep in
+  // the summary under "compare".
+  std::string text =
+      replaced(shipped_slip_sweep(), "slips = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]",
+               "slips = [0.1, 0.3]");
+  text = replaced(text, "settle_s = 0.3", "settle_s = 0.1");
+  text = replaced(text, "drive_s = 1.0", "drive_s = 0.2");
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("talus_scm_compare_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "sweep.toml") << text;
+  const nlohmann::json s = run_scenario_file(dir / "sweep.toml", dir / "out", {});
+  for (const char* f : {"slip_sweep.csv", "slip_sweep_border.csv", "slip_sweep_methods.png"}) {
+    EXPECT_TRUE(std::filesystem::exists(dir / "out" / f)) << f;
+  }
+  const nlohmann::json& r = s.contains("result") ? s["result"] : s;
+  ASSERT_TRUE(r.contains("compare")) << r.dump();
+  EXPECT_EQ(r["compare"]["method"], "border");
+  ASSERT_EQ(r["compare"]["sweep"].size(), 2u);
+  ASSERT_EQ(r["sweep"].size(), 2u);
+  // The two methods are different runs: their sinkages differ.
+  EXPECT_NE(r["compare"]["sweep"][0]["mean_sinkage_m"].get<double>(),
+            r["sweep"][0]["mean_sinkage_m"].get<double>());
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ScmInputs, ShippedScenariosParse) {
