@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/bitmap_font.hpp"
+#include "core/cairo_draw.hpp"
 #include "core/plot.hpp"
 #include "core/units.hpp"
 
@@ -84,13 +84,12 @@ std::string format_length(double length_m) {
   return fmt::format("{:.6g} mm", length_m * 1e3);
 }
 
-void draw_arrow(RgbImage& image, int x0, int y0, int x1, int y1, Rgb colour) {
-  image.draw_line(x0, y0, x1, y1, colour, 2);
+void draw_arrow(CairoCanvas& canvas, int x0, int y0, int x1, int y1, Rgb colour) {
+  canvas.stroke({{x0, y0}, {x1, y1}}, colour, 2.0);
   const double angle = std::atan2(y1 - y0, x1 - x0);
   for (double side : {-1.0, 1.0}) {
     const double a = angle + kPi + side * 0.5;
-    image.draw_line(x1, y1, x1 + static_cast<int>(std::lround(7.0 * std::cos(a))),
-                    y1 + static_cast<int>(std::lround(7.0 * std::sin(a))), colour, 2);
+    canvas.stroke({{x1 + 7.0 * std::cos(a), y1 + 7.0 * std::sin(a)}, {x1, y1}}, colour, 2.0);
   }
 }
 
@@ -197,7 +196,7 @@ void place_map(int nx, int ny, const HeightmapImageOptions& options, HeightmapFr
   f.map_w = static_cast<int>(map_w_ll);
   f.map_h = static_cast<int>(map_h_ll);
   f.text_h = text_height_px("0", kTextScale);
-  f.cap_h = kFontCapHeight * kTextScale;
+  f.cap_h = text_cap_height_px(kTextScale);
 
   const int title_h = options.title.empty() ? 0 : text_height_px(options.title, kTextScale) + 12;
   f.map_x = kMargin;
@@ -290,27 +289,24 @@ RgbImage shaded_map(const double* height_m, int nx, int ny, double cell_size_m,
 
 // The polylines on the map (local: the map's own pixel coordinates), each with a black border.
 void draw_polylines(const std::vector<HeightmapPolyline>& polylines,
-                    const HeightmapImageLayout& local, RgbImage& map) {
+                    const HeightmapImageLayout& local, CairoCanvas& map) {
   for (const HeightmapPolyline& line : polylines) {
     const int w = std::max(1, line.width_px);
-    for (int pass = 0; pass < 2; ++pass) {  // black border first, then the colour on top
-      for (std::size_t p = 1; p < line.points_ij.size(); ++p) {
-        const auto& a = line.points_ij[p - 1];
-        const auto& b = line.points_ij[p];
-        map.draw_line(local.pixel_x(a[0]), local.pixel_y(a[1]), local.pixel_x(b[0]),
-                      local.pixel_y(b[1]), pass == 0 ? kBlack : line.colour, pass == 0 ? w + 2 : w);
-      }
-    }
-    if (line.points_ij.size() == 1) {
-      map.fill_circle(local.pixel_x(line.points_ij[0][0]), local.pixel_y(line.points_ij[0][1]),
-                      w / 2 + 1, line.colour);
+    std::vector<std::pair<double, double>> points;
+    for (const auto& p : line.points_ij)
+      points.emplace_back(local.pixel_x(p[0]), local.pixel_y(p[1]));
+    if (points.size() >= 2) {
+      map.stroke(points, kBlack, w + 2);  // black border first, then the colour on top
+      map.stroke(points, line.colour, w);
+    } else if (points.size() == 1) {
+      map.fill_circle(points[0].first, points[0].second, w / 2 + 1, line.colour);
     }
   }
 }
 
 // The markers on the map, each a ringed dot with its label boxed beside it, inside the map.
 void draw_markers(const std::vector<HeightmapMarker>& markers, const HeightmapImageLayout& local,
-                  int cap_h, RgbImage& map) {
+                  int cap_h, int map_width, int map_height, CairoCanvas& map) {
   for (const HeightmapMarker& marker : markers) {
     const int cx = local.pixel_x(marker.i);
     const int cy = local.pixel_y(marker.j);
@@ -321,17 +317,17 @@ void draw_markers(const std::vector<HeightmapMarker>& markers, const HeightmapIm
       // Right of the marker, or left of it where the label would leave the map.
       const int tw = text_width_px(marker.label, kTextScale);
       int tx = cx + r + 6;
-      if (tx + tw + 3 > map.width) tx = std::max(3, cx - r - 6 - tw);
-      const int ty = std::clamp(cy - cap_h / 2, 3, std::max(3, map.height - cap_h - 3));
+      if (tx + tw + 3 > map_width) tx = std::max(3, cx - r - 6 - tw);
+      const int ty = std::clamp(cy - cap_h / 2, 3, std::max(3, map_height - cap_h - 3));
       map.fill_rect(tx - 3, ty - 3, tw + 6, cap_h + 6, kWhite);
       map.draw_rect(tx - 3, ty - 3, tw + 6, cap_h + 6, kBlack);
-      map.draw_text(tx, ty, marker.label, kText, kTextScale);
+      map.text(tx, ty, marker.label, kText, kTextScale);
     }
   }
 }
 
 // The colour ramp (max at the top) with three ticks and their labels.
-void draw_colour_bar(const HeightmapFrame& f, RgbImage& image) {
+void draw_colour_bar(const HeightmapFrame& f, CairoCanvas& image) {
   const int bar_x = f.bar_x, bar_y = f.bar_y, bar_h = f.bar_h;
   for (int row = 0; row < bar_h; ++row) {
     const double t = bar_h == 1 ? 1.0 : 1.0 - static_cast<double>(row) / (bar_h - 1);
@@ -341,13 +337,13 @@ void draw_colour_bar(const HeightmapFrame& f, RgbImage& image) {
   const int tick_rows[3] = {bar_y, bar_y + (bar_h - 1) / 2, bar_y + bar_h - 1};
   for (int k = 0; k < 3; ++k) {
     image.fill_rect(bar_x + kBarWidth + 1, tick_rows[k], kTickLength, 1, kBlack);
-    image.draw_text(bar_x + kBarWidth + kTickLength + 4, tick_rows[k] - f.cap_h / 2, f.labels[k],
-                    kText, kTextScale);
+    image.text(bar_x + kBarWidth + kTickLength + 4, tick_rows[k] - f.cap_h / 2, f.labels[k], kText,
+               kTextScale);
   }
 }
 
 // The row below the map: axis arrows, the scale bar with its length, and the grid's size.
-void draw_scale_bar(const HeightmapFrame& f, RgbImage& image) {
+void draw_scale_bar(const HeightmapFrame& f, CairoCanvas& image) {
   const int map_x = f.map_x, cap_h = f.cap_h, scale_px = f.scale_px;
   const int base_y = f.map_y + f.content_h + 14;  // top of the bottom row
   // Axis arrows: +x to the right, +y up, from a common origin.
@@ -355,17 +351,17 @@ void draw_scale_bar(const HeightmapFrame& f, RgbImage& image) {
   const int oy = base_y + 34;
   draw_arrow(image, ox, oy, ox + 28, oy, kText);
   draw_arrow(image, ox, oy, ox, oy - 28, kText);
-  image.draw_text(ox + 32, oy - cap_h + 2, "x", kText, kTextScale);
-  image.draw_text(ox + 9, oy - 30, "y", kText, kTextScale);
+  image.text(ox + 32, oy - cap_h + 2, "x", kText, kTextScale);
+  image.text(ox + 9, oy - 30, "y", kText, kTextScale);
   // Scale bar: a filled bar with end ticks, labelled with its length.
   const int sx = map_x + kAxesWidth + 16;
   const int sy = base_y + 17;
   image.fill_rect(sx, sy, scale_px, 6, kText);
   image.fill_rect(sx, sy - 4, 2, 14, kText);
   image.fill_rect(sx + scale_px - 2, sy - 4, 2, 14, kText);
-  image.draw_text(sx + scale_px + 8, sy + 3 - cap_h / 2, f.scale_label, kText, kTextScale);
+  image.text(sx + scale_px + 8, sy + 3 - cap_h / 2, f.scale_label, kText, kTextScale);
   const int info_x = sx + scale_px + 8 + text_width_px(f.scale_label, kTextScale) + 24;
-  image.draw_text(info_x, sy + 3 - cap_h / 2, f.grid_info, Rgb{90, 90, 90}, kTextScale);
+  image.text(info_x, sy + 3 - cap_h / 2, f.grid_info, Rgb{90, 90, 90}, kTextScale);
 }
 
 }  // namespace
@@ -407,14 +403,19 @@ RgbImage render_heightmap(const double* height_m, int nx, int ny, double cell_si
   RgbImage map = shaded_map(height_m, nx, ny, cell_size_m, options, range, f);
   // Overlays are placed in map-local coordinates (the map's top left pixel at 0, 0).
   const HeightmapImageLayout local{0, 0, f.ppc, nx, ny, range.z_lo, range.z_hi, {}};
-  draw_polylines(options.polylines, local, map);
-  draw_markers(options.markers, local, f.cap_h, map);
+  {
+    CairoCanvas on_map(map);
+    draw_polylines(options.polylines, local, on_map);
+    draw_markers(options.markers, local, f.cap_h, map.width, map.height, on_map);
+  }
   image.blit(map, f.map_x, f.map_y);
   image.draw_rect(f.map_x - 1, f.map_y - 1, f.map_w + 2, f.map_h + 2, kBlack);
 
-  if (!options.title.empty()) image.draw_text(kMargin, kMargin, options.title, kText, kTextScale);
-  if (options.colour_bar) draw_colour_bar(f, image);
-  if (options.scale_bar) draw_scale_bar(f, image);
+  CairoCanvas canvas(image);
+  if (!options.title.empty()) canvas.text(kMargin, kMargin, options.title, kText, kTextScale);
+  if (options.colour_bar) draw_colour_bar(f, canvas);
+  if (options.scale_bar) draw_scale_bar(f, canvas);
+  canvas.finish();
 
   if (layout != nullptr) {
     *layout = HeightmapImageLayout{f.map_x, f.map_y, f.ppc, nx, ny, range.z_lo, range.z_hi, {}};

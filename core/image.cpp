@@ -13,7 +13,7 @@
 #include <string>
 #include <system_error>
 
-#include "core/bitmap_font.hpp"
+#include "core/cairo_draw.hpp"
 
 namespace talus {
 namespace {
@@ -120,91 +120,14 @@ void RgbImage::draw_rect(int x, int y, int w, int h, Rgb colour) {
   fill_rect(x + w - 1, y, 1, h, colour);
 }
 
-void RgbImage::draw_line(int x0, int y0, int x1, int y1, Rgb colour, int thickness) {
-  thickness = std::max(thickness, 1);
-  // Clip in floating point to the image grown by the pen size, then rasterise what is left.
-  double fx0 = x0, fy0 = y0, fx1 = x1, fy1 = y1;
-  const double pad = thickness;
-  if (!clip_segment(fx0, fy0, fx1, fy1, -pad, -pad, width - 1 + pad, height - 1 + pad)) return;
-  int ax = static_cast<int>(std::lround(fx0));
-  int ay = static_cast<int>(std::lround(fy0));
-  const int bx = static_cast<int>(std::lround(fx1));
-  const int by = static_cast<int>(std::lround(fy1));
-  const int dx = std::abs(bx - ax);
-  const int dy = -std::abs(by - ay);
-  const int sx = ax < bx ? 1 : -1;
-  const int sy = ay < by ? 1 : -1;
-  const int lo = -(thickness - 1) / 2;  // pen square covers [lo, lo + thickness) around the pixel
-  int err = dx + dy;
-  for (;;) {
-    if (thickness == 1) {
-      set(ax, ay, colour);
-    } else {
-      fill_rect(ax + lo, ay + lo, thickness, thickness, colour);
-    }
-    if (ax == bx && ay == by) break;
-    const int e2 = 2 * err;
-    if (e2 >= dy) {
-      err += dy;
-      ax += sx;
-    }
-    if (e2 <= dx) {
-      err += dx;
-      ay += sy;
-    }
-  }
-}
-
-void RgbImage::fill_circle(int cx, int cy, int radius, Rgb colour) {
-  if (radius < 0) return;
-  const long long r2 = static_cast<long long>(radius) * radius + radius;  // rounder small discs
-  for (int dy = -radius; dy <= radius; ++dy) {
-    if (cy + dy < 0 || cy + dy >= height) continue;
-    for (int dx = -radius; dx <= radius; ++dx) {
-      if (static_cast<long long>(dx) * dx + static_cast<long long>(dy) * dy <= r2) {
-        set(cx + dx, cy + dy, colour);
-      }
-    }
-  }
-}
-
 void RgbImage::draw_text(int x, int y, std::string_view text, Rgb colour, int scale) {
-  scale = std::max(scale, 1);
-  int pen_x = x;
-  int pen_y = y;
-  for (char32_t c : decode_utf8(text)) {
-    if (c == U'\n') {
-      pen_x = x;
-      pen_y += kFontLineAdvance * scale;
-      continue;
-    }
-    const FontGlyph& glyph = font_glyph(c);
-    for (int row = 0; row < kFontGlyphHeight; ++row) {
-      for (int column = 0; column < kFontGlyphWidth; ++column) {
-        if (font_pixel(glyph, column, row)) {
-          fill_rect(pen_x + column * scale, pen_y + row * scale, scale, scale, colour);
-        }
-      }
-    }
-    pen_x += kFontAdvance * scale;
-  }
+  CairoCanvas canvas(*this);
+  canvas.text(x, y, text, colour, std::max(scale, 1));
 }
 
 void RgbImage::draw_text_up(int x, int y, std::string_view text, Rgb colour, int scale) {
-  scale = std::max(scale, 1);
-  const int w = text_width_px(text, scale);
-  const int h = text_height_px(text, scale);
-  if (w == 0 || h == 0) return;
-  // Draw upright into a scratch mask, then rotate: upright (u, v) -> (x + v, y + w - 1 - u).
-  RgbImage upright(w, h, Rgb{0, 0, 0});
-  upright.draw_text(0, 0, text, Rgb{255, 255, 255}, scale);
-  for (int v = 0; v < h; ++v) {
-    for (int u = 0; u < w; ++u) {
-      if (upright.rgb[(static_cast<std::size_t>(v) * w + u) * 3] != 0) {
-        set(x + v, y + w - 1 - u, colour);
-      }
-    }
-  }
+  CairoCanvas canvas(*this);
+  canvas.text(x, y, text, colour, std::max(scale, 1), true);
 }
 
 void RgbImage::blit(const RgbImage& source, int x, int y) {

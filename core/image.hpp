@@ -57,17 +57,10 @@ struct RgbImage {
   /// Draws the 1-pixel outline of the rectangle [x, x + w) x [y, y + h), clipped.
   void draw_rect(int x, int y, int w, int h, Rgb colour);
 
-  /// Draws a straight line from (x0, y0) to (x1, y1), both ends included (Bresenham). A
-  /// thickness t > 1 stamps a t x t square centred on each pixel of the line. Clipped: the line
-  /// is first cut to the image (Liang-Barsky), so far-away endpoints cost nothing extra.
-  void draw_line(int x0, int y0, int x1, int y1, Rgb colour, int thickness = 1);
-
-  /// Fills the disc of the given radius [px] centred on pixel (cx, cy), clipped.
-  void fill_circle(int cx, int cy, int radius, Rgb colour);
-
-  /// Draws UTF-8 text in the bitmap font (core/bitmap_font.hpp), each font pixel a scale x scale
-  /// square, with the top-left corner of the first glyph cell at (x, y); '\n' starts a new line.
-  /// Only glyph pixels are written: the background shows through. Clipped.
+  /// Draws UTF-8 text, anti-aliased in DejaVu Sans through Cairo (core/cairo_draw.hpp: at `scale`
+  /// s the capitals are 7 s px tall), with its box's top-left corner (the capitals' top line) at
+  /// (x, y); '\n' starts a new line. Blended over the background. Clipped. Several labels on one
+  /// picture are cheaper through one CairoCanvas.
   void draw_text(int x, int y, std::string_view text, Rgb colour, int scale = 1);
 
   /// Draws text rotated 90 degrees counter-clockwise (reading bottom to top, as a y-axis title),

@@ -8,7 +8,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "core/bitmap_font.hpp"
+#include "core/cairo_draw.hpp"
 
 namespace talus {
 namespace {
@@ -172,21 +172,21 @@ void choose_plot_ticks(int S, int text_h, PlotFrame& f) {
       [&](const std::vector<double>& ticks, double step) {
         int widest = 0;
         for (double t : ticks) widest = std::max(widest, text_width_px(format_tick(t, step), S));
-        return widest + 3.0 * kFontAdvance * S;
+        return widest + 3.0 * text_width_px("0", S);
       },
       &f.x_step);
 }
 
 // Layout: margins depend on tick labels, which depend on the area; iterate to a fixpoint.
-PlotFrame fit_frame(const PlotSpec& spec, const BaseRanges& base) {
+PlotFrame fit_frame(const PlotSpec& spec, const BaseRanges& base, int legend_w = 0) {
   const int S = spec.text_scale;
   const int text_h = text_height_px("0", S);
-  const int cap_h = kFontCapHeight * S;
+  const int cap_h = text_cap_height_px(S);
   const int title_h = spec.title.empty() ? 0 : text_height_px(spec.title, S) + 10;
   const int top = kMargin + title_h + cap_h / 2 + 2;
   const int bottom = kTickLength + 5 + text_h + (spec.x_label.empty() ? 0 : 8 + text_h) + kMargin;
   int left = kMargin + 40;
-  int right = kMargin + 16;
+  int right = kMargin + 16 + legend_w;
   PlotFrame f;
   f.xr = base.x;
   f.yr = base.y;
@@ -208,7 +208,7 @@ PlotFrame fit_frame(const PlotSpec& spec, const BaseRanges& base) {
         f.x_ticks.empty() ? 0 : text_width_px(format_tick(f.x_ticks.back(), f.x_step), S);
     const int new_left =
         kMargin + (spec.y_label.empty() ? 0 : text_h + 8) + y_label_w + 4 + kTickLength;
-    const int new_right = kMargin + std::max(8, last_x_label_w / 2);
+    const int new_right = kMargin + std::max(8, last_x_label_w / 2) + legend_w;
     if (new_left == left && new_right == right) break;
     left = new_left;
     right = new_right;
@@ -233,69 +233,90 @@ RgbImage draw_data_area(const PlotSpec& spec, const PlotFrame& f) {
     data.fill_rect(0, py, area.width, 1, t == 0.0 ? kZeroLine : kGrid);
   }
   const double pad = 16.0;  // clip a little outside so thick pens reach the frame
+  CairoCanvas canvas(data);
   for (std::size_t s = 0; s < spec.series.size(); ++s) {
     const PlotSeries& series = spec.series[s];
     const Rgb colour = series.colour.value_or(series_colour(static_cast<int>(s)));
     const int pen = std::clamp(series.line_width_px, 1, 32);
-    for (std::size_t k = 0; k < series.x.size(); ++k) {
-      const bool here = std::isfinite(series.x[k]) && std::isfinite(series.y[k]);
-      if (!here) continue;
-      if (k > 0 && std::isfinite(series.x[k - 1]) && std::isfinite(series.y[k - 1])) {
-        double x0 = local_x(series.x[k - 1]), y0 = local_y(series.y[k - 1]);
-        double x1 = local_x(series.x[k]), y1 = local_y(series.y[k]);
-        if (clip_segment(x0, y0, x1, y1, -pad, -pad, area.width - 1 + pad, area.height - 1 + pad)) {
-          data.draw_line(round_px(x0), round_px(y0), round_px(x1), round_px(y1), colour, pen);
-        }
+    // The series as polylines: a non-finite point, or a segment clipped at the padded frame,
+    // ends one (so a far-away point costs nothing and the rounded joins stay where data is).
+    std::vector<std::pair<double, double>> line;
+    auto flush = [&] {
+      if (line.size() >= 2) canvas.stroke(line, colour, pen);
+      line.clear();
+    };
+    for (std::size_t k = 1; k < series.x.size(); ++k) {
+      if (!std::isfinite(series.x[k - 1]) || !std::isfinite(series.y[k - 1]) ||
+          !std::isfinite(series.x[k]) || !std::isfinite(series.y[k])) {
+        flush();
+        continue;
       }
-      if (series.markers) {
-        const int m = pen + 4;
-        data.fill_rect(round_px(local_x(series.x[k])) - m / 2,
-                       round_px(local_y(series.y[k])) - m / 2, m, m, colour);
+      const double ax = local_x(series.x[k - 1]), ay = local_y(series.y[k - 1]);
+      const double bx = local_x(series.x[k]), by = local_y(series.y[k]);
+      double x0 = ax, y0 = ay, x1 = bx, y1 = by;
+      if (!clip_segment(x0, y0, x1, y1, -pad, -pad, area.width - 1 + pad, area.height - 1 + pad)) {
+        flush();
+        continue;
+      }
+      if (x0 != ax || y0 != ay || line.empty()) {
+        flush();
+        line.emplace_back(x0, y0);
+      }
+      line.emplace_back(x1, y1);
+      if (x1 != bx || y1 != by) flush();
+    }
+    flush();
+    if (series.markers) {
+      const int m = pen + 4;
+      for (std::size_t k = 0; k < series.x.size(); ++k) {
+        if (!std::isfinite(series.x[k]) || !std::isfinite(series.y[k])) continue;
+        canvas.fill_rect(round_px(local_x(series.x[k])) - m / 2,
+                         round_px(local_y(series.y[k])) - m / 2, m, m, colour);
       }
     }
   }
+  canvas.finish();
   return data;
 }
 
 // Ticks below and left of the data area, with their labels.
 void draw_ticks(const PlotSpec& spec, const PlotLayout& layout, const PlotFrame& f,
-                RgbImage& image) {
+                CairoCanvas& canvas) {
   const int S = spec.text_scale;
-  const int cap_h = kFontCapHeight * S;
+  const int cap_h = text_cap_height_px(S);
   const PixelRect& area = f.area;
   for (double t : f.x_ticks) {
     const int px = layout.pixel_x(t);
-    image.fill_rect(px, area.y + area.height, 1, kTickLength + 1, kBlack);
+    canvas.fill_rect(px, area.y + area.height, 1, kTickLength + 1, kBlack);
     const std::string label = format_tick(t, f.x_step);
-    image.draw_text(px - text_width_px(label, S) / 2, area.y + area.height + kTickLength + 5, label,
-                    kText, S);
+    canvas.text(px - text_width_px(label, S) / 2, area.y + area.height + kTickLength + 5, label,
+                kText, S);
   }
   for (double t : f.y_ticks) {
     const int py = layout.pixel_y(t);
-    image.fill_rect(area.x - 1 - kTickLength, py, kTickLength, 1, kBlack);
+    canvas.fill_rect(area.x - 1 - kTickLength, py, kTickLength, 1, kBlack);
     const std::string label = format_tick(t, f.y_step);
-    image.draw_text(area.x - 1 - kTickLength - 4 - text_width_px(label, S), py - cap_h / 2, label,
-                    kText, S);
+    canvas.text(area.x - 1 - kTickLength - 4 - text_width_px(label, S), py - cap_h / 2, label,
+                kText, S);
   }
 }
 
 // The title centred above the data area, the x label below it and the y label up its left side.
-void draw_titles(const PlotSpec& spec, const PixelRect& area, RgbImage& image) {
+void draw_titles(const PlotSpec& spec, const PixelRect& area, CairoCanvas& canvas) {
   const int S = spec.text_scale;
   const int text_h = text_height_px("0", S);
   if (!spec.title.empty()) {
     const int w = text_width_px(spec.title, S);
-    image.draw_text(std::max(kMargin, area.x + (area.width - w) / 2), kMargin, spec.title, kText,
-                    S);
+    canvas.text(std::max(kMargin, area.x + (area.width - w) / 2), kMargin, spec.title, kText, S);
   }
   if (!spec.x_label.empty()) {
     const int w = text_width_px(spec.x_label, S);
-    image.draw_text(area.x + (area.width - w) / 2, spec.height_px - kMargin - text_h, spec.x_label,
-                    kText, S);
+    canvas.text(area.x + (area.width - w) / 2, spec.height_px - kMargin - text_h, spec.x_label,
+                kText, S);
   }
   if (!spec.y_label.empty()) {
     const int w = text_width_px(spec.y_label, S);
-    image.draw_text_up(kMargin, area.y + (area.height - w) / 2, spec.y_label, kText, S);
+    canvas.text(kMargin, area.y + (area.height - w) / 2, spec.y_label, kText, S, true);
   }
 }
 
@@ -303,19 +324,42 @@ constexpr std::array<LegendPlacement, 4> kLegendCorners = {
     LegendPlacement::TopRight, LegendPlacement::TopLeft, LegendPlacement::BottomRight,
     LegendPlacement::BottomLeft};
 
-// The legend's box in a corner of the data area, inset a little.
+// The legend's box in a corner of the data area, inset a little, or (Right) outside it, to the
+// right of the frame at its top.
 PixelRect legend_rect(const PixelRect& area, LegendPlacement p, int box_w, int box_h) {
   const int inset = 8;
+  if (p == LegendPlacement::Right) return PixelRect{area.x + area.width + 12, area.y, box_w, box_h};
   const bool right_side = p == LegendPlacement::TopRight || p == LegendPlacement::BottomRight;
   const bool top_side = p == LegendPlacement::TopRight || p == LegendPlacement::TopLeft;
   return PixelRect{right_side ? area.x + area.width - inset - box_w : area.x + inset,
                    top_side ? area.y + inset : area.y + area.height - inset - box_h, box_w, box_h};
 }
 
-// LegendPlacement::Best: the corner whose box covers the fewest data samples (points and every
-// ~3 px along segments); the first in kLegendCorners' order on a tie.
-LegendPlacement least_covered_corner(const PlotSpec& spec, const PlotLayout& layout, int box_w,
-                                     int box_h) {
+// The legend's rows: the named series and the box they need.
+struct LegendBox {
+  std::vector<std::size_t> named;
+  int width = 0, height = 0, sample_w = 0, row_h = 0;
+};
+
+LegendBox legend_box(const PlotSpec& spec) {
+  const int S = spec.text_scale;
+  LegendBox b;
+  int name_w = 0;
+  for (std::size_t s = 0; s < spec.series.size(); ++s) {
+    if (spec.series[s].name.empty()) continue;
+    b.named.push_back(s);
+    name_w = std::max(name_w, text_width_px(spec.series[s].name, S));
+  }
+  b.sample_w = 14 * S;
+  b.row_h = text_height_px("0", S) + 2 * S;
+  b.width = 8 + b.sample_w + 8 + name_w + 8;
+  b.height = 8 + static_cast<int>(b.named.size()) * b.row_h - 2 * S + 8;
+  return b;
+}
+
+// The data samples (points and every ~3 px along segments) inside each corner's legend box.
+std::array<long long, 4> corner_coverage(const PlotSpec& spec, const PlotLayout& layout, int box_w,
+                                         int box_h) {
   std::array<long long, 4> covered{};
   for (const PlotSeries& series : spec.series) {
     for (std::size_t k = 0; k < series.x.size(); ++k) {
@@ -338,48 +382,31 @@ LegendPlacement least_covered_corner(const PlotSpec& spec, const PlotLayout& lay
       }
     }
   }
-  std::size_t best = 0;
-  for (std::size_t c = 1; c < kLegendCorners.size(); ++c) {
-    if (covered[c] < covered[best]) best = c;
-  }
-  return kLegendCorners[best];
+  return covered;
 }
 
-// The legend of the named series (a line sample, a marker if drawn, the name), in the spec's
-// corner; records its box in layout. None without named series or with LegendPlacement::None.
-void draw_legend(const PlotSpec& spec, PlotLayout& layout, RgbImage& image) {
+// The legend of the named series (a line sample, a marker if drawn, the name) at `place`;
+// records its box in layout.
+void draw_legend(const PlotSpec& spec, const LegendBox& legend, LegendPlacement place,
+                 PlotLayout& layout, CairoCanvas& canvas) {
   const int S = spec.text_scale;
-  const int text_h = text_height_px("0", S);
-  const int cap_h = kFontCapHeight * S;
-  std::vector<std::size_t> named;
-  int name_w = 0;
-  for (std::size_t s = 0; s < spec.series.size(); ++s) {
-    if (spec.series[s].name.empty()) continue;
-    named.push_back(s);
-    name_w = std::max(name_w, text_width_px(spec.series[s].name, S));
-  }
-  if (named.empty() || spec.legend == LegendPlacement::None) return;
-  const int sample_w = 14 * S;
-  const int row_h = text_h + 2 * S;
-  const int box_w = 8 + sample_w + 8 + name_w + 8;
-  const int box_h = 8 + static_cast<int>(named.size()) * row_h - 2 * S + 8;
-  LegendPlacement place = spec.legend;
-  if (place == LegendPlacement::Best) place = least_covered_corner(spec, layout, box_w, box_h);
-  const PixelRect box = legend_rect(layout.area, place, box_w, box_h);
-  image.fill_rect(box.x, box.y, box.width, box.height, kWhite);
-  image.draw_rect(box.x, box.y, box.width, box.height, Rgb{150, 150, 150});
-  for (std::size_t r = 0; r < named.size(); ++r) {
-    const PlotSeries& series = spec.series[named[r]];
-    const Rgb colour = series.colour.value_or(series_colour(static_cast<int>(named[r])));
-    const int row_y = box.y + 8 + static_cast<int>(r) * row_h;
+  const int cap_h = text_cap_height_px(S);
+  const PixelRect box = legend_rect(layout.area, place, legend.width, legend.height);
+  const Rgb border{150, 150, 150};
+  canvas.fill_rect(box.x, box.y, box.width, box.height, border);
+  canvas.fill_rect(box.x + 1, box.y + 1, box.width - 2, box.height - 2, kWhite);
+  for (std::size_t r = 0; r < legend.named.size(); ++r) {
+    const PlotSeries& series = spec.series[legend.named[r]];
+    const Rgb colour = series.colour.value_or(series_colour(static_cast<int>(legend.named[r])));
+    const int row_y = box.y + 8 + static_cast<int>(r) * legend.row_h;
     const int mid_y = row_y + cap_h / 2;
-    image.draw_line(box.x + 8, mid_y, box.x + 8 + sample_w, mid_y, colour,
-                    std::clamp(series.line_width_px, 1, 8));
+    const int pen = std::clamp(series.line_width_px, 1, 8);
+    canvas.stroke({{box.x + 8, mid_y}, {box.x + 8 + legend.sample_w, mid_y}}, colour, pen);
     if (series.markers) {
-      const int m = std::clamp(series.line_width_px, 1, 8) + 4;
-      image.fill_rect(box.x + 8 + sample_w / 2 - m / 2, mid_y - m / 2, m, m, colour);
+      const int m = pen + 4;
+      canvas.fill_rect(box.x + 8 + legend.sample_w / 2 - m / 2, mid_y - m / 2, m, m, colour);
     }
-    image.draw_text(box.x + 8 + sample_w + 8, row_y, series.name, kText, S);
+    canvas.text(box.x + 8 + legend.sample_w + 8, row_y, series.name, kText, S);
   }
   layout.legend = box;
 }
@@ -441,10 +468,7 @@ int PlotLayout::pixel_y(double y) const {
   return round_px(to_pixel(y, y_min, y_max, area.y, area.height, true));
 }
 
-RgbImage plot_lines(const PlotSpec& spec, PlotLayout* layout_out) {
-  validate_plot_size(spec);
-  const PlotFrame f = fit_frame(spec, base_ranges(spec));
-
+PlotLayout layout_of(const PlotFrame& f) {
   PlotLayout layout;
   layout.area = f.area;
   layout.x_min = f.xr.lo;
@@ -453,13 +477,41 @@ RgbImage plot_lines(const PlotSpec& spec, PlotLayout* layout_out) {
   layout.y_max = f.yr.hi;
   layout.x_ticks = f.x_ticks;
   layout.y_ticks = f.y_ticks;
+  return layout;
+}
+
+RgbImage plot_lines(const PlotSpec& spec, PlotLayout* layout_out) {
+  validate_plot_size(spec);
+  const BaseRanges base = base_ranges(spec);
+  PlotFrame f = fit_frame(spec, base);
+  PlotLayout layout = layout_of(f);
+
+  // Where the legend goes: Best takes the inside corner that covers the fewest data samples, and
+  // when every corner covers some, the legend moves out to the right (the data area narrows), so
+  // it never hides data.
+  const LegendBox legend = legend_box(spec);
+  LegendPlacement place = legend.named.empty() ? LegendPlacement::None : spec.legend;
+  if (place == LegendPlacement::Best) {
+    const auto covered = corner_coverage(spec, layout, legend.width, legend.height);
+    std::size_t best = 0;
+    for (std::size_t c = 1; c < kLegendCorners.size(); ++c) {
+      if (covered[c] < covered[best]) best = c;
+    }
+    place = covered[best] == 0 ? kLegendCorners[best] : LegendPlacement::Right;
+  }
+  if (place == LegendPlacement::Right) {
+    f = fit_frame(spec, base, legend.width + 12);
+    layout = layout_of(f);
+  }
 
   RgbImage image(spec.width_px, spec.height_px, kWhite);
   image.blit(draw_data_area(spec, f), f.area.x, f.area.y);
   image.draw_rect(f.area.x - 1, f.area.y - 1, f.area.width + 2, f.area.height + 2, kBlack);
-  draw_ticks(spec, layout, f, image);
-  draw_titles(spec, f.area, image);
-  draw_legend(spec, layout, image);
+  CairoCanvas canvas(image);
+  draw_ticks(spec, layout, f, canvas);
+  draw_titles(spec, f.area, canvas);
+  if (place != LegendPlacement::None) draw_legend(spec, legend, place, layout, canvas);
+  canvas.finish();
 
   if (layout_out != nullptr) *layout_out = std::move(layout);
   return image;

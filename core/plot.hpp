@@ -1,6 +1,7 @@
 #pragma once
-// Simple 2D line charts as RGB images, for run reports (force histories, trench cross-sections)
-// without a plotting library at run time.
+// Simple 2D line charts as RGB images, for run reports (force histories, trench cross-sections):
+// talus lays the chart out (ranges, ticks, legend place); Cairo draws it, anti-aliased, with
+// DejaVu Sans text (core/cairo_draw.hpp).
 
 #include <optional>
 #include <string>
@@ -20,7 +21,9 @@ struct PlotSeries {
   bool markers = false;  ///< also draw a small square at every point
 };
 
-enum class LegendPlacement { Best, TopRight, TopLeft, BottomRight, BottomLeft, None };
+/// Best: the inside corner whose box covers no data, else Right. Right: outside the data area,
+/// right of the frame at its top (the data area narrows to make room).
+enum class LegendPlacement { Best, TopRight, TopLeft, BottomRight, BottomLeft, Right, None };
 
 struct PlotSpec {
   std::string title;    ///< above the chart; none when empty
@@ -35,8 +38,7 @@ struct PlotSpec {
   bool equal_aspect = false;
   int width_px = 800;   ///< whole image, at least 200
   int height_px = 500;  ///< whole image, at least 150
-  int text_scale = 2;   ///< bitmap font scale for all text (1..8)
-  /// Best picks the inside corner covering the fewest data points.
+  int text_scale = 2;   ///< text size for all text (1..8): capitals 7 x text_scale px tall
   LegendPlacement legend = LegendPlacement::Best;
 };
 

@@ -8,6 +8,8 @@ packages=(
   libeigen3-dev libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev libpng-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libassimp-dev libmujoco-dev libqhull-dev libhdf5-dev
+  # The pictures: Cairo draws lines and text, in DejaVu Sans (core/cairo_draw.hpp)
+  libcairo2-dev fonts-dejavu-core
   # talus sweep on several processes (mpirun), and its results read back in Python
   openmpi-bin libopenmpi-dev python3-h5py
   pybind11-dev python3-dev python3-numpy python3-pytest

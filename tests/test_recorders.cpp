@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "core/bitmap_font.hpp"
+#include "core/cairo_draw.hpp"
 #include "core/colormap.hpp"
 #include "core/csv_writer.hpp"
 #include "core/image.hpp"
@@ -138,131 +138,153 @@ TEST(ImageDraw, FillRectCoversExactlyItsClippedArea) {
   }
 }
 
-TEST(ImageDraw, LinesIncludeBothEndsAndClip) {
-  const Rgb ink{0, 0, 0};
-  RgbImage image(20, 10);
-  image.draw_line(2, 3, 8, 3, ink);
-  int count = 0;
-  for (int y = 0; y < 10; ++y) {
-    for (int x = 0; x < 20; ++x) {
-      if (image.at(x, y) == ink) {
-        ++count;
-        EXPECT_EQ(y, 3);
-        EXPECT_GE(x, 2);
-        EXPECT_LE(x, 8);
-      }
-    }
-  }
-  EXPECT_EQ(count, 7);
-
-  // A diagonal from far outside: clipped, yet the pixels inside lie on y = x.
-  RgbImage diag(10, 10);
-  diag.draw_line(-1000000, -1000000, 1000000, 1000000, ink);
-  for (int k = 0; k < 10; ++k) EXPECT_EQ(diag.at(k, k), ink) << k;
-  EXPECT_EQ(diag.at(1, 0), (Rgb{255, 255, 255}));
-
-  RgbImage outside(10, 10);
-  outside.draw_line(-5, -5, 20, -1, ink);  // wholly above the image
-  EXPECT_TRUE(outside == RgbImage(10, 10));
-
-  RgbImage thick(10, 10);
-  thick.draw_line(1, 5, 8, 5, ink, 3);
-  EXPECT_EQ(thick.at(4, 4), ink);
-  EXPECT_EQ(thick.at(4, 6), ink);
-  EXPECT_NE(thick.at(4, 7), ink);
-  EXPECT_NE(thick.at(4, 3), ink);
-}
-
-TEST(ImageDraw, BlitAndCircleClip) {
+TEST(ImageDraw, BlitClips) {
   RgbImage small(2, 2, Rgb{5, 5, 5});
   RgbImage big(4, 4);
   big.blit(small, 3, -1);
   EXPECT_EQ(big.at(3, 0), (Rgb{5, 5, 5}));
   EXPECT_EQ(big.at(2, 0), (Rgb{255, 255, 255}));
   EXPECT_EQ(big.at(3, 1), (Rgb{255, 255, 255}));
-  RgbImage disc(11, 11);
-  disc.fill_circle(5, 5, 3, Rgb{0, 0, 0});
-  EXPECT_EQ(disc.at(5, 2), (Rgb{0, 0, 0}));
-  EXPECT_EQ(disc.at(8, 5), (Rgb{0, 0, 0}));
-  EXPECT_EQ(disc.at(8, 8), (Rgb{255, 255, 255}));
-  disc.fill_circle(0, 0, 20, Rgb{1, 1, 1});  // covers everything, clipped
-  EXPECT_EQ(disc.at(10, 10), (Rgb{1, 1, 1}));
 }
 
-TEST(ImageText, DrawTextPutsGlyphPixelsWhereExpected) {
-  const Rgb ink{200, 0, 0};
-  const Rgb paper{0, 0, 0};
-  const int scale = 2, x0 = 3, y0 = 4;
-  RgbImage image(40, 30, paper);
-  image.draw_text(x0, y0, "Ag", ink, scale);
-  const char32_t glyphs[2] = {U'A', U'g'};
+TEST(CairoCanvas, LinesAndDiscsAreAntiAliasedAndClipped) {
+  const Rgb ink{0, 0, 0};
+  const Rgb paper{255, 255, 255};
+  RgbImage image(40, 20, paper);
+  {
+    CairoCanvas canvas(image);
+    // A 3 px line along row 10 from column 5 to 30 (pixel centres), round caps.
+    canvas.stroke({{5, 10}, {30, 10}}, ink, 3.0);
+    // Far outside the image: clipped, no crash, nothing drawn.
+    canvas.stroke({{-1e5, -1e5}, {-1e5 + 1, -1e5}}, ink, 3.0);
+  }
+  EXPECT_EQ(image.at(15, 10), ink);
+  EXPECT_EQ(image.at(15, 9), ink);
+  EXPECT_EQ(image.at(15, 11), ink);
+  EXPECT_EQ(image.at(15, 13), paper);
+  EXPECT_EQ(image.at(15, 7), paper);
+  EXPECT_EQ(image.at(36, 10), paper);  // past the round cap
+  RgbImage disc(21, 21, paper);
+  {
+    CairoCanvas canvas(disc);
+    canvas.fill_circle(10, 10, 5.0, ink);
+  }
+  EXPECT_EQ(disc.at(10, 10), ink);
+  EXPECT_EQ(disc.at(10, 6), ink);
+  EXPECT_EQ(disc.at(10, 2), paper);
+  EXPECT_EQ(disc.at(15, 15), paper);  // outside the radius along the diagonal
+  // Its edge is blended (anti-aliased), neither ink nor paper.
+  bool blended = false;
+  for (int x = 0; x < 21; ++x)
+    blended = blended || (disc.at(x, 10) != ink && disc.at(x, 10) != paper);
+  EXPECT_TRUE(blended);
+  // fill_rect and draw_rect at integer edges are exact.
+  RgbImage rect(10, 10, paper);
+  {
+    CairoCanvas canvas(rect);
+    canvas.fill_rect(2, 2, 3, 3, ink);
+    canvas.draw_rect(6, 6, 3, 3, ink);
+  }
+  EXPECT_EQ(rect.at(2, 2), ink);
+  EXPECT_EQ(rect.at(4, 4), ink);
+  EXPECT_EQ(rect.at(5, 4), paper);
+  EXPECT_EQ(rect.at(7, 7), paper);  // the outline's inside
+  EXPECT_EQ(rect.at(8, 7), ink);
+}
+
+// The bounding box of the pixels differing from `paper`; width 0 when there are none.
+PixelRect inked_box(const RgbImage& image, Rgb paper) {
+  int x0 = image.width, y0 = image.height, x1 = -1, y1 = -1;
   for (int y = 0; y < image.height; ++y) {
     for (int x = 0; x < image.width; ++x) {
-      bool expected = false;
-      for (int k = 0; k < 2; ++k) {
-        const int gx = x - x0 - k * kFontAdvance * scale;
-        const int gy = y - y0;
-        if (gx >= 0 && gy >= 0) {
-          expected = expected || font_pixel(font_glyph(glyphs[k]), gx / scale, gy / scale);
-        }
-      }
-      EXPECT_EQ(image.at(x, y) == ink, expected) << "pixel " << x << "," << y;
+      if (image.at(x, y) == paper) continue;
+      x0 = std::min(x0, x);
+      y0 = std::min(y0, y);
+      x1 = std::max(x1, x);
+      y1 = std::max(y1, y);
     }
   }
-  // 'A' has its apex in the middle column and a crossbar on row 3.
-  EXPECT_EQ(image.at(x0 + 2 * scale, y0), ink);
-  EXPECT_EQ(image.at(x0, y0), paper);
-  EXPECT_EQ(image.at(x0 + 1 * scale, y0 + 3 * scale), ink);
-  // 'g' descends below the baseline.
-  EXPECT_EQ(image.at(x0 + (kFontAdvance + 4) * scale, y0 + 7 * scale), ink);
+  return x1 < 0 ? PixelRect{} : PixelRect{x0, y0, x1 - x0 + 1, y1 - y0 + 1};
+}
 
-  RgbImage lines(20, 30, paper);
-  lines.draw_text(0, 0, "I\nI", ink, 1);
-  EXPECT_EQ(lines.at(2, 0), ink);
-  EXPECT_EQ(lines.at(2, kFontLineAdvance), ink);
-  EXPECT_EQ(lines.at(2, kFontLineAdvance - 1), paper);
+TEST(ImageText, DrawTextInksTheBoxItsMetricsGive) {
+  const Rgb ink{200, 0, 0};
+  const Rgb paper{255, 255, 255};
+  const int scale = 2, x0 = 10, y0 = 8;
+  RgbImage image(200, 80, paper);
+  image.draw_text(x0, y0, "Hg", ink, scale);
+  const PixelRect box = inked_box(image, paper);
+  ASSERT_GT(box.width, 0);
+  // The capitals' top line is y0 and the 'g' descends below the baseline, within the metrics.
+  EXPECT_NEAR(box.y, y0, 1);
+  EXPECT_NEAR(box.x, x0, 3);
+  EXPECT_LE(box.x + box.width, x0 + text_width_px("Hg", scale) + 1);
+  EXPECT_GT(box.y + box.height, y0 + text_cap_height_px(scale) + 2);
+  EXPECT_LE(box.y + box.height, y0 + text_height_px("Hg", scale) + 1);
+  // Anti-aliased: some pixels are full ink, some between ink and paper.
+  bool full = false, blended = false;
+  for (int y = box.y; y < box.y + box.height; ++y) {
+    for (int x = box.x; x < box.x + box.width; ++x) {
+      const Rgb c = image.at(x, y);
+      full = full || c == ink;
+      blended = blended || (c != ink && c != paper);
+    }
+  }
+  EXPECT_TRUE(full);
+  EXPECT_TRUE(blended);
+
+  // A second line starts one line advance lower.
+  RgbImage lines(100, 100, paper);
+  lines.draw_text(0, 0, "I\nI", ink, scale);
+  const PixelRect two = inked_box(lines, paper);
+  EXPECT_NEAR(
+      two.height,
+      text_height_px("I\nI", scale) - (text_height_px("I", scale) - text_cap_height_px(scale)), 2);
 }
 
 TEST(ImageText, DrawTextUpRotatesCounterClockwise) {
-  const Rgb ink{255, 255, 255};
-  RgbImage image(20, 20, Rgb{0, 0, 0});
-  image.draw_text_up(2, 3, "L", ink, 1);
-  // Upright 'L' has its stem in column 0 (rows 0..6) and its foot on row 6. Rotated CCW with the
-  // box's top-left at (2, 3) and box height 5: upright (u, v) lands on (2 + v, 3 + 4 - u).
-  for (int v = 0; v < 7; ++v) EXPECT_EQ(image.at(2 + v, 7), ink) << v;  // the stem
-  for (int u = 0; u < 5; ++u) EXPECT_EQ(image.at(8, 7 - u), ink) << u;  // the foot
-  EXPECT_EQ(image.at(2, 3), (Rgb{0, 0, 0}));
-}
+  const Rgb ink{0, 0, 0};
+  const Rgb paper{255, 255, 255};
+  RgbImage image(60, 200, paper);
+  image.draw_text_up(10, 20, "Length", ink, 2);
+  const PixelRect box = inked_box(image, paper);
+  ASSERT_GT(box.width, 0);
+  // Reading bottom to top: the box is text_height_px wide and text_width_px tall.
+  EXPECT_GT(box.height, 3 * box.width);
+  EXPECT_GE(box.x, 9);
+  EXPECT_LE(box.x + box.width, 10 + text_height_px("Length", 2) + 1);
+  EXPECT_GE(box.y, 19);
+  EXPECT_LE(box.y + box.height, 20 + text_width_px("Length", 2) + 1);
 
-TEST(ImageText, FontCoversTheNeededCharactersWithDistinctGlyphs) {
-  const std::string needed =
-      "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz.-+:/%()=,_ ";
-  std::vector<FontGlyph> seen;
-  for (char c : needed) {
-    ASSERT_TRUE(font_has_glyph(static_cast<char32_t>(c))) << c;
-    const FontGlyph& g = font_glyph(static_cast<char32_t>(c));
-    bool empty = true;
-    for (auto row : g) empty = empty && row == 0;
-    EXPECT_EQ(empty, c == ' ') << c;
-    for (const FontGlyph& other : seen) EXPECT_NE(g, other) << "duplicate glyph for " << c;
-    seen.push_back(g);
+  // A lone 'L' turned counter-clockwise: its stem lies along the bottom of the box, its foot
+  // rises along the right side, and the top left is empty (turned clockwise, the stem would be
+  // at the top).
+  RgbImage ell(80, 80, paper);
+  ell.draw_text_up(10, 10, "L", ink, 4);
+  const PixelRect l = inked_box(ell, paper);
+  ASSERT_GT(l.width, 4);
+  int bottom_row_ink = 0, top_left_ink = 0;
+  for (int x = l.x; x < l.x + l.width; ++x)
+    bottom_row_ink += ell.at(x, l.y + l.height - 2) != paper;
+  for (int y = l.y; y < l.y + l.height / 2; ++y) {
+    for (int x = l.x; x < l.x + l.width / 2; ++x) top_left_ink += ell.at(x, y) != paper;
   }
-  for (char32_t c = 0x20; c < 0x7F; ++c) EXPECT_TRUE(font_has_glyph(c)) << static_cast<int>(c);
-  EXPECT_FALSE(font_has_glyph(U'\u4E2D'));
-  EXPECT_EQ(font_glyph(U'\u4E2D'), font_glyph(U'?'));
+  EXPECT_GT(bottom_row_ink, l.width * 3 / 4);
+  EXPECT_EQ(top_left_ink, 0);
 }
 
-TEST(ImageText, MetricsAndUtf8) {
+TEST(ImageText, MetricsGrowWithTextAndLines) {
   EXPECT_EQ(text_width_px("", 2), 0);
-  EXPECT_EQ(text_width_px("ab", 1), 11);
-  EXPECT_EQ(text_width_px("ab\nabcd", 2), (4 * kFontAdvance - 1) * 2);
-  EXPECT_EQ(text_height_px("a", 3), kFontGlyphHeight * 3);
-  EXPECT_EQ(text_height_px("a\nb", 1), kFontLineAdvance + kFontGlyphHeight);
-  EXPECT_EQ(decode_utf8("45\u00B0"), std::u32string(U"45\u00B0"));
-  EXPECT_EQ(text_width_px("\u00B5m", 1), 11);  // two glyphs, not three bytes
-  EXPECT_EQ(decode_utf8("a\xFF"
-                        "b\xC3"),
-            std::u32string(U"a\uFFFDb\uFFFD"));
+  EXPECT_EQ(text_height_px("", 2), 0);
+  EXPECT_GT(text_width_px("abcd", 1), text_width_px("ab", 1));
+  EXPECT_EQ(text_width_px("ab\nabcd", 2), text_width_px("abcd", 2));
+  EXPECT_NEAR(text_width_px("ab", 4), 2 * text_width_px("ab", 2), 2);
+  EXPECT_GT(text_height_px("a\nb", 1), text_height_px("a", 1));
+  EXPECT_NEAR(text_cap_height_px(2), 14, 1);  // capitals 7 px per text scale
+  // UTF-8: the micro and degree signs are one glyph each (narrower than their two bytes drawn
+  // as replacement marks would be).
+  EXPECT_LT(text_width_px("\u00B5m", 2), text_width_px("??m", 2));
+  EXPECT_GT(text_width_px("45\u00B0", 2), text_width_px("45", 2));
 }
 
 // ------------------------------------------------------------------ colormap and heightmaps
@@ -506,6 +528,34 @@ TEST(RecorderPlot, SeriesLandWhereTheLayoutSays) {
   EXPECT_LT(layout.legend.x, layout.area.x + layout.area.width / 2);
   EXPECT_LT(layout.legend.y, layout.area.y + layout.area.height / 2);
   EXPECT_GT(layout.legend.width, 0);
+}
+
+TEST(RecorderPlot, ALegendThatWouldHideDataMovesOutOfTheDataArea) {
+  // Data in every corner of the area: no corner is free, so Best puts the legend to the right of
+  // the frame, where it covers no data, and the data area narrows to make room.
+  PlotSpec spec;
+  PlotSeries a, b;
+  a.name = "a rising line";
+  b.name = "a falling line";
+  for (int k = 0; k <= 50; ++k) {
+    a.x.push_back(k);
+    a.y.push_back(k);
+    b.x.push_back(k);
+    b.y.push_back(50 - k);
+  }
+  spec.series = {a, b};
+  PlotLayout layout;
+  const RgbImage image = plot_lines(spec, &layout);
+  ASSERT_GT(layout.legend.width, 0);
+  EXPECT_GE(layout.legend.x, layout.area.x + layout.area.width);
+  EXPECT_LE(layout.legend.x + layout.legend.width, image.width);
+  EXPECT_EQ(image.width, 800);
+
+  // With one free corner the legend stays inside, in that corner.
+  spec.series = {a};
+  const RgbImage inside = plot_lines(spec, &layout);
+  EXPECT_LT(layout.legend.x, layout.area.x + layout.area.width / 2);
+  EXPECT_LT(layout.legend.y, layout.area.y + layout.area.height / 2);
 }
 
 TEST(RecorderPlot, FixedRangesGapsAndClipping) {
