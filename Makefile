@@ -45,7 +45,7 @@ asan: deps
 	  -DTALUS_SANITIZE=ON \
 	  -DTALUS_BENCH=OFF -DTALUS_WERROR=$(WERROR) > build-asan.configure.log 2>&1 || { cat build-asan.configure.log; exit 1; }
 	@cmake --build build-asan -j$(JOBS) -- --no-print-directory
-	@cd build-asan && ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j$(JOBS)
+	@cd build-asan && ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j$(JOBS)
 
 # libFuzzer targets (fuzz/, built with clang) for the scenario reader, mesh loader, particle state
 # loader and wrench database loader, each run for FUZZ_SECONDS from its seed corpus.

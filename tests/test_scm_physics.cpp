@@ -87,15 +87,20 @@ TEST_P(ScmWheelPhysics, DrawbarPullAndSinkageRiseWithSlip) {
                 flow_method_name(m.method).c_str(), slip, r.mean_drawbar_pull_n, r.mean_torque_nm,
                 r.mean_sinkage_m);
     EXPECT_GT(r.mean_drawbar_pull_n, last_dp) << "slip " << slip;
-    // Slip sinkage is small on this soil (0.3-0.4 mm from slip 0.05 to 0.5 on both paths, with
-    // deposits cut again not counted as compaction): the sinkage never falls by more than a
-    // 2 cm grid's step-to-step scatter (0.2 mm), and rises over the sweep.
+    // Sinkage never falls with slip by more than a 2 cm grid's scatter between runs (0.2 mm).
     EXPECT_GT(r.mean_sinkage_m, last_z - 2e-4) << "slip " << slip;
     if (slip == 0.05) first_z = r.mean_sinkage_m;
     last_dp = r.mean_drawbar_pull_n;
     last_z = r.mean_sinkage_m;
   }
-  EXPECT_GT(last_z, first_z);
+  // The border path's shear transport digs the slipping wheel in (slip sinkage, docs/scm.md):
+  // its sinkage rises over the sweep (24.6 to 24.9 mm here). The fields have no shear transport:
+  // their sinkage stays within 0.5 mm of slip 0.05's (26.2-26.5 mm).
+  if (GetParam() == FlowMethod::Border) {
+    EXPECT_GT(last_z, first_z);
+  } else {
+    EXPECT_NEAR(last_z, first_z, 5e-4);
+  }
 }
 
 TEST_P(ScmWheelPhysics, SecondPassInRutHasLessDrawbarPull) {
