@@ -173,12 +173,12 @@ void bind_wrench(py::module_& m) {
             return std::string(depth_reference_name(db.depth_reference));
           },
           [](WrenchDatabase& db, const std::string& name) {
-            if (name != "bottom_centre" && name != "lowest_point") {
+            const std::optional<DepthReference> parsed = parse_depth_reference(name);
+            if (!parsed) {
               throw py::value_error("depth_at: \"" + name +
                                     "\", expected \"bottom_centre\" or \"lowest_point\"");
             }
-            db.depth_reference = name == "lowest_point" ? DepthReference::kLowestPoint
-                                                        : DepthReference::kBottomCentre;
+            db.depth_reference = *parsed;
           },
           "Where the configurations' depths are measured: \"bottom_centre\" (the paper's) or "
           "\"lowest_point\" (the foot's bottom rim; needs foot_radius_m).")

@@ -204,6 +204,12 @@ TEST(WrenchSpaceDatabase, DepthsAtTheLowestPointConvertToTheBottomCentreAndBack)
   }
   EXPECT_STREQ(depth_reference_name(DepthReference::kLowestPoint), "lowest_point");
   EXPECT_STREQ(depth_reference_name(DepthReference::kBottomCentre), "bottom_centre");
+  for (const DepthReference reference :
+       {DepthReference::kBottomCentre, DepthReference::kLowestPoint}) {
+    EXPECT_EQ(parse_depth_reference(depth_reference_name(reference)), reference);
+  }
+  EXPECT_FALSE(parse_depth_reference("Lowest_point").has_value());
+  EXPECT_FALSE(parse_depth_reference("").has_value());
 }
 
 TEST(WrenchSpaceAcquisition, RunsAtLowestPointDepthsPoseTheFootByItsBottomCentre) {

@@ -85,10 +85,9 @@ AcquireScenario load_acquire(const ScenarioTable& root) {
   sc.spec.velocity_scale.resize(3);
   for (int a = 0; a < 3; ++a) sc.spec.velocity_scale[a] = scale[a];
   sc.spec.use_symmetry = grid.boolean_or("use_symmetry", true);
-  sc.spec.depth_reference = grid.choice_or("depth_at", "bottom_centre",
-                                           {"bottom_centre", "lowest_point"}) == "lowest_point"
-                                ? DepthReference::kLowestPoint
-                                : DepthReference::kBottomCentre;
+  // choice_or refuses any other name, so the parse always succeeds.
+  sc.spec.depth_reference = *parse_depth_reference(
+      grid.choice_or("depth_at", "bottom_centre", {"bottom_centre", "lowest_point"}));
   sc.spec.foot_radius_m = sc.path.foot_radius_m;
   grid.refuse_unknown_keys();
   sc.spec.reference_point_m = Eigen::Vector3d(0.0, 0.0, sc.path.reference_height_m);

@@ -36,6 +36,13 @@ const char* depth_reference_name(DepthReference reference) {
   return reference == DepthReference::kLowestPoint ? "lowest_point" : "bottom_centre";
 }
 
+std::optional<DepthReference> parse_depth_reference(std::string_view name) {
+  for (const DepthReference r : {DepthReference::kBottomCentre, DepthReference::kLowestPoint}) {
+    if (name == depth_reference_name(r)) return r;
+  }
+  return std::nullopt;
+}
+
 double configuration_depth(DepthReference reference, double foot_radius_m,
                            double bottom_centre_depth_m, double tilt_rad) {
   // The bottom rim's lowest point lies r sin|phi| below the centre of the tilted bottom face.
@@ -494,13 +501,13 @@ WrenchDatabase load_database(const std::filesystem::path& path) {
   if (version >= 2) {  // version 1 had no depth reference: depths at the bottom centre
     const std::string reference =
         read_string_attribute(file.get(), where, "depth_reference", "depth_reference");
-    if (reference == "lowest_point") {
-      db.depth_reference = DepthReference::kLowestPoint;
-    } else if (reference != "bottom_centre") {
+    const std::optional<DepthReference> parsed = parse_depth_reference(reference);
+    if (!parsed) {
       throw DatabaseError(
           fmt::format("{}: depth_reference: \"{}\", expected \"bottom_centre\" or \"lowest_point\"",
                       where, reference));
     }
+    db.depth_reference = *parsed;
     db.foot_radius_m = read_number_attribute(file.get(), where, "foot_radius_m", "foot_radius_m");
   }
   std::vector<hsize_t> dims;

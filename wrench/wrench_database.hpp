@@ -8,8 +8,10 @@
 #include <Eigen/Dense>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/scenario_file.hpp"
@@ -47,6 +49,8 @@ enum class DepthReference {
 
 /// "bottom_centre" or "lowest_point" (the HDF5 attribute's and the scenario key's values).
 const char* depth_reference_name(DepthReference reference);
+/// The reference depth_reference_name gives `name`; none for any other name.
+std::optional<DepthReference> parse_depth_reference(std::string_view name);
 
 /// The configuration depth of a foot whose bottom centre is `bottom_centre_depth_m` from the
 /// surface (< 0 below) with tilt `tilt_rad`, and its inverse.
