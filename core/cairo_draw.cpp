@@ -16,14 +16,54 @@ constexpr const char* kFace = "DejaVu Sans";
 constexpr double kSizePerScale = 9.6;   // px of the face per text scale: capitals ~7 px
 constexpr double kLineAdvanceEm = 1.2;  // baseline to baseline, in font sizes
 
-// Lines of `text` split at '\n'.
+// The length of the well-formed UTF-8 sequence starting at s[i] (1-4 bytes), or 0 when it is
+// malformed or truncated. Hand-written (a few lines) because Cairo puts a context into a permanent
+// error state on malformed UTF-8, and no library talus links offers a validator.
+std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
+  const auto b = static_cast<unsigned char>(s[i]);
+  std::size_t n = 0;
+  std::uint32_t cp = 0;
+  if (b < 0x80) return 1;
+  if ((b & 0xE0) == 0xC0) {
+    n = 2;
+    cp = b & 0x1F;
+  } else if ((b & 0xF0) == 0xE0) {
+    n = 3;
+    cp = b & 0x0F;
+  } else if ((b & 0xF8) == 0xF0) {
+    n = 4;
+    cp = b & 0x07;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k) {
+    const auto c = static_cast<unsigned char>(s[i + k]);
+    if ((c & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (c & 0x3F);
+  }
+  // Overlong forms, surrogates and code points past U+10FFFF are malformed too.
+  const std::uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < least[n] || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) return 0;
+  return n;
+}
+
+// Lines of `text` split at '\n', each byte of a malformed UTF-8 sequence replaced by U+FFFD.
 std::vector<std::string> lines_of(std::string_view text) {
   std::vector<std::string> lines(1);
-  for (char c : text) {
-    if (c == '\n') {
+  for (std::size_t i = 0; i < text.size();) {
+    if (text[i] == '\n') {
       lines.emplace_back();
+      ++i;
+      continue;
+    }
+    const std::size_t n = utf8_sequence_length(text, i);
+    if (n == 0) {
+      lines.back() += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
+      ++i;
     } else {
-      lines.back().push_back(c);
+      lines.back().append(text.substr(i, n));
+      i += n;
     }
   }
   return lines;
@@ -40,6 +80,8 @@ struct Measurer {
   cairo_t* cr = cairo_create(surface);
   Measurer() {
     if (cairo_status(cr) != CAIRO_STATUS_SUCCESS) {
+      cairo_destroy(cr);
+      cairo_surface_destroy(surface);
       throw std::runtime_error("cairo: cannot create a drawing context");
     }
   }
@@ -113,6 +155,8 @@ CairoCanvas::CairoCanvas(RgbImage& image) : image_(&image) {
   surface_ = cairo_image_surface_create(CAIRO_FORMAT_RGB24, image.width, image.height);
   cr_ = cairo_create(surface_);
   if (cairo_status(cr_) != CAIRO_STATUS_SUCCESS) {
+    cairo_destroy(cr_);
+    cairo_surface_destroy(surface_);
     throw std::runtime_error("cairo: cannot create a drawing context");
   }
   cairo_surface_flush(surface_);
@@ -134,13 +178,37 @@ CairoCanvas::~CairoCanvas() {
 void CairoCanvas::stroke(const std::vector<std::pair<double, double>>& points, Rgb colour,
                          double width_px) {
   if (cr_ == nullptr || points.empty()) return;
-  cairo_new_path(cr_);
-  for (const auto& [x, y] : points) cairo_line_to(cr_, x + 0.5, y + 0.5);
-  if (points.size() == 1) cairo_line_to(cr_, points[0].first + 0.5, points[0].second + 0.5);
   set_colour(cr_, colour);
   cairo_set_line_width(cr_, width_px);
   cairo_set_line_join(cr_, CAIRO_LINE_JOIN_ROUND);
   cairo_set_line_cap(cr_, CAIRO_LINE_CAP_ROUND);
+  // Each segment is cut to the surface grown by the pen (Cairo's fixed-point coordinates
+  // overflow far outside it); a cut end starts a new piece of the path.
+  const double pad = width_px + 2.0;
+  const double hi_x = cairo_image_surface_get_width(surface_) + pad;
+  const double hi_y = cairo_image_surface_get_height(surface_) + pad;
+  cairo_new_path(cr_);
+  if (points.size() == 1) {
+    const auto [x, y] = points[0];
+    if (x >= -pad && x <= hi_x && y >= -pad && y <= hi_y) {
+      cairo_move_to(cr_, x + 0.5, y + 0.5);
+      cairo_line_to(cr_, x + 0.5, y + 0.5);
+    }
+  }
+  bool open = false;
+  for (std::size_t k = 1; k < points.size(); ++k) {
+    double x0 = points[k - 1].first, y0 = points[k - 1].second;
+    double x1 = points[k].first, y1 = points[k].second;
+    if (!clip_segment(x0, y0, x1, y1, -pad, -pad, hi_x, hi_y)) {
+      open = false;
+      continue;
+    }
+    if (!open || x0 != points[k - 1].first || y0 != points[k - 1].second) {
+      cairo_move_to(cr_, x0 + 0.5, y0 + 0.5);
+    }
+    cairo_line_to(cr_, x1 + 0.5, y1 + 0.5);
+    open = x1 == points[k].first && y1 == points[k].second;
+  }
   cairo_stroke(cr_);
 }
 

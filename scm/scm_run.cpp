@@ -411,6 +411,7 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
     if (sc.compare_method && main.stopped.empty()) {
       ScmModel other = m;
       other.method = *sc.compare_method;
+      validate(other);
       const std::string other_name = flow_method_name(other.method);
       const Sweep second = sweep(other, "slip_sweep_" + other_name + ".csv");
       j["compare"] = {{"method", other_name}, {"sweep", second.rows}};

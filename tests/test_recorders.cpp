@@ -285,6 +285,34 @@ TEST(ImageText, MetricsGrowWithTextAndLines) {
   // as replacement marks would be).
   EXPECT_LT(text_width_px("\u00B5m", 2), text_width_px("??m", 2));
   EXPECT_GT(text_width_px("45\u00B0", 2), text_width_px("45", 2));
+  // Malformed UTF-8 (a stray byte, a truncated sequence, an overlong form) is drawn as U+FFFD,
+  // one mark per bad byte, and later text still measures and draws (Cairo would otherwise stop
+  // the context for good).
+  EXPECT_EQ(text_width_px("a\xFF"
+                          "b",
+                          2),
+            text_width_px("a\uFFFD"
+                          "b",
+                          2));
+  EXPECT_EQ(text_width_px("a\xC3", 2), text_width_px("a\uFFFD", 2));
+  EXPECT_EQ(text_width_px("\xC0\xAF", 2), text_width_px("\uFFFD\uFFFD", 2));
+  EXPECT_GT(text_width_px("ab", 2), 0);
+  RgbImage after(60, 30, Rgb{255, 255, 255});
+  after.draw_text(2, 2, "\xFF", Rgb{0, 0, 0}, 2);
+  after.draw_text(20, 2, "H", Rgb{0, 0, 0}, 2);
+  EXPECT_GT(inked_box(after, Rgb{255, 255, 255}).width, 18);
+}
+
+TEST(CairoCanvas, FarAwayPolylinePointsAreCutNotOverflowed) {
+  // A line from far outside to far outside, crossing the image: the part inside is drawn along
+  // its true direction (Cairo's 24.8 fixed point would overflow at 1e9 px).
+  RgbImage image(40, 40, Rgb{255, 255, 255});
+  {
+    CairoCanvas canvas(image);
+    canvas.stroke({{-1e9, 20}, {1e9, 20}, {1e9, 1e9}}, Rgb{0, 0, 0}, 2.0);
+  }
+  for (int x = 2; x < 38; ++x) EXPECT_EQ(image.at(x, 20), (Rgb{0, 0, 0})) << x;
+  EXPECT_EQ(image.at(20, 30), (Rgb{255, 255, 255}));
 }
 
 // ------------------------------------------------------------------ colormap and heightmaps

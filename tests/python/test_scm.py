@@ -90,6 +90,13 @@ def test_tile_views_share_memory_with_the_state():
     contact = sm.tile_view("in_contact", 0, 0)
     assert contact.dtype == np.uint8 and contact[20, 20] == 1
     assert sm.tile_view("plastic_sinkage_m", 0, 0)[20, 20] == pytest.approx(0.003)
+    # the soil the body displaced lies loose around it: raised nodes carry a loose layer as thick
+    # as their rise, and the pressed node none
+    loose = sm.tile_view("loose_layer_m", 0, 0)
+    heights = sm.heights(0, 0, 32, 32)
+    raised = heights > 1e-9
+    assert raised.any() and loose[20, 20] == 0.0
+    np.testing.assert_allclose(loose[raised], heights[raised], rtol=0, atol=1e-12)
     # a view shows later steps (the step writes into the tile) ...
     before = h[20, 20]
     for _ in range(3):
