@@ -120,13 +120,13 @@ void set_colour(cairo_t* cr, Rgb c) {
   cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0);
 }
 
-}  // namespace
-
 // One measuring context per thread: layout asks for many widths per picture.
-static Measurer& measurer() {
+Measurer& measurer() {
   thread_local Measurer m;
   return m;
 }
+
+}  // namespace
 
 int text_cap_height_px(int scale) {
   Measurer& m = measurer();

@@ -232,38 +232,24 @@ RgbImage draw_data_area(const PlotSpec& spec, const PlotFrame& f) {
     const int py = round_px(local_y(t));
     data.fill_rect(0, py, area.width, 1, t == 0.0 ? kZeroLine : kGrid);
   }
-  const double pad = 16.0;  // clip a little outside so thick pens reach the frame
   CairoCanvas canvas(data);
   for (std::size_t s = 0; s < spec.series.size(); ++s) {
     const PlotSeries& series = spec.series[s];
     const Rgb colour = series.colour.value_or(series_colour(static_cast<int>(s)));
     const int pen = std::clamp(series.line_width_px, 1, 32);
-    // The series as polylines: a non-finite point, or a segment clipped at the padded frame,
-    // ends one (so a far-away point costs nothing and the rounded joins stay where data is).
+    // The series as polylines broken at non-finite points; the canvas cuts them at the data
+    // area's edge (grown by the pen, so thick lines reach the frame).
     std::vector<std::pair<double, double>> line;
     auto flush = [&] {
       if (line.size() >= 2) canvas.stroke(line, colour, pen);
       line.clear();
     };
-    for (std::size_t k = 1; k < series.x.size(); ++k) {
-      if (!std::isfinite(series.x[k - 1]) || !std::isfinite(series.y[k - 1]) ||
-          !std::isfinite(series.x[k]) || !std::isfinite(series.y[k])) {
+    for (std::size_t k = 0; k < series.x.size(); ++k) {
+      if (!std::isfinite(series.x[k]) || !std::isfinite(series.y[k])) {
         flush();
         continue;
       }
-      const double ax = local_x(series.x[k - 1]), ay = local_y(series.y[k - 1]);
-      const double bx = local_x(series.x[k]), by = local_y(series.y[k]);
-      double x0 = ax, y0 = ay, x1 = bx, y1 = by;
-      if (!clip_segment(x0, y0, x1, y1, -pad, -pad, area.width - 1 + pad, area.height - 1 + pad)) {
-        flush();
-        continue;
-      }
-      if (x0 != ax || y0 != ay || line.empty()) {
-        flush();
-        line.emplace_back(x0, y0);
-      }
-      line.emplace_back(x1, y1);
-      if (x1 != bx || y1 != by) flush();
+      line.emplace_back(local_x(series.x[k]), local_y(series.y[k]));
     }
     flush();
     if (series.markers) {
@@ -392,9 +378,8 @@ void draw_legend(const PlotSpec& spec, const LegendBox& legend, LegendPlacement 
   const int S = spec.text_scale;
   const int cap_h = text_cap_height_px(S);
   const PixelRect box = legend_rect(layout.area, place, legend.width, legend.height);
-  const Rgb border{150, 150, 150};
-  canvas.fill_rect(box.x, box.y, box.width, box.height, border);
-  canvas.fill_rect(box.x + 1, box.y + 1, box.width - 2, box.height - 2, kWhite);
+  canvas.fill_rect(box.x, box.y, box.width, box.height, kWhite);
+  canvas.draw_rect(box.x, box.y, box.width, box.height, Rgb{150, 150, 150});
   for (std::size_t r = 0; r < legend.named.size(); ++r) {
     const PlotSeries& series = spec.series[legend.named[r]];
     const Rgb colour = series.colour.value_or(series_colour(static_cast<int>(legend.named[r])));
