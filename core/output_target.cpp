@@ -60,9 +60,24 @@ std::vector<std::string> unlisted_entries(const fs::path& dir,
   return foreign;
 }
 
+// True when /proc says `pid` has exited and only waits to be reaped (state Z or X). A killed
+// MPI rank stays a zombie until its new parent reaps it, which in a container whose first process
+// is not an init can be long after mpirun has returned: kill(pid, 0) still succeeds on it.
+bool is_zombie(long pid) {
+  std::ifstream stat_file(fmt::format("/proc/{}/stat", pid));
+  std::string stat;
+  std::getline(stat_file, stat);
+  // "pid (comm) state ...": comm may hold spaces and parentheses, so the last ')' ends it.
+  const std::size_t comm_end = stat.rfind(')');
+  if (comm_end == std::string::npos || comm_end + 2 >= stat.size()) return false;  // cannot tell
+  const char state = stat[comm_end + 2];
+  return state == 'Z' || state == 'X';
+}
+
 bool process_is_alive(long pid) {
   if (pid <= 0) return true;  // not a pid we could have written: leave the folder alone
-  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+  const bool exists = ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+  return exists && !is_zombie(pid);
 }
 
 // "<anything>.tmp-<pid>-<n>" or ".old-": the kind ("tmp"/"old") and pid; false otherwise.

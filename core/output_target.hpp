@@ -69,9 +69,10 @@ std::string host_name();
 void write_temp_marker(const std::filesystem::path& temp_dir);
 
 /// Removes, from `parent`, the temporary and set-aside folders ("." name ".tmp-" or ".old-"
-/// pid "-" n) whose process no longer runs on this host: temporaries only when they hold the
-/// marker naming this host, set-aside outputs only as far as their manifest goes. Returns the
-/// folders removed. Never throws: a folder that cannot be removed is left.
+/// pid "-" n) whose process no longer runs on this host (gone, or a zombie waiting to be
+/// reaped): temporaries only when they hold the marker naming this host, set-aside outputs only
+/// as far as their manifest goes. Returns the folders removed. Never throws: a folder that
+/// cannot be removed is left.
 std::vector<std::filesystem::path> remove_stale_temporaries(const std::filesystem::path& parent);
 
 }  // namespace talus

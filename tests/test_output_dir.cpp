@@ -2,6 +2,7 @@
 // talus removes only what talus wrote).
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -279,6 +280,36 @@ TEST(OutputDir, TheNextRunRemovesTemporariesOfDeadProcessesAndNothingElse) {
   EXPECT_EQ(top, expected);
   // The manifest stays with what is left, so that the folder is still known for what it was.
   EXPECT_EQ(listing(set_aside_user), (std::vector<std::string>{".talus-output", "mine.txt"}));
+}
+
+// A rank killed under mpirun stays a zombie until its new parent reaps it, which can be after
+// the sweep has been started again: its temporary must count as a dead process's.
+TEST(OutputDir, TheNextRunRemovesTheTemporaryOfAZombieProcess) {
+  ScratchDir scratch;
+  const pid_t zombie = ::fork();
+  if (zombie == 0) ::_exit(0);
+  // Not reaped yet: wait until /proc shows it exited.
+  const fs::path stat_file = fs::path("/proc") / std::to_string(zombie) / "stat";
+  std::string state;
+  for (int attempt = 0; attempt < 500 && state != "Z"; ++attempt) {
+    const std::string stat = read_text(stat_file);
+    state = stat.substr(stat.rfind(')') + 2, 1);
+    if (state != "Z") ::usleep(10'000);
+  }
+  ASSERT_EQ(state, "Z");
+  ASSERT_EQ(::kill(zombie, 0), 0);  // what made the zombie look alive
+  char host[256] = {};
+  ::gethostname(host, sizeof(host) - 1);
+  const fs::path temp = scratch.path() / (".run.tmp-" + std::to_string(zombie) + "-0");
+  fs::create_directories(temp);
+  write_text(temp / kTempMarkerName,
+             std::string("host ") + host + "\npid " + std::to_string(zombie) + "\n");
+
+  const std::vector<fs::path> removed = remove_stale_temporaries(scratch.path());
+  int status = 0;
+  ::waitpid(zombie, &status, 0);
+  EXPECT_EQ(removed, std::vector<fs::path>{temp});
+  EXPECT_FALSE(fs::exists(temp));
 }
 
 }  // namespace
