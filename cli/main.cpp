@@ -1,5 +1,6 @@
 // The talus command line: `talus run SCENARIO.toml --out DIR`, `talus check SCENARIO.toml`,
-// `talus sweep SWEEP.toml --out DIR` (under `mpirun -np N` or on one process).
+// `talus sweep SWEEP.toml --out DIR` (under `mpirun -np N` or on one process), `talus view DIR`
+// (a finished run in a web browser).
 //
 // Exit codes: 0 success; 1 the run failed (a NaN, an exploding state, an I/O error); 2 the input
 // is wrong (bad command line, malformed or inconsistent scenario, an --out folder talus may not
@@ -21,6 +22,7 @@
 #include <memory>
 #include <optional>
 
+#include "cli/view_command.hpp"
 #include "core/interrupt.hpp"
 #include "core/output_target.hpp"
 #include "core/scenario_file.hpp"
@@ -125,7 +127,6 @@ int run_sweep_command(talus::sweep::SweepOptions options, int threads, int* argc
 }  // namespace
 
 int main(int argc, char** argv) {
-  talus::install_interrupt_handling();  // before any thread starts (OpenMP's included)
   CLI::App app{
       "talus: robots in sand, soil and gravel, at four levels of fidelity.\n"
       "Scenario files are TOML (see scenarios/ and docs/scenarios.md)."};
@@ -190,11 +191,23 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, talus::kMaxThreads));
   sweep->add_flag("-q,--quiet", sweep_options.quiet, "No progress lines");
 
+  talus::ViewCommandOptions view_options;
+  CLI::App* view = app.add_subcommand(
+      "view",
+      "Play a finished run in a web browser: serves a page on this machine (127.0.0.1 only) with "
+      "the run's particles, soil, bodies and plots (docs/viewer.md); Ctrl-C stops it");
+  view->add_option("run_dir", view_options.run_dir, "A run's --out folder")->required();
+  view->add_option("-p,--port", view_options.port,
+                   "Port to serve on (default: one the system picks)")
+      ->check(CLI::Range(1, 65535));
+
   // CLI11 answers an unknown command with "A subcommand is required", without naming it.
   const std::string first = argc > 1 ? argv[1] : "";
-  if (!first.empty() && first[0] != '-' && first != "run" && first != "check" && first != "sweep") {
+  if (!first.empty() && first[0] != '-' && first != "run" && first != "check" && first != "sweep" &&
+      first != "view") {
     std::fprintf(stderr,
-                 "error: unknown command '%s' (expected run, check or sweep; see talus --help)\n",
+                 "error: unknown command '%s' (expected run, check, sweep or view; see talus "
+                 "--help)\n",
                  argv[1]);
     return 2;
   }
@@ -205,6 +218,10 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
 
+  // `talus view` takes its stop signals itself (it has no partial output to remove); run and sweep
+  // remove theirs on a signal.
+  if (*view) return talus::run_view_command(view_options);
+  talus::install_interrupt_handling();  // before any thread starts (OpenMP's included)
   if (*sweep) return run_sweep_command(sweep_options, threads, &argc, &argv);
 
   try {

@@ -16,6 +16,8 @@
 #include "core/plot.hpp"
 #include "core/steps.hpp"
 #include "core/units.hpp"
+#include "core/view_recorder.hpp"
+#include "core/view_shapes.hpp"
 #include "core/vtp_writer.hpp"
 #include "particles/depth_camera.hpp"
 #include "particles/particle_bed.hpp"
@@ -68,6 +70,8 @@ struct Run {
   std::optional<CsvWriter> energy_csv, bodies_csv;
   std::optional<BodyPoseLog> pose_log;
   std::vector<PvdFrame> frames;
+  std::optional<ViewRecorder> view;  // the frames `talus view` plays (docs/viewer.md)
+  long view_every_steps = 0;
 
   void tick(const ParticleState& s) {
     ++done;
@@ -93,6 +97,7 @@ void guarded_step(Run& run, const ParticleModel& model, std::span<const Driver> 
     if (run.bodies_csv) run.bodies_csv->close();
     if (run.pose_log) run.pose_log->close();
     if (!run.frames.empty()) write_pvd(run.out.path("particles.pvd"), run.frames);
+    if (run.view) run.view->finish({});  // the run up to the last good frame can be watched
     write_json(run.out.path("summary.json"), summary);
     throw ParticleRunDiverged(fmt::format(
         "{}: the particles diverged during {} at step {} (first bad particle {}): {}; the last "
@@ -108,6 +113,35 @@ void write_frame(Run& run, const ParticleState& s) {
                    {VtpArray{"radius_m", {s.radius_m}},
                     VtpArray{"velocity_m_per_s", {s.vx_m_per_s, s.vy_m_per_s, s.vz_m_per_s}}});
   run.frames.push_back(PvdFrame{s.time_s, name});
+}
+
+// The scene `talus view` draws: the particles and the scenario's bodies.
+void start_view(Run& run, const ParticleState& s) {
+  const ParticleScenario& sc = run.sc;
+  run.view_every_steps = view_frame_interval(sc.steps, sc.view.frames);
+  if (run.view_every_steps == 0) return;
+  ViewLayout layout;
+  layout.tier = "particles";
+  layout.scenario = sc.name;
+  layout.title = sc.description.empty() ? sc.name : fmt::format("{}: {}", sc.name, sc.description);
+  layout.particle_count = s.size();
+  layout.particle_radii_m.assign(s.radius_m.begin(), s.radius_m.end());
+  layout.quantised = sc.view.quantised;
+  const Aabb& box = sc.model.container.box;
+  const double plane_size_m =
+      sc.model.container.kind == Container::Kind::kNone ? 2.0 : (box.hi - box.lo).maxCoeff();
+  for (const auto& body : sc.model.bodies) {
+    layout.bodies.push_back(
+        ViewBody{body.name, {0.75, 0.45, 0.2}, view_shape(body.shape, plane_size_m)});
+  }
+  run.view.emplace(run.out, std::move(layout));
+}
+
+void add_view_frame(Run& run, const ParticleState& s) {
+  std::vector<Pose> poses;
+  for (const BodyMotion& m : motions_at(run.sc.drivers, s.time_s)) poses.push_back(m.X_WB);
+  run.view->add_frame(ViewFrame{
+      s.time_s, s.x_m, s.y_m, s.z_m, s.vx_m_per_s, s.vy_m_per_s, s.vz_m_per_s, {}, poses});
 }
 
 // A top-down depth image of the particles and bodies over the container (or the particles'
@@ -192,6 +226,8 @@ nlohmann::json main_run(Run& run, ParticleState& state, nlohmann::json& summary)
     run.pose_log.emplace(run.out.path("body_poses.csv"));
   }
   if (sc.frame_every_steps > 0) write_frame(run, state);
+  start_view(run, state);
+  if (run.view) add_view_frame(run, state);
   run.body_t_s.assign(nb, {});
   run.body_fx.assign(nb, {});
   run.body_fy.assign(nb, {});
@@ -210,6 +246,9 @@ nlohmann::json main_run(Run& run, ParticleState& state, nlohmann::json& summary)
     }
     ++in_interval;
     if (sc.frame_every_steps > 0 && (k + 1) % sc.frame_every_steps == 0) write_frame(run, state);
+    if (run.view && ((k + 1) % run.view_every_steps == 0 || k + 1 == sc.steps)) {
+      add_view_frame(run, state);
+    }
     if ((k + 1) % sc.log_every_steps == 0 || k + 1 == sc.steps) {
       const double ke = kinetic_energy_J(state);
       ke_max = std::max(ke_max, ke);
@@ -470,6 +509,10 @@ nlohmann::json run_particle_scenario(const ParticleScenario& sc, OutputDir& out,
   if (sc.measure == Measurement::kRepose) summary["repose"] = measure_repose(run, state);
   save_particle_state(state, out.path("final_state.tps"));
   if (sc.measure == Measurement::kDrag) summary["drag"] = measure_drag(run, state, summary);
+  if (run.view) {
+    run.view->finish(run_pictures(out));
+    summary["view_frames"] = run.view->frame_count();
+  }
   summary["wall_s"] = seconds_since(t_start);
   write_json(out.path("summary.json"), summary);
   return summary;

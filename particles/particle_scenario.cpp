@@ -158,6 +158,7 @@ void finish_loading(const ScenarioTable& root, const ScenarioTable& sim, Particl
   sc.frame_every_steps = sim.integer_or("frame_every_steps", 0, 0, 100000000);
   sc.depth_image_px = sim.integer_or("depth_image_px", 256, 0, 4096);
   sim.refuse_unknown_keys();
+  sc.view = read_view_options(root);
   root.refuse_unknown_keys();
 
   try {

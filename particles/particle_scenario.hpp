@@ -13,6 +13,7 @@
 #include "core/driver.hpp"
 #include "core/progress.hpp"
 #include "core/scenario_file.hpp"
+#include "core/view_options.hpp"
 #include "particles/particle_bed_random.hpp"
 #include "particles/particle_model.hpp"
 #include "particles/particle_state.hpp"
@@ -58,6 +59,7 @@ struct ParticleScenario {
   long steps = 0;                       ///< steps of the main run
   long log_every_steps = 10;            ///< rows of the CSV logs
   long frame_every_steps = 0;           ///< VTK frames of the particles (0: none)
+  ViewOptions view;                     ///< [view]: the frames `talus view` plays
   int depth_image_px = 256;             ///< width of the sky camera's depth images (0: none)
   std::size_t particles_removed_in_bodies = 0;  ///< bed.clear_bodies: particles dropped
   Measurement measure = Measurement::kNone;

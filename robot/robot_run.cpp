@@ -34,6 +34,7 @@
 #include "robot/drive_report.hpp"
 #include "robot/drive_telemetry.hpp"
 #include "robot/link_trace.hpp"
+#include "robot/mujoco_view.hpp"
 #include "robot/robot_scenario.hpp"
 #include "robot/robot_terrain.hpp"
 
@@ -62,6 +63,7 @@ RobotsScenario load_robots(const ScenarioTable& root) {
                                 rep->strings("wheel_joints")};
     rep->refuse_unknown_keys();
   }
+  sc.view = read_view_options(root);
   root.refuse_unknown_keys();
 
   mj_forward(sc.robot.model.model(), sc.robot.model.data());  // the links' starting poses
@@ -359,6 +361,56 @@ std::unique_ptr<RunRecord> make_record(RobotsScenario& sc, const ScenarioTable& 
   return std::make_unique<LinkRecord>(sc);
 }
 
+// What `talus view` plays of a robots run: the robot's visible geoms and the terrain
+// (docs/viewer.md), a frame every `every_steps` coupled steps.
+class RobotViewRecord {
+ public:
+  RobotViewRecord(const RobotsScenario& sc, OutputDir& out)
+      : sc_(sc), every_steps_(view_frame_interval(sc.steps, sc.view.frames)) {
+    if (every_steps_ == 0) return;
+    ViewLayout layout;
+    layout.tier = "robots";
+    layout.scenario = sc.name;
+    layout.title =
+        sc.description.empty() ? sc.name : fmt::format("{}: {}", sc.name, sc.description);
+    layout.quantised = sc.view.quantised;
+    const Vec3 start =
+        sc.robot.links.empty()
+            ? Vec3(Vec3::Zero())
+            : Vec3(link_motion(sc.robot.model, sc.robot.links[0]).X_WB.translation());
+    sc.terrain->view_layout(layout, start);
+    geoms_ = robot_view(sc.robot.model, 10.0);
+    layout.bodies = geoms_.bodies;
+    recorder_.emplace(out, std::move(layout));
+  }
+
+  void sample(const CoupledSim& sim, long step) {
+    if (!recorder_ || (step % every_steps_ != 0 && step != sc_.steps)) return;
+    ViewFrame frame;
+    frame.time_s = sim.time_s();
+    sc_.terrain->view_frame(frame, heights_m_);
+    frame.heights_m = heights_m_;
+    robot_view_poses(sc_.robot.model, geoms_, poses_);
+    frame.X_WB = poses_;
+    recorder_->add_frame(frame);
+  }
+
+  /// Writes the manifest; returns the number of frames (0 when none were asked for).
+  std::size_t finish(const OutputDir& out) {
+    if (!recorder_) return 0;
+    recorder_->finish(run_pictures(out));
+    return recorder_->frame_count();
+  }
+
+ private:
+  const RobotsScenario& sc_;
+  long every_steps_;
+  RobotView geoms_;
+  std::optional<ViewRecorder> recorder_;
+  std::vector<double> heights_m_;
+  std::vector<Pose> poses_;
+};
+
 }  // namespace
 
 nlohmann::json run_robots(const ScenarioTable& root, const OutputTarget& out_dir,
@@ -383,8 +435,10 @@ nlohmann::json run_robots(const ScenarioTable& root, const OutputTarget& out_dir
   CoupledSim sim(sc.robot.model, sc.robot.links, terrain.tier(),
                  sc.robot.mujoco_steps_per_tier_step);
   OutputDir out(out_dir);
+  RobotViewRecord view(sc, out);
   const auto start_clock = std::chrono::steady_clock::now();
   record->sample(sim);
+  view.sample(sim, 0);
   std::string stopped;
   for (long k = 1; k <= sc.steps; ++k) {
     sc.robot.drive.apply(sc.robot.model);
@@ -398,6 +452,7 @@ nlohmann::json run_robots(const ScenarioTable& root, const OutputTarget& out_dir
     if (!stopped.empty()) break;  // the samples end at the last good step
     record->add_step(sim);
     if (k % sc.sample_every == 0 || k == sc.steps) record->sample(sim);
+    view.sample(sim, k);
     if (progress && k % 100 == 0) progress(terrain.preparation_steps() + k, total, sim.time_s());
   }
   const double wall =
@@ -425,6 +480,7 @@ nlohmann::json run_robots(const ScenarioTable& root, const OutputTarget& out_dir
                             {"real_time_factor", wall > 0.0 ? sim_s / wall : 0.0},
                             {"result", result}};
   if (!stopped.empty()) summary["stopped"] = stopped;
+  summary["view_frames"] = view.finish(out);
   write_json(out.path("summary.json"), summary);
   out.commit();
   if (!stopped.empty()) {

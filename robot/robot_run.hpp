@@ -16,6 +16,7 @@
 #include "core/output_dir.hpp"
 #include "core/progress.hpp"
 #include "core/scenario_file.hpp"
+#include "core/view_options.hpp"
 #include "robot/robot_scenario.hpp"
 #include "robot/robot_terrain.hpp"
 
@@ -38,6 +39,7 @@ struct RobotsScenario {
   long sample_every = 10;
   long steps = 0;
   std::optional<DriveReportSpec> report;  ///< none: the links' poses are reported
+  ViewOptions view;                       ///< [view]: the frames `talus view` plays
 };
 
 /// Reads and checks a robots-tier scenario without running it (the placement is checked against

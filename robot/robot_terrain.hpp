@@ -20,6 +20,7 @@
 #include "core/output_dir.hpp"
 #include "core/progress.hpp"
 #include "core/scenario_file.hpp"
+#include "core/view_recorder.hpp"
 #include "robot/robot_scenario.hpp"
 
 namespace talus::robot {
@@ -47,6 +48,15 @@ class RobotTerrain {
 
   /// Steps that prepare() may take at most (for progress reports).
   virtual long preparation_steps() const = 0;
+
+  /// Adds the terrain's part of the scene `talus view` draws to `layout`: its particles, or its
+  /// surface as a heightmap (SCM soil; the wrench tier's profile, from 1 m behind
+  /// `robot_start_W` to 3 m ahead of it).
+  virtual void view_layout(ViewLayout& layout, const Vec3& robot_start_W) const = 0;
+
+  /// The terrain's part of a view frame: its particle arrays into `frame` (views of its state,
+  /// valid until the next step) and its heights into `heights_m` (as many as the layout's grid).
+  virtual void view_frame(ViewFrame& frame, std::vector<double>& heights_m) const = 0;
 
   /// Writes the terrain's pictures of the end of the run into `out` (the bodies at `end`) and
   /// returns the summary's terrain fields.

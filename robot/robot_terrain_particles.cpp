@@ -143,6 +143,19 @@ class ParticleTerrain final : public RobotTerrain {
   double surface_z(double, double) const override { return surface_z_m_; }
   long preparation_steps() const override { return settle_ ? settle_->max_steps : 0; }
 
+  void view_layout(ViewLayout& layout, const Vec3&) const override {
+    const ParticleState& s = tier_.state();
+    layout.particle_count = s.size();
+    layout.particle_radii_m.assign(s.radius_m.begin(), s.radius_m.end());
+  }
+  void view_frame(ViewFrame& frame, std::vector<double>& heights_m) const override {
+    const ParticleState& s = tier_.state();
+    frame.x_m = s.x_m, frame.y_m = s.y_m, frame.z_m = s.z_m;
+    frame.vx_m_per_s = s.vx_m_per_s, frame.vy_m_per_s = s.vy_m_per_s;
+    frame.vz_m_per_s = s.vz_m_per_s;
+    heights_m.clear();
+  }
+
   nlohmann::json finish(OutputDir& out, const std::string&,
                         std::span<const BodyMotion> end) override {
     const ParticleModel& m = tier_.model();

@@ -82,6 +82,18 @@ class ScmTerrain final : public RobotTerrain {
     return base_surface_z(model_, x_W, y_W);
   }
   long preparation_steps() const override { return 0; }
+
+  void view_layout(ViewLayout& layout, const Vec3&) const override {
+    view_sampling_ =
+        view_heightmap_sampling(model_.nx, model_.ny, model_.cell_size_m, model_.x0_m, model_.y0_m);
+    layout.heightmap = view_sampling_.grid;
+  }
+  void view_frame(ViewFrame&, std::vector<double>& heights_m) const override {
+    view_block_.resize(0, 0, model_.nx, model_.ny);
+    tier_.state().gather(view_block_, scm::kHeight);
+    sample_heightmap(view_block_.height_m, model_.nx, view_sampling_, heights_m);
+  }
+
   nlohmann::json finish(OutputDir& out, const std::string& title,
                         std::span<const BodyMotion>) override {
     write_ruts(out, model_, tier_.state(), title + ": ruts (surface minus base terrain)");
@@ -94,6 +106,8 @@ class ScmTerrain final : public RobotTerrain {
  private:
   scm::ScmModel model_;  // as built: the base terrain
   scm::ScmContactTier tier_;
+  mutable ViewHeightmapSampling view_sampling_;
+  mutable scm::NodeBlock view_block_;  // reused by view_frame
 };
 
 }  // namespace

@@ -113,6 +113,14 @@ class WrenchTerrain final : public RobotTerrain {
   bool covers_xy(double, double) const override { return true; }  // the profile's ends are rays
   long preparation_steps() const override { return 0; }
 
+  void view_layout(ViewLayout& layout, const Vec3& robot_start_W) const override {
+    view_grid_ = wrench::profile_view_grid(robot_start_W.x(), robot_start_W.y());
+    layout.heightmap = view_grid_;
+  }
+  void view_frame(ViewFrame&, std::vector<double>& heights_m) const override {
+    wrench::profile_view_heights(tier_.model().terrain, view_grid_, heights_m);
+  }
+
   nlohmann::json finish(OutputDir& out, const std::string& title,
                         std::span<const BodyMotion> end) override {
     write_png(out.path("side_view.png"),
@@ -138,6 +146,7 @@ class WrenchTerrain final : public RobotTerrain {
  private:
   wrench::WrenchSpaceModel predictor_;  // before tier_, which keeps a reference to it
   wrench::WrenchSpaceTier tier_;
+  mutable ViewHeightmapGrid view_grid_;
 };
 
 }  // namespace

@@ -10,6 +10,8 @@ packages=(
   libassimp-dev libmujoco-dev libqhull-dev libhdf5-dev
   # The pictures: Cairo draws lines and text, in DejaVu Sans (core/cairo_draw.hpp)
   libcairo2-dev fonts-dejavu-core
+  # talus view: its local web server, and the browser its tests drive (tests/browser/)
+  libcpp-httplib-dev chromium
   # talus sweep on several processes (mpirun), and its results read back in Python
   openmpi-bin libopenmpi-dev python3-h5py
   pybind11-dev python3-dev python3-numpy python3-pytest

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <optional>
 
 #include "core/colormap.hpp"
 #include "core/csv_writer.hpp"
@@ -16,6 +17,8 @@
 #include "core/output_dir.hpp"
 #include "core/plot.hpp"
 #include "core/units.hpp"
+#include "core/view_recorder.hpp"
+#include "core/view_shapes.hpp"
 #include "shaping/shaping_scenario.hpp"
 
 namespace talus::shaping {
@@ -155,6 +158,52 @@ void write_heightmap_images(OutputDir& out, const ShapingScenario& sc,
             {static_cast<std::size_t>(m.ny), static_cast<std::size_t>(m.nx)});
 }
 
+// What `talus view` plays of a shaping run: the sand surface and the tools (docs/viewer.md).
+class ShapingViewRecord {
+ public:
+  ShapingViewRecord(const ShapingScenario& sc, OutputDir& out)
+      : sc_(sc), every_steps_(view_frame_interval(sc.steps, sc.view.frames)) {
+    if (every_steps_ == 0) return;
+    const HeightmapModel& hm = sc.model.heightmap;
+    sampling_ = view_heightmap_sampling(hm.nx, hm.ny, hm.cell_size_m, hm.x0_m, hm.y0_m);
+    ViewLayout layout;
+    layout.tier = "shaping";
+    layout.scenario = sc.name;
+    layout.title =
+        sc.description.empty() ? sc.name : fmt::format("{}: {}", sc.name, sc.description);
+    layout.heightmap = sampling_.grid;
+    const double plane_size_m = std::max(hm.nx, hm.ny) * hm.cell_size_m;
+    for (const ShapingTool& tool : sc.model.tools) {
+      layout.bodies.push_back(
+          ViewBody{tool.name, {0.75, 0.45, 0.2}, view_shape(tool.shape, plane_size_m)});
+    }
+    recorder_.emplace(out, std::move(layout));
+  }
+
+  void sample(const ShapingState& state) {
+    if (!recorder_ || (state.step % every_steps_ != 0 && state.step != sc_.steps)) return;
+    sample_heightmap(state.heightmap.height_m, sc_.model.heightmap.nx, sampling_, heights_m_);
+    poses_.clear();
+    for (const ShapingTool& tool : sc_.model.tools)
+      poses_.push_back(pose_at(tool.driver, state.time_s));
+    recorder_->add_frame(ViewFrame{state.time_s, {}, {}, {}, {}, {}, {}, heights_m_, poses_});
+  }
+
+  std::size_t finish(const OutputDir& out) {
+    if (!recorder_) return 0;
+    recorder_->finish(run_pictures(out));
+    return recorder_->frame_count();
+  }
+
+ private:
+  const ShapingScenario& sc_;
+  long every_steps_;
+  ViewHeightmapSampling sampling_;
+  std::optional<ViewRecorder> recorder_;
+  std::vector<double> heights_m_;
+  std::vector<Pose> poses_;
+};
+
 }  // namespace
 
 nlohmann::json run_shaping_scenario(const ShapingScenario& sc, OutputDir& out,
@@ -172,6 +221,8 @@ nlohmann::json run_shaping_scenario(const ShapingScenario& sc, OutputDir& out,
   int max_updates = 0;
   bool all_converged = true;
   double displaced_total = 0.0;
+  ShapingViewRecord view(sc, out);
+  view.sample(state);
   for (long k = 0; k < sc.steps; ++k) {
     const ShapingStepReport r = step(sc.model, state, work);
     total_updates += r.erosion_updates;
@@ -182,6 +233,7 @@ nlohmann::json run_shaping_scenario(const ShapingScenario& sc, OutputDir& out,
                    static_cast<double>(r.cells_in_contact), static_cast<double>(r.erosion_updates),
                    r.erosion_converged ? 1.0 : 0.0, r.max_repose_excess_m,
                    sand_volume_m3(hm, state.heightmap)});
+    view.sample(state);
     if (progress) progress(k + 1, sc.steps, state.time_s);
   }
   const double volume_final = sand_volume_m3(hm, state.heightmap);
@@ -222,6 +274,7 @@ nlohmann::json run_shaping_scenario(const ShapingScenario& sc, OutputDir& out,
     summary["trench_check"] = check_trench_on_heightmap(sc, state.heightmap);
   }
   log.close();
+  summary["view_frames"] = view.finish(out);
   write_json(out.path("summary.json"), summary);
   return summary;
 }

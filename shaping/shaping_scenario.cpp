@@ -252,6 +252,7 @@ ShapingScenario load_shaping_scenario(const ScenarioTable& root) {
     }
     out->refuse_unknown_keys();
   }
+  sc.view = read_view_options(root);
   root.refuse_unknown_keys();
   try {
     validate(sc.model);

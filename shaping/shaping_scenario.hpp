@@ -9,6 +9,7 @@
 
 #include "core/progress.hpp"
 #include "core/scenario_file.hpp"
+#include "core/view_options.hpp"
 #include "shaping/shaping_step.hpp"
 #include "shaping/tool_motions.hpp"
 #include "shaping/trench_planner.hpp"
@@ -41,6 +42,7 @@ struct ShapingScenario {
   long steps = 0;                           ///< number of steps the run takes
   std::optional<double> cross_section_x_m;  ///< profile across y at this x (default: grid centre)
   std::optional<TrenchPlanSetup> planner;
+  ViewOptions view;  ///< [view]: the frames `talus view` plays
 };
 
 /// Reads a shaping scenario from a parsed file whose [scenario] tier is "shaping". Throws

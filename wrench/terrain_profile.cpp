@@ -87,4 +87,19 @@ TerrainProfile read_terrain_profile(const ScenarioTable& table) {
   }
 }
 
+ViewHeightmapGrid profile_view_grid(double x_start_m, double y_start_m) {
+  constexpr double kCellM = 0.02;
+  return ViewHeightmapGrid{201, 51, kCellM, x_start_m - 1.0, y_start_m - 0.5};
+}
+
+void profile_view_heights(const TerrainProfile& profile, const ViewHeightmapGrid& grid,
+                          std::vector<double>& heights_m) {
+  heights_m.clear();
+  for (int j = 0; j < grid.ny; ++j) {
+    for (int i = 0; i < grid.nx; ++i) {
+      heights_m.push_back(profile.height_at(grid.origin_x_m + i * grid.cell_m));
+    }
+  }
+}
+
 }  // namespace talus::wrench

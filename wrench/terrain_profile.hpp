@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/scenario_file.hpp"
+#include "core/view_recorder.hpp"
 
 namespace talus::wrench {
 
@@ -53,5 +54,13 @@ class TerrainProfile {
 /// or slope_rad (a plane through the origin, in (-1.5, 1.5) rad; default 0, flat at z = 0). Bad
 /// input fails with a ScenarioError naming the key.
 TerrainProfile read_terrain_profile(const ScenarioTable& table);
+
+/// The grid on which `talus view` draws a profile (a function of x only: the tier is planar): 2 cm
+/// nodes from 1 m behind x_start_m to 3 m ahead, 1 m wide in y about y_start_m.
+ViewHeightmapGrid profile_view_grid(double x_start_m, double y_start_m);
+
+/// The profile's heights on `grid` (row-major, iy nx + ix), into `heights_m`.
+void profile_view_heights(const TerrainProfile& profile, const ViewHeightmapGrid& grid,
+                          std::vector<double>& heights_m);
 
 }  // namespace talus::wrench

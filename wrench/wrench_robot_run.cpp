@@ -29,14 +29,19 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "core/csv_writer.hpp"
 #include "core/image.hpp"
 #include "core/json_file.hpp"
 #include "core/plot.hpp"
 #include "core/steps.hpp"
+#include "core/view_options.hpp"
+#include "core/view_recorder.hpp"
 #include "robot/mujoco_model.hpp"
+#include "robot/mujoco_view.hpp"
 #include "robot/robot_scenario.hpp"
+#include "wrench/terrain_profile.hpp"
 #include "wrench/wrench_contact_step.hpp"
 #include "wrench/wrench_scenario_kinds.hpp"
 #include "wrench/wrench_space_model.hpp"
@@ -87,6 +92,7 @@ struct RobotKindScenario {
   double time_step_s = 0.0;  // MuJoCo's step: [simulation] time_step_s or the model's
   double sample_every_s = 0.01;
   int snapshots = 6;
+  ViewOptions view;                   // [view]: the frames `talus view` plays, per case
   double depth_beyond_data_m = -1.0;  // < 0: half the data's depth span
   std::vector<RobotCase> cases;
 };
@@ -189,6 +195,7 @@ RobotKindScenario load_robot_kind(const ScenarioTable& root) {
     sc.cases.push_back(std::move(rc));
   }
   if (sc.cases.empty()) root.fail("case", "expected at least one [[case]]");
+  sc.view = read_view_options(root);
   root.refuse_unknown_keys();
   return sc;
 }
@@ -231,6 +238,7 @@ std::vector<std::pair<Eigen::Vector2d, Eigen::Vector2d>> stick_figure(const mjMo
 struct CaseResult {
   nlohmann::json summary;
   std::vector<Sample> samples;
+  nlohmann::json view_manifest;  // null when the run records no view
 };
 
 // The case's robot in its initial state: the scenario's model at its time step, every body's mass
@@ -466,6 +474,49 @@ nlohmann::json case_summary(const RobotKindScenario& sc, const RobotCase& rc,
           {"us_per_step", 1e6 * wall / static_cast<double>(std::max<long>(1, st.step))}};
 }
 
+// What `talus view` plays of a case: the robot's visible geoms over the case's ground profile,
+// in view/<case> (docs/viewer.md).
+class CaseViewRecord {
+ public:
+  CaseViewRecord(const RobotKindScenario& sc, const RobotCase& rc, const robot::MujocoModel& robot,
+                 long steps, OutputDir& out)
+      : robot_(robot), every_steps_(view_frame_interval(steps, sc.view.frames)), steps_(steps) {
+    if (every_steps_ == 0) return;
+    ViewLayout layout;
+    layout.tier = "wrench";
+    layout.scenario = sc.name;
+    layout.title = fmt::format("{}: {} ({})", sc.name, rc.name, rc.database.stem().string());
+    const double* p = robot.data()->xpos + 3 * robot.body_id(sc.body);
+    const ViewHeightmapGrid grid = profile_view_grid(p[0], p[1]);
+    layout.heightmap = grid;
+    profile_view_heights(rc.terrain, grid, heights_m_);  // the profile does not change
+    geoms_ = robot::robot_view(robot, 10.0);
+    layout.bodies = geoms_.bodies;
+    recorder_.emplace(out, std::move(layout), "view/" + rc.name);
+  }
+
+  void sample(long step) {
+    if (!recorder_ || (step % every_steps_ != 0 && step != steps_)) return;
+    robot::robot_view_poses(robot_, geoms_, poses_);
+    recorder_->add_frame(
+        ViewFrame{robot_.data()->time, {}, {}, {}, {}, {}, {}, heights_m_, poses_});
+  }
+
+  /// The case's manifest (null when no frames were asked for).
+  nlohmann::json finish(const std::vector<std::string>& plots) {
+    return recorder_ ? recorder_->finish(plots) : nlohmann::json();
+  }
+
+ private:
+  const robot::MujocoModel& robot_;
+  long every_steps_;
+  long steps_;
+  robot::RobotView geoms_;
+  std::optional<ViewRecorder> recorder_;
+  std::vector<double> heights_m_;
+  std::vector<Pose> poses_;
+};
+
 CaseResult run_case(const RobotKindScenario& sc, const RobotCase& rc, OutputDir& out,
                     const std::function<void()>& tick) {
   robot::MujocoModel robot = initial_robot(sc, rc);
@@ -483,9 +534,11 @@ CaseResult run_case(const RobotKindScenario& sc, const RobotCase& rc, OutputDir&
   CsvWriter csv(out.path(rc.name + ".csv"), sample_header(sc));
   std::vector<Sample> samples;
   SideView view = side_view(sc, rc);
+  CaseViewRecord recording(sc, rc, robot, steps, out);
   const auto t0 = std::chrono::steady_clock::now();
   for (long k = 0; k <= steps; ++k) {
     if (k % snapshot_every == 0 && view.snapshots < sc.snapshots) draw_snapshot(sc, m, d, view);
+    recording.sample(k);
     if (k % sample_every == 0 || k == steps) {
       Sample s = take_sample(d, body, step, sc.feet.size());
       csv.write_row(sample_row(s));
@@ -505,7 +558,7 @@ CaseResult run_case(const RobotKindScenario& sc, const RobotCase& rc, OutputDir&
 
   write_case_picture(sc, rc, samples, view, out);
   nlohmann::json summary = case_summary(sc, rc, samples, step, predictor, wall);
-  return {summary, std::move(samples)};
+  return {summary, std::move(samples), recording.finish({rc.name + ".png"})};
 }
 
 long total_steps(const RobotKindScenario& sc) {
@@ -532,6 +585,8 @@ nlohmann::json run_robot_kind(const ScenarioTable& root, OutputDir& out,
     if (progress) progress(done, total, 0.0);
   };
   nlohmann::json cases = nlohmann::json::array();
+  nlohmann::json first_view;
+  std::vector<std::string> case_names;
   PlotSpec height, pitch;
   height.title = fmt::format("{}: {} over time", sc.name, sc.body);
   height.y_label = "height z [m]";
@@ -552,8 +607,14 @@ nlohmann::json run_robot_kind(const ScenarioTable& root, OutputDir& out,
     height.series.push_back(z);
     pitch.series.push_back(p);
     cases.push_back(r.summary);
+    if (first_view.is_null()) first_view = r.view_manifest;
+    case_names.push_back(rc.name);
   }
   write_png(out.path("overview.png"), stack_vertically({plot_lines(height), plot_lines(pitch)}));
+  if (!first_view.is_null()) {
+    first_view["plots"].push_back("overview.png");
+    write_view_cases(out, first_view, case_names);
+  }
   nlohmann::json summary = {{"scenario", sc.name},
                             {"description", sc.description},
                             {"tier", "wrench"},
