@@ -159,6 +159,7 @@ WheelResult run_wheel(const ScmModel& base, ScmState& state, const WheelTest& t,
     sm.nodes_in_contact = rep.nodes_in_contact;
     sm.displaced_m3 = rep.displaced_volume_m3;
     sm.deposited_m3 = rep.deposited_volume_m3;
+    sm.X_WB = wheel_pose(t.shape, Vec3(x, t.start_xy_m.y(), rig.z_m), angle);
     r.max_volume_error_m3 = std::max(r.max_volume_error_m3,
                                      std::abs(rep.displaced_volume_m3 - rep.deposited_volume_m3));
     r.samples.push_back(sm);

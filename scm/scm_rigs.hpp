@@ -66,6 +66,7 @@ struct WheelSample {
   double time_s, x_m, sinkage_m, drawbar_pull_n, torque_nm, vertical_force_n;
   int nodes_in_contact;
   double displaced_m3, deposited_m3;
+  Pose X_WB;  ///< the wheel's pose at the end of the step (axle, spin)
 };
 
 struct WheelResult {

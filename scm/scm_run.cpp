@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <optional>
 
 #include "core/colormap.hpp"
 #include "core/csv_writer.hpp"
@@ -18,6 +19,8 @@
 #include "core/output_dir.hpp"
 #include "core/plot.hpp"
 #include "core/units.hpp"
+#include "core/view_recorder.hpp"
+#include "core/view_shapes.hpp"
 #include "scm/scm_scenario.hpp"
 #include "scm/wong_reece.hpp"
 
@@ -90,6 +93,50 @@ nlohmann::json storage_summary(const ScmState& s) {
 }
 
 // ---- plate sinkage and strip load
+
+// What `talus view` plays of a blade or wheel run: the soil surface (every node up to 400 a
+// side, core/view_recorder.hpp) and the body (docs/viewer.md).
+class ScmViewRecord {
+ public:
+  ScmViewRecord(const ScmScenario& sc, OutputDir& out, const std::string& body_name,
+                const Shape& body_shape)
+      : sc_(sc), every_steps_(view_frame_interval(sc.steps, sc.view.frames)) {
+    if (every_steps_ == 0) return;
+    const ScmModel& m = sc.model;
+    sampling_ = view_heightmap_sampling(m.nx, m.ny, m.cell_size_m, m.x0_m, m.y0_m);
+    ViewLayout layout;
+    layout.tier = "scm";
+    layout.scenario = sc.name;
+    layout.title =
+        sc.description.empty() ? sc.name : fmt::format("{}: {}", sc.name, sc.description);
+    layout.heightmap = sampling_.grid;
+    layout.bodies.push_back(ViewBody{body_name, {0.75, 0.45, 0.2}, view_shape(body_shape, 1.0)});
+    recorder_.emplace(out, std::move(layout));
+  }
+
+  /// Records the state after the run's `step`-th step (counted from 1 over the whole run) with
+  /// the body at X_WB: the first step, every every_steps_-th after it, and the last.
+  void sample(const ScmState& state, long step, const Pose& X_WB) {
+    if (!recorder_ || ((step - 1) % every_steps_ != 0 && step != sc_.steps)) return;
+    block_.resize(0, 0, sc_.model.nx, sc_.model.ny);
+    state.gather(block_, kHeight);
+    sample_heightmap(block_.height_m, sc_.model.nx, sampling_, heights_m_);
+    const Pose poses[1] = {X_WB};
+    recorder_->add_frame(ViewFrame{state.time_s, {}, {}, {}, {}, {}, {}, heights_m_, poses});
+  }
+
+  void finish(const OutputDir& out) {
+    if (recorder_) recorder_->finish(run_pictures(out));
+  }
+
+ private:
+  const ScmScenario& sc_;
+  long every_steps_;
+  ViewHeightmapSampling sampling_;
+  std::optional<ViewRecorder> recorder_;
+  NodeBlock block_;
+  std::vector<double> heights_m_;
+};
 
 nlohmann::json run_plate_like(const ScmScenario& sc, OutputDir& out, const RunProgress& progress) {
   const ScmModel& m = sc.model;
@@ -288,8 +335,12 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
   const WheelTest& w = sc.wheel;
   const double surface = m.base_height(node_i(m, w.start_xy_m.x()), node_j(m, w.start_xy_m.y()));
   long done = 0;
-  auto tick = [&](const ScmState&, const WheelSample&) {
+  // Slip sweeps run many wheels over fresh soil: they record no view.
+  std::optional<ScmViewRecord> view;
+  if (sc.experiment != Experiment::SlipSweep) view.emplace(sc, out, "wheel", w.shape);
+  auto tick = [&](const ScmState& state, const WheelSample& sample) {
     ++done;
+    if (view) view->sample(state, done, sample.X_WB);
     if (progress && done % 100 == 0) progress(done, sc.steps, 0.0);
   };
   const int pad = static_cast<int>(std::ceil(1.5 * w.radius_m / m.cell_size_m));
@@ -422,6 +473,7 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
     }
     j["sweep"] = main.rows;
   }
+  if (view) view->finish(out);
   return j;
 }
 
@@ -443,6 +495,7 @@ nlohmann::json run_blade(const ScmScenario& sc, OutputDir& out, const RunProgres
   // tier reports its bodies' (particle_run.cpp), so that a [terrain] file's tiers compare.
   Vec3 force_sum_N = Vec3::Zero();
   long force_count = 0;
+  ScmViewRecord view(sc, out, sc.blade.name, sc.blade.shape);
   for (long s = 1; s <= sc.steps; ++s) {
     const double t = t0 + static_cast<double>(s) * m.time_step_s;
     const double t_start = t0 + static_cast<double>(s - 1) * m.time_step_s;
@@ -451,6 +504,7 @@ nlohmann::json run_blade(const ScmScenario& sc, OutputDir& out, const RunProgres
     const Vec3 p_end = pose_at(sc.blade.driver, t).translation();
     log.write_row({t, p_end.x(), p_end.z(), wrench[0].f_W.x(), wrench[0].f_W.z(),
                    r.displaced_volume_m3, r.deposited_volume_m3});
+    view.sample(state, s, pose_at(sc.blade.driver, t));
     if (s > sc.steps / 2) {
       force_sum_N += wrench[0].f_W;
       ++force_count;
@@ -484,6 +538,7 @@ nlohmann::json run_blade(const ScmScenario& sc, OutputDir& out, const RunProgres
                                 {node_i(m, p.x()) - 3 * pad, j - pad,
                                  node_i(m, p.x()) + 2 * pad + 1, j + pad + 1}),
                   sc.name + ": surface at the end");
+  view.finish(out);
   const Vec3 mean_N =
       force_count > 0 ? Vec3(force_sum_N / static_cast<double>(force_count)) : Vec3::Zero();
   return {{"hill_peak_height_m", peak},

@@ -357,6 +357,7 @@ ScmScenario load_scm_scenario(const ScenarioTable& root) {
     read_experiment(root, sim, sc);
   }
   sim.refuse_unknown_keys();
+  sc.view = read_view_options(root);
   root.refuse_unknown_keys();
   validate_model(m, root);
   return sc;

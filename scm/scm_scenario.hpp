@@ -12,6 +12,7 @@
 #include "core/output_dir.hpp"
 #include "core/progress.hpp"
 #include "core/scenario_file.hpp"
+#include "core/view_options.hpp"
 #include "scm/scm_rigs.hpp"
 
 namespace talus {
@@ -44,7 +45,8 @@ struct ScmScenario {
   /// (`[experiment] compare_method`); unset: none.
   std::optional<FlowMethod> compare_method;
   BladeTest blade;
-  long steps = 0;  ///< total steps of the run
+  long steps = 0;    ///< total steps of the run
+  ViewOptions view;  ///< [view]: the frames `talus view` plays (blade and wheel runs)
 };
 
 /// The terrain tables every SCM-backed scenario shares (the robots tier reuses them):

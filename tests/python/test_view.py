@@ -19,11 +19,12 @@ from talus import view
 CLI = os.environ.get("TALUS_CLI", "build/bin/talus")
 SOURCE = Path(os.environ.get("TALUS_SOURCE_DIR", Path(__file__).resolve().parents[2]))
 
-# One shipped scenario per recording path: particles, shaping, robots on SCM, robots on the
+# One shipped scenario per recording path: particles, shaping, SCM, robots on SCM, robots on the
 # wrench tier, and the wrench tier's runs of several cases.
 SHIPPED = {
     "particles": "scenarios/particles/pile.toml",
     "shaping": "scenarios/shaping/trench_letter_A.toml",
+    "scm_blade": "scenarios/scm/blade.toml",
     "robots_scm": "scenarios/robots/wheel_rig_scm.toml",
     "robots_wrench": "scenarios/robots/foot_drop_wrench.toml",
     "wrench_cases": "scenarios/wrench/quadruped.toml",
@@ -88,6 +89,13 @@ def test_the_rig_wheel_turns_and_ruts_the_soil(runs):
     assert last.heights_m.min() < first.heights_m.min() - 0.005  # a rut
     assert not np.allclose(first.poses, last.poses)
     assert len(names) == len(set(names))
+
+
+def test_the_blade_pushes_a_hill_up_in_the_soil(runs):
+    run = view.load(runs["scm_blade"])
+    first, last = run.frame(0), run.frame(len(run) - 1)
+    assert last.heights_m.max() > first.heights_m.max() + 0.02
+    assert last.poses[0, 0] > first.poses[0, 0] + 0.1  # the blade moved along +x
 
 
 def test_a_run_of_cases_lists_each_case(runs):
