@@ -12,6 +12,8 @@ packages=(
   libcairo2-dev fonts-dejavu-core
   # talus view: its local web server, and the browser its tests drive (tests/browser/)
   libcpp-httplib-dev chromium
+  # talus view: its page is bundled with npm packages (viewer/package-lock.json) by Node.js
+  nodejs
   # talus sweep on several processes (mpirun), and its results read back in Python
   openmpi-bin libopenmpi-dev python3-h5py
   pybind11-dev python3-dev python3-numpy python3-pytest
