@@ -28,6 +28,9 @@
 #include "core/scenario_file.hpp"
 #include "core/threads.hpp"
 #include "core/version.hpp"
+#include "core/video_writer.hpp"
+#include "core/view_check.hpp"
+#include "core/view_video.hpp"
 #include "runner/run_scenario.hpp"
 #include "sweep/sweep_channel.hpp"
 #include "sweep/sweep_runner.hpp"
@@ -159,6 +162,10 @@ int main(int argc, char** argv) {
                   "Run on this tier instead of the file's [scenario] tier (a [terrain] file runs "
                   "unchanged on shaping, scm and particles)")
       ->check(tier_check);
+  bool video = false;
+  run->add_flag("--video", video,
+                "After the run, draw its view frames into video.mp4 in --out (needs the ffmpeg "
+                "program; docs/viewer.md)");
   run->add_flag("-q,--quiet", quiet,
                 "No progress (a bar on a terminal, otherwise a line every 10 s)");
 
@@ -236,6 +243,11 @@ int main(int argc, char** argv) {
                 << " steps)\n";
       return 0;
     }
+    if (video && talus::find_ffmpeg().empty()) {
+      std::cerr << "error: --video needs the ffmpeg program (Debian package ffmpeg; "
+                   "scripts/install-deps.sh installs it)\n";
+      return 2;
+    }
     const int team = talus::configure_threads(threads);
     std::optional<talus::LoadAdaptiveThreads> adapt;
     if (!talus::threads_fixed_by_user(threads) && team > 1) adapt.emplace(team);
@@ -264,9 +276,27 @@ int main(int argc, char** argv) {
       std::cout << summary["steps"].get<long>() << " steps, ";
     }
     std::cout << std::fixed << std::setprecision(1) << wall_s << " s)\n";
+    if (video) {
+      const auto video_start = std::chrono::steady_clock::now();
+      ProgressBar video_bar(quiet                    ? Style::none
+                            : isatty(fileno(stderr)) ? Style::bar
+                                                     : Style::lines,
+                            progress_line_interval_s());
+      talus::write_run_video(out_dir, [&](long done, long total) {
+        talus::throw_if_interrupted();
+        video_bar.update(done, total, 0.0);
+      });
+      std::cout
+          << "wrote " << (out_dir / "video.mp4").string() << " ("
+          << std::chrono::duration<double>(std::chrono::steady_clock::now() - video_start).count()
+          << " s)\n";
+    }
     return 0;
   } catch (const talus::ScenarioError& e) {
     std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const talus::ViewRunError& e) {
+    std::cerr << "error: --video: " << e.what() << "\n";
     return 2;
   } catch (const talus::OutputTargetError& e) {
     std::cerr << "error: " << e.what() << "\n";

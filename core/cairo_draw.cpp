@@ -227,6 +227,21 @@ void CairoCanvas::draw_rect(int x, int y, int w, int h, Rgb colour) {
   fill_rect(x + w - 1, y, 1, h, colour);
 }
 
+void CairoCanvas::fill_polygon(const std::vector<std::pair<double, double>>& points, Rgb colour,
+                               bool antialias) {
+  if (cr_ == nullptr || points.size() < 3) return;
+  cairo_new_path(cr_);
+  for (const auto& [x, y] : points) {
+    if (!std::isfinite(x) || !std::isfinite(y)) return;
+    cairo_line_to(cr_, x, y);
+  }
+  cairo_close_path(cr_);
+  cairo_set_antialias(cr_, antialias ? CAIRO_ANTIALIAS_DEFAULT : CAIRO_ANTIALIAS_NONE);
+  set_colour(cr_, colour);
+  cairo_fill(cr_);
+  cairo_set_antialias(cr_, CAIRO_ANTIALIAS_DEFAULT);
+}
+
 void CairoCanvas::fill_circle(double cx, double cy, double radius_px, Rgb colour) {
   if (cr_ == nullptr || !(radius_px > 0.0)) return;
   cairo_new_path(cr_);

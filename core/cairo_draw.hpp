@@ -47,6 +47,11 @@ class CairoCanvas {
   void fill_rect(double x, double y, double w, double h, Rgb colour);
   /// The 1-pixel outline of the rectangle [x, x + w) x [y, y + h), exactly.
   void draw_rect(int x, int y, int w, int h, Rgb colour);
+  /// Fills the closed polygon through the points (pixel coordinates, y down). Without
+  /// `antialias` its edges are hard, so polygons sharing an edge leave no seam between them (a
+  /// tessellated surface).
+  void fill_polygon(const std::vector<std::pair<double, double>>& points, Rgb colour,
+                    bool antialias);
   /// Fills the disc of `radius_px` around pixel (cx, cy)'s centre, anti-aliased.
   void fill_circle(double cx, double cy, double radius_px, Rgb colour);
   /// Text with its box's top-left at (x, y) (see above); with `up`, rotated 90 degrees

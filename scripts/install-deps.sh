@@ -12,6 +12,7 @@ packages=(
   libcairo2-dev fonts-dejavu-core
   # talus view: its local web server, and the browser its tests drive (tests/browser/)
   libcpp-httplib-dev chromium
+  ffmpeg  # talus run --video encodes with the ffmpeg program (not linked)
   # talus view: its page is bundled with npm packages (viewer/package-lock.json) by Node.js
   nodejs
   # talus sweep on several processes (mpirun), and its results read back in Python

@@ -10,6 +10,7 @@
 #include "core/output_dir.hpp"
 #include "core/view_check.hpp"
 #include "core/view_recorder.hpp"
+#include "core/view_render.hpp"
 #include "core/view_shapes.hpp"
 #include "scratch_files.hpp"
 
@@ -205,6 +206,50 @@ TEST(ViewCheck, NamesTheFileAndTheFaultOfABrokenRun) {
   EXPECT_NE(error.find("has no view/manifest.json"), std::string::npos) << error;
   error = view_error(dir / "summary.json");
   EXPECT_NE(error.find("not a folder"), std::string::npos) << error;
+}
+
+TEST(ViewRender, ReadsFramesBackAndDrawsEveryLayer) {
+  ScratchDir scratch;
+  const fs::path dir = scratch.path() / "run";
+  SmallRun run;
+  const nlohmann::json manifest = run.record(dir, false);
+  const ViewFrameData f = read_view_frame(dir / "view/frames/000001.tvf");
+  EXPECT_EQ(f.index, 1u);
+  EXPECT_EQ(f.time_s, 0.5);
+  ASSERT_EQ(f.positions_m.size(), 9u);
+  EXPECT_EQ(f.positions_m[7], run.y[2]);
+  EXPECT_EQ(f.speeds_m_per_s, (std::vector<float>{5.0f, 0.0f, 2.0f}));
+  ASSERT_EQ(f.heights_m.size(), 6u);
+  EXPECT_EQ(f.heights_m[5], 0.05f);
+  ASSERT_EQ(f.poses.size(), 7u);
+  EXPECT_EQ(f.poses[2], 3.0f);
+
+  ViewCamera camera;
+  camera.width_px = 320;
+  camera.height_px = 200;
+  const RgbImage empty = ViewRenderer(manifest, {0.01f, 0.01f, 0.02f}, 5.0, camera)
+                             .render(ViewFrameData{0, 0.0, {}, {}, {}, {}});
+  const RgbImage full = ViewRenderer(manifest, {0.01f, 0.01f, 0.02f}, 5.0, camera).render(f);
+  ASSERT_EQ(full.rgb.size(), 320u * 200u * 3u);
+  // Below the title bar, the scene changes pixels an empty frame leaves as background; the
+  // body (red) is among them.
+  std::size_t changed = 0, red = 0;
+  for (std::size_t k = 3 * 320 * 50; k < full.rgb.size(); k += 3) {
+    if (full.rgb[k] != empty.rgb[k] || full.rgb[k + 1] != empty.rgb[k + 1]) ++changed;
+    if (full.rgb[k] > 100 && full.rgb[k + 1] < 30 && full.rgb[k + 2] < 30) ++red;
+  }
+  EXPECT_GT(changed, 200u);
+  EXPECT_GT(red, 20u);
+
+  // A cut frame is refused, naming the file.
+  const std::vector<char> whole = read_bytes(dir / "view/frames/000001.tvf");
+  std::ofstream(dir / "view/frames/000001.tvf", std::ios::binary).write(whole.data(), 40);
+  try {
+    read_view_frame(dir / "view/frames/000001.tvf");
+    ADD_FAILURE() << "a cut frame was read";
+  } catch (const ViewRunError& e) {
+    EXPECT_NE(std::string(e.what()).find("000001.tvf"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ViewShapes, AWheelIsItsRimAndGrousersAsAClosedMesh) {

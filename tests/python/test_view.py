@@ -4,6 +4,7 @@ refuses paths out of the run, refuses runs it cannot show and ports in use (exit
 nothing into the run, and stops cleanly on Ctrl-C."""
 
 import http.client
+import json
 import os
 import re
 import signal
@@ -228,3 +229,38 @@ def test_talus_view_refuses_what_it_cannot_show_with_exit_2(runs, bundle, tmp_pa
         taken.listen()
         result = talus("view", runs["shaping"], "--port", taken.getsockname()[1], env=env)
     assert result.returncode == 2 and "is in use" in result.stderr
+
+
+def test_run_video_writes_an_mp4_of_every_frame_listed_as_talus_output(tmp_path):
+    few = write_scenario(tmp_path, "[view]\nframes = 12\n")
+    out = tmp_path / "letter"
+    result = talus("run", few, "--out", out, "--video", "-q")
+    assert result.returncode == 0, result.stderr
+    assert f"wrote {out / 'video.mp4'}" in result.stdout
+    probe = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_frames",
+                            "-show_entries", "stream=codec_name,width,height,nb_read_frames",
+                            "-of", "csv=p=0", str(out / "video.mp4")],
+                           capture_output=True, text=True, check=True)
+    codec, width, height, frames = probe.stdout.strip().split(",")
+    assert (codec, width, height) == ("h264", "1280", "720")
+    assert int(frames) == len(view.load(out))
+    manifest = json.loads((out / ".talus-output").read_text())
+    assert "video.mp4" in manifest["entries"]
+    assert not [p for p in out.iterdir() if ".tmp-" in p.name]
+    # The folder is still wholly talus's: it can be replaced.
+    assert talus("run", few, "--out", out, "--replace", "-q").returncode == 0
+    assert not (out / "video.mp4").exists()
+
+
+def test_run_video_refuses_without_ffmpeg_or_without_frames(tmp_path):
+    few = write_scenario(tmp_path, "[view]\nframes = 3\n")
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    result = talus("run", few, "--out", tmp_path / "a", "--video",
+                   env=dict(os.environ, PATH=str(bare)))
+    assert result.returncode == 2 and "needs the ffmpeg program" in result.stderr
+    assert not (tmp_path / "a").exists()  # refused before the run
+    none = write_scenario(tmp_path, "[view]\nframes = 0\n")
+    result = talus("run", none, "--out", tmp_path / "b", "--video", "-q")
+    assert result.returncode == 2 and "has no view/manifest.json" in result.stderr
+    assert (tmp_path / "b" / "summary.json").is_file()  # the run itself is kept
