@@ -17,6 +17,7 @@ from .core import EnvSpec
 from . import goals  # noqa: F401
 from . import spaces  # noqa: F401
 from .core import Env  # noqa: F401
+from .record_video import RecordVideo  # noqa: F401
 
 _REGISTRY = {}
 
