@@ -35,6 +35,7 @@ bench: build
 	@$(BUILD)/bin/talus_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
 	  --benchmark_out=$(BUILD)/bench.json --benchmark_out_format=json
 	@PYTHONPATH=$(BUILD)/python /usr/bin/python3 bench/bench_envs.py
+	@bash bench/bench_viewer.sh $(BUILD)
 
 # The C++ and Python tests under AddressSanitizer and UndefinedBehaviorSanitizer (CI runs this
 # too; the Python suite runs the instrumented module with ASan's runtime preloaded). -O1 with

@@ -281,6 +281,19 @@ nlohmann::json ViewRecorder::finish(const std::vector<std::string>& plots) {
   return manifest;
 }
 
+ViewLayout view_layout_head(std::string tier, const std::string& name,
+                            const std::string& description) {
+  ViewLayout layout;
+  layout.tier = std::move(tier);
+  layout.scenario = name;
+  layout.title = description.empty() ? name : fmt::format("{}: {}", name, description);
+  return layout;
+}
+
+nlohmann::json ViewRecording::finish(const OutputDir& out) {
+  return recorder_ ? recorder_->finish(run_pictures(out)) : nlohmann::json();
+}
+
 void write_view_cases(OutputDir& out, nlohmann::json manifest,
                       const std::vector<std::string>& case_names) {
   nlohmann::json cases = nlohmann::json::array();

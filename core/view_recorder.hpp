@@ -129,6 +129,40 @@ class ViewRecorder {
   void grow_bounds(double x, double y, double z);
 };
 
+/// A layout's head: `tier`, the scenario's name and the title "name: description" (the name alone
+/// when there is no description).
+ViewLayout view_layout_head(std::string tier, const std::string& name,
+                            const std::string& description);
+
+/// A tier run's recording: off when [view] frames = 0, else a ViewRecorder started by start()
+/// and fed frames at the steps due() names.
+class ViewRecording {
+ public:
+  /// About `frames` frames over a run of `steps` steps (view_frame_interval).
+  ViewRecording(long steps, int frames)
+      : steps_(steps), every_steps_(view_frame_interval(steps, frames)) {}
+
+  bool on() const { return every_steps_ > 0; }
+  /// Makes the recorder (call only when on()).
+  void start(OutputDir& out, ViewLayout layout, std::string folder = "view") {
+    recorder_.emplace(out, std::move(layout), std::move(folder));
+  }
+  /// Whether the state after `step` steps (0: the start) is recorded: every every_steps-th and
+  /// the last.
+  bool due(long step) const {
+    return recorder_.has_value() && (step % every_steps_ == 0 || step == steps_);
+  }
+  ViewRecorder& recorder() { return *recorder_; }
+  /// Writes the manifest with the run's pictures so far; returns the manifest (null when off).
+  nlohmann::json finish(const OutputDir& out);
+  std::size_t frame_count() const { return recorder_ ? recorder_->frame_count() : 0; }
+
+ private:
+  long steps_;
+  long every_steps_;
+  std::optional<ViewRecorder> recorder_;
+};
+
 /// For a run of several cases each recorded in "view/<case>": writes view/manifest.json as the
 /// first case's scene (`first_manifest`, what its finish() returned) plus "cases" ([{name,
 /// manifest}], in order), so that a viewer that knows nothing of cases plays the first, and one

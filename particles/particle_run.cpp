@@ -70,8 +70,7 @@ struct Run {
   std::optional<CsvWriter> energy_csv, bodies_csv;
   std::optional<BodyPoseLog> pose_log;
   std::vector<PvdFrame> frames;
-  std::optional<ViewRecorder> view;  // the frames `talus view` plays (docs/viewer.md)
-  long view_every_steps = 0;
+  std::optional<ViewRecording> view;  // the frames `talus view` plays (docs/viewer.md)
 
   void tick(const ParticleState& s) {
     ++done;
@@ -97,7 +96,7 @@ void guarded_step(Run& run, const ParticleModel& model, std::span<const Driver> 
     if (run.bodies_csv) run.bodies_csv->close();
     if (run.pose_log) run.pose_log->close();
     if (!run.frames.empty()) write_pvd(run.out.path("particles.pvd"), run.frames);
-    if (run.view) run.view->finish({});  // the run up to the last good frame can be watched
+    if (run.view) run.view->finish(run.out);  // the run up to the last good frame can be watched
     write_json(run.out.path("summary.json"), summary);
     throw ParticleRunDiverged(fmt::format(
         "{}: the particles diverged during {} at step {} (first bad particle {}): {}; the last "
@@ -118,12 +117,9 @@ void write_frame(Run& run, const ParticleState& s) {
 // The scene `talus view` draws: the particles and the scenario's bodies.
 void start_view(Run& run, const ParticleState& s) {
   const ParticleScenario& sc = run.sc;
-  run.view_every_steps = view_frame_interval(sc.steps, sc.view.frames);
-  if (run.view_every_steps == 0) return;
-  ViewLayout layout;
-  layout.tier = "particles";
-  layout.scenario = sc.name;
-  layout.title = sc.description.empty() ? sc.name : fmt::format("{}: {}", sc.name, sc.description);
+  run.view.emplace(sc.steps, sc.view.frames);
+  if (!run.view->on()) return;
+  ViewLayout layout = view_layout_head("particles", sc.name, sc.description);
   layout.particle_count = s.size();
   layout.particle_radii_m.assign(s.radius_m.begin(), s.radius_m.end());
   layout.quantised = sc.view.quantised;
@@ -134,13 +130,13 @@ void start_view(Run& run, const ParticleState& s) {
     layout.bodies.push_back(
         ViewBody{body.name, {0.75, 0.45, 0.2}, view_shape(body.shape, plane_size_m)});
   }
-  run.view.emplace(run.out, std::move(layout));
+  run.view->start(run.out, std::move(layout));
 }
 
 void add_view_frame(Run& run, const ParticleState& s) {
   std::vector<Pose> poses;
   for (const BodyMotion& m : motions_at(run.sc.drivers, s.time_s)) poses.push_back(m.X_WB);
-  run.view->add_frame(ViewFrame{
+  run.view->recorder().add_frame(ViewFrame{
       s.time_s, s.x_m, s.y_m, s.z_m, s.vx_m_per_s, s.vy_m_per_s, s.vz_m_per_s, {}, poses});
 }
 
@@ -227,7 +223,7 @@ nlohmann::json main_run(Run& run, ParticleState& state, nlohmann::json& summary)
   }
   if (sc.frame_every_steps > 0) write_frame(run, state);
   start_view(run, state);
-  if (run.view) add_view_frame(run, state);
+  if (run.view->due(0)) add_view_frame(run, state);
   run.body_t_s.assign(nb, {});
   run.body_fx.assign(nb, {});
   run.body_fy.assign(nb, {});
@@ -246,9 +242,7 @@ nlohmann::json main_run(Run& run, ParticleState& state, nlohmann::json& summary)
     }
     ++in_interval;
     if (sc.frame_every_steps > 0 && (k + 1) % sc.frame_every_steps == 0) write_frame(run, state);
-    if (run.view && ((k + 1) % run.view_every_steps == 0 || k + 1 == sc.steps)) {
-      add_view_frame(run, state);
-    }
+    if (run.view->due(k + 1)) add_view_frame(run, state);
     if ((k + 1) % sc.log_every_steps == 0 || k + 1 == sc.steps) {
       const double ke = kinetic_energy_J(state);
       ke_max = std::max(ke_max, ke);
@@ -509,8 +503,8 @@ nlohmann::json run_particle_scenario(const ParticleScenario& sc, OutputDir& out,
   if (sc.measure == Measurement::kRepose) summary["repose"] = measure_repose(run, state);
   save_particle_state(state, out.path("final_state.tps"));
   if (sc.measure == Measurement::kDrag) summary["drag"] = measure_drag(run, state, summary);
-  if (run.view) {
-    run.view->finish(run_pictures(out));
+  if (run.view && run.view->on()) {
+    run.view->finish(out);
     summary["view_frames"] = run.view->frame_count();
   }
   summary["wall_s"] = seconds_since(t_start);

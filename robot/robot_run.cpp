@@ -366,47 +366,40 @@ std::unique_ptr<RunRecord> make_record(RobotsScenario& sc, const ScenarioTable& 
 class RobotViewRecord {
  public:
   RobotViewRecord(const RobotsScenario& sc, OutputDir& out)
-      : sc_(sc), every_steps_(view_frame_interval(sc.steps, sc.view.frames)) {
-    if (every_steps_ == 0) return;
-    ViewLayout layout;
-    layout.tier = "robots";
-    layout.scenario = sc.name;
-    layout.title =
-        sc.description.empty() ? sc.name : fmt::format("{}: {}", sc.name, sc.description);
+      : sc_(sc), recording_(sc.steps, sc.view.frames) {
+    if (!recording_.on()) return;
+    ViewLayout layout = view_layout_head("robots", sc.name, sc.description);
     layout.quantised = sc.view.quantised;
-    const Vec3 start =
-        sc.robot.links.empty()
-            ? Vec3(Vec3::Zero())
-            : Vec3(link_motion(sc.robot.model, sc.robot.links[0]).X_WB.translation());
+    const Vec3 start = sc.robot.links.empty()
+                           ? Vec3(Vec3::Zero())
+                           : link_motion(sc.robot.model, sc.robot.links[0]).X_WB.translation();
     sc.terrain->view_layout(layout, start);
     geoms_ = robot_view(sc.robot.model, 10.0);
     layout.bodies = geoms_.bodies;
-    recorder_.emplace(out, std::move(layout));
+    recording_.start(out, std::move(layout));
   }
 
   void sample(const CoupledSim& sim, long step) {
-    if (!recorder_ || (step % every_steps_ != 0 && step != sc_.steps)) return;
+    if (!recording_.due(step)) return;
     ViewFrame frame;
     frame.time_s = sim.time_s();
     sc_.terrain->view_frame(frame, heights_m_);
     frame.heights_m = heights_m_;
     robot_view_poses(sc_.robot.model, geoms_, poses_);
     frame.X_WB = poses_;
-    recorder_->add_frame(frame);
+    recording_.recorder().add_frame(frame);
   }
 
   /// Writes the manifest; returns the number of frames (0 when none were asked for).
   std::size_t finish(const OutputDir& out) {
-    if (!recorder_) return 0;
-    recorder_->finish(run_pictures(out));
-    return recorder_->frame_count();
+    recording_.finish(out);
+    return recording_.frame_count();
   }
 
  private:
   const RobotsScenario& sc_;
-  long every_steps_;
+  ViewRecording recording_;
   RobotView geoms_;
-  std::optional<ViewRecorder> recorder_;
   std::vector<double> heights_m_;
   std::vector<Pose> poses_;
 };

@@ -100,40 +100,35 @@ class ScmViewRecord {
  public:
   ScmViewRecord(const ScmScenario& sc, OutputDir& out, const std::string& body_name,
                 const Shape& body_shape)
-      : sc_(sc), every_steps_(view_frame_interval(sc.steps, sc.view.frames)) {
-    if (every_steps_ == 0) return;
+      : sc_(sc), recording_(sc.steps, sc.view.frames) {
+    if (!recording_.on()) return;
     const ScmModel& m = sc.model;
     sampling_ = view_heightmap_sampling(m.nx, m.ny, m.cell_size_m, m.x0_m, m.y0_m);
-    ViewLayout layout;
-    layout.tier = "scm";
-    layout.scenario = sc.name;
-    layout.title =
-        sc.description.empty() ? sc.name : fmt::format("{}: {}", sc.name, sc.description);
+    ViewLayout layout = view_layout_head("scm", sc.name, sc.description);
     layout.heightmap = sampling_.grid;
     layout.bodies.push_back(ViewBody{body_name, {0.75, 0.45, 0.2}, view_shape(body_shape, 1.0)});
-    recorder_.emplace(out, std::move(layout));
+    recording_.start(out, std::move(layout));
   }
 
   /// Records the state after the run's `step`-th step (counted from 1 over the whole run) with
-  /// the body at X_WB: the first step, every every_steps_-th after it, and the last.
+  /// the body at X_WB: the first step, every few after it, and the last (the rigs hand no state
+  /// before their first step).
   void sample(const ScmState& state, long step, const Pose& X_WB) {
-    if (!recorder_ || ((step - 1) % every_steps_ != 0 && step != sc_.steps)) return;
+    if (!recording_.due(step - 1) && !(recording_.on() && step == sc_.steps)) return;
     block_.resize(0, 0, sc_.model.nx, sc_.model.ny);
     state.gather(block_, kHeight);
     sample_heightmap(block_.height_m, sc_.model.nx, sampling_, heights_m_);
     const Pose poses[1] = {X_WB};
-    recorder_->add_frame(ViewFrame{state.time_s, {}, {}, {}, {}, {}, {}, heights_m_, poses});
+    recording_.recorder().add_frame(
+        ViewFrame{state.time_s, {}, {}, {}, {}, {}, {}, heights_m_, poses});
   }
 
-  void finish(const OutputDir& out) {
-    if (recorder_) recorder_->finish(run_pictures(out));
-  }
+  void finish(const OutputDir& out) { recording_.finish(out); }
 
  private:
   const ScmScenario& sc_;
-  long every_steps_;
+  ViewRecording recording_;
   ViewHeightmapSampling sampling_;
-  std::optional<ViewRecorder> recorder_;
   NodeBlock block_;
   std::vector<double> heights_m_;
 };

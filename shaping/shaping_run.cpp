@@ -162,44 +162,40 @@ void write_heightmap_images(OutputDir& out, const ShapingScenario& sc,
 class ShapingViewRecord {
  public:
   ShapingViewRecord(const ShapingScenario& sc, OutputDir& out)
-      : sc_(sc), every_steps_(view_frame_interval(sc.steps, sc.view.frames)) {
-    if (every_steps_ == 0) return;
+      : sc_(sc), recording_(sc.steps, sc.view.frames) {
+    if (!recording_.on()) return;
     const HeightmapModel& hm = sc.model.heightmap;
     sampling_ = view_heightmap_sampling(hm.nx, hm.ny, hm.cell_size_m, hm.x0_m, hm.y0_m);
-    ViewLayout layout;
-    layout.tier = "shaping";
-    layout.scenario = sc.name;
-    layout.title =
-        sc.description.empty() ? sc.name : fmt::format("{}: {}", sc.name, sc.description);
+    ViewLayout layout = view_layout_head("shaping", sc.name, sc.description);
     layout.heightmap = sampling_.grid;
     const double plane_size_m = std::max(hm.nx, hm.ny) * hm.cell_size_m;
     for (const ShapingTool& tool : sc.model.tools) {
       layout.bodies.push_back(
           ViewBody{tool.name, {0.75, 0.45, 0.2}, view_shape(tool.shape, plane_size_m)});
     }
-    recorder_.emplace(out, std::move(layout));
+    recording_.start(out, std::move(layout));
   }
 
   void sample(const ShapingState& state) {
-    if (!recorder_ || (state.step % every_steps_ != 0 && state.step != sc_.steps)) return;
+    if (!recording_.due(state.step)) return;
     sample_heightmap(state.heightmap.height_m, sc_.model.heightmap.nx, sampling_, heights_m_);
     poses_.clear();
-    for (const ShapingTool& tool : sc_.model.tools)
+    for (const ShapingTool& tool : sc_.model.tools) {
       poses_.push_back(pose_at(tool.driver, state.time_s));
-    recorder_->add_frame(ViewFrame{state.time_s, {}, {}, {}, {}, {}, {}, heights_m_, poses_});
+    }
+    recording_.recorder().add_frame(
+        ViewFrame{state.time_s, {}, {}, {}, {}, {}, {}, heights_m_, poses_});
   }
 
   std::size_t finish(const OutputDir& out) {
-    if (!recorder_) return 0;
-    recorder_->finish(run_pictures(out));
-    return recorder_->frame_count();
+    recording_.finish(out);
+    return recording_.frame_count();
   }
 
  private:
   const ShapingScenario& sc_;
-  long every_steps_;
+  ViewRecording recording_;
   ViewHeightmapSampling sampling_;
-  std::optional<ViewRecorder> recorder_;
   std::vector<double> heights_m_;
   std::vector<Pose> poses_;
 };

@@ -13,6 +13,7 @@
 
 #include "core/output_dir.hpp"
 #include "core/scenario_file.hpp"
+#include "core/view_check.hpp"
 #include "particles/particle_bed_random.hpp"
 #include "particles/particle_io.hpp"
 #include "particles/particle_scenario.hpp"
@@ -393,6 +394,9 @@ TEST(ParticleScenario, DivergenceSavesTheLastGoodStateAndNamesTheParticle) {
   std::ifstream sfile(dir / "out" / "summary.json");
   const nlohmann::json summary = nlohmann::json::parse(sfile);
   EXPECT_EQ(summary["diverged"]["step"], 1);
+  // The run up to the last good state can be watched: its view holds the starting frame.
+  const ViewRunInfo view = check_view_run(dir / "out");
+  EXPECT_EQ(view.frame_count, 1u);
 }
 
 }  // namespace

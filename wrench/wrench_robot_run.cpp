@@ -480,39 +480,35 @@ class CaseViewRecord {
  public:
   CaseViewRecord(const RobotKindScenario& sc, const RobotCase& rc, const robot::MujocoModel& robot,
                  long steps, OutputDir& out)
-      : robot_(robot), every_steps_(view_frame_interval(steps, sc.view.frames)), steps_(steps) {
-    if (every_steps_ == 0) return;
-    ViewLayout layout;
-    layout.tier = "wrench";
-    layout.scenario = sc.name;
-    layout.title = fmt::format("{}: {} ({})", sc.name, rc.name, rc.database.stem().string());
+      : robot_(robot), recording_(steps, sc.view.frames) {
+    if (!recording_.on()) return;
+    ViewLayout layout = view_layout_head(
+        "wrench", sc.name, fmt::format("{} ({})", rc.name, rc.database.stem().string()));
     const double* p = robot.data()->xpos + 3 * robot.body_id(sc.body);
     const ViewHeightmapGrid grid = profile_view_grid(p[0], p[1]);
     layout.heightmap = grid;
     profile_view_heights(rc.terrain, grid, heights_m_);  // the profile does not change
     geoms_ = robot::robot_view(robot, 10.0);
     layout.bodies = geoms_.bodies;
-    recorder_.emplace(out, std::move(layout), "view/" + rc.name);
+    recording_.start(out, std::move(layout), "view/" + rc.name);
   }
 
   void sample(long step) {
-    if (!recorder_ || (step % every_steps_ != 0 && step != steps_)) return;
+    if (!recording_.due(step)) return;
     robot::robot_view_poses(robot_, geoms_, poses_);
-    recorder_->add_frame(
+    recording_.recorder().add_frame(
         ViewFrame{robot_.data()->time, {}, {}, {}, {}, {}, {}, heights_m_, poses_});
   }
 
   /// The case's manifest (null when no frames were asked for).
   nlohmann::json finish(const std::vector<std::string>& plots) {
-    return recorder_ ? recorder_->finish(plots) : nlohmann::json();
+    return recording_.on() ? recording_.recorder().finish(plots) : nlohmann::json();
   }
 
  private:
   const robot::MujocoModel& robot_;
-  long every_steps_;
-  long steps_;
+  ViewRecording recording_;
   robot::RobotView geoms_;
-  std::optional<ViewRecorder> recorder_;
   std::vector<double> heights_m_;
   std::vector<Pose> poses_;
 };
