@@ -79,5 +79,10 @@ example "talus.envs ShapingStrokes-v0" "$out/envs/shaping_strokes_letters.png" \
 # The shipped DDPG + HER agent (data/agents/ddpg_her_strokes.pt) evaluated on the 26 letters.
 example "DDPG + HER on ShapingStrokes-v0 (data/agents/ddpg_her_strokes.pt)" "$out/envs/ddpg_her" \
   train_ddpg_her.py "$out/envs/ddpg_her" --evaluate data/agents/ddpg_her_strokes.pt
+# A video of a run (talus run --video: its frames drawn and encoded by ffmpeg).
+if command -v ffmpeg >/dev/null; then
+  run scenarios/robots/rover_slope.toml "$out/videos/rover_slope" --video -q
+fi
 echo "Outputs are in $out/ (open the .png files; summary.json holds each run's key figures)."
+echo "Watch any run in a web browser: $talus view $out/robots/rover_slope (docs/viewer.md)."
 exit $status
