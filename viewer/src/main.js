@@ -98,11 +98,14 @@ class Player {
     this.playing = true;
     this.lastTick = null;
     this.timeline.setPlaying(true);
+    this.scene.setPlaying(true);
   }
 
   pause() {
     this.playing = false;
     this.timeline.setPlaying(false);
+    this.scene.setPlaying(false);
+    this.dirty = true; // the still picture is drawn in more detail (ViewScene.setPlaying)
     showStatus('');
   }
 

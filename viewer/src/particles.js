@@ -3,9 +3,9 @@
 // Two ways to draw them, chosen with the page's ?particles= parameter:
 //  - "impostors" (default): one point sprite per particle, shaded as a sphere in the fragment
 //    shader. The frame's float32 positions and speeds are handed to WebGL as they are (no copy,
-//    no per-particle JS work) and colours are looked up on the GPU. With the skipping of buried
-//    particles (buried.js) this plays 50,000 particles at about 30 frames/s on a 2-core software
-//    renderer (numbers in viewer/README.md).
+//    no per-particle JS work) and colours are looked up on the GPU. With the skipping of hidden
+//    particles (buried.js) this plays a bed of 50,000 particles at 38-47 frames/s on a 2-core
+//    software renderer (numbers in viewer/README.md).
 //  - "spheres": a THREE.InstancedMesh of low-poly spheres (?detail=0: 20 triangles, 1: 80),
 //    real geometry that intersects correctly, but about a hundred times slower on a software
 //    renderer (instancing there is slow); fine on a GPU.
@@ -42,6 +42,13 @@ function lutTexture(name) {
   tex.needsUpdate = true;
   return tex;
 }
+
+// Half cells of bed kept in front of the particles skipped (buried.js). While playing, 2 (one
+// cell, two particle diameters) keeps a random bed of 50,000 particles above 30 frames/s on a
+// 2-core software renderer; a still picture gets 3, which closes most of the gaps through
+// which the background would show, for about 40% more particles drawn (viewer/README.md).
+const SHELL_PLAYING = 2;
+const SHELL_STILL = 3;
 
 const impostorVertex = /* glsl */ `
   attribute float speed;
@@ -80,13 +87,16 @@ class ImpostorParticles {
   constructor(count, radii, cull) {
     this.count = count;
     const g = new THREE.BufferGeometry();
-    // With culling, an index lists the particles to draw (see buried.js); it changes per frame.
+    // With culling, an index lists the particles to draw (see buried.js); it changes per frame,
+    // and when the camera moves (what is hidden depends on where it looks from).
     this.buried = cull ? new BuriedFilter(radii) : null;
     if (this.buried) {
       this.index = new THREE.BufferAttribute(this.buried.indices, 1).setUsage(THREE.DynamicDrawUsage);
       g.setIndex(this.index);
     }
     this.drawn = count;
+    this.culled = false; // whether the index lists the particles to draw for this frame
+    this.shell = SHELL_STILL;
     this.geometry = g;
     // The position and speed arrays are replaced by each frame's own views (see update).
     this.position = new THREE.BufferAttribute(new Float32Array(3 * count), 3).setUsage(THREE.DynamicDrawUsage);
@@ -115,13 +125,7 @@ class ImpostorParticles {
     const positions = framePositions(frame, this.scratch);
     this.position.array = positions;
     this.position.needsUpdate = true;
-    if (this.buried) {
-      this.drawn = this.buried.filter(positions);
-      this.geometry.setDrawRange(0, this.drawn);
-      this.index.clearUpdateRanges();
-      this.index.addUpdateRange(0, this.drawn); // upload only the part in use
-      this.index.needsUpdate = true;
-    }
+    this.culled = false; // the particles to draw are chosen at the next render (see cull)
     this.speed.array = frame.speeds;
     this.speed.needsUpdate = true;
     this.setMapping(mapping);
@@ -134,11 +138,35 @@ class ImpostorParticles {
     u.colourMap.value = this.maps[mapping.by];
   }
 
-  /** Called before each render: the sprite size and light follow the camera. */
+  /** Playback draws a thinner shell of the bed than a still picture (SHELL_PLAYING). */
+  setPlaying(playing) {
+    const shell = playing ? SHELL_PLAYING : SHELL_STILL;
+    if (shell === this.shell) return;
+    this.shell = shell;
+    this.culled = false;
+  }
+
+  /** Called before each render: the sprite size, the light and the culling follow the camera. */
   beforeRender(camera, viewportHeight, worldLightDir) {
     const u = this.material.uniforms;
     u.pointScale.value = viewportHeight / (2 * Math.tan(THREE.MathUtils.degToRad(camera.fov) / 2));
     u.lightDir.value.copy(worldLightDir).transformDirection(camera.matrixWorldInverse);
+    if (this.buried) this.cull(camera.position);
+  }
+
+  /**
+   * Lists the particles to draw for the camera at `eye` (world coordinates, which are the
+   * particles' own; buried.js): once per frame shown, and again when the camera has moved far
+   * enough to see other particles (buried.sameView).
+   */
+  cull(eye) {
+    if (this.culled && this.buried.sameView(eye)) return;
+    this.culled = true;
+    this.drawn = this.buried.filter(this.position.array, eye, this.shell);
+    this.geometry.setDrawRange(0, this.drawn);
+    this.index.clearUpdateRanges();
+    this.index.addUpdateRange(0, this.drawn); // upload only the part in use
+    this.index.needsUpdate = true;
   }
 }
 
@@ -189,6 +217,8 @@ class SphereParticles {
     }
     this.object.instanceColor.needsUpdate = true;
   }
+
+  setPlaying() {}
 
   beforeRender() {}
 }

@@ -143,6 +143,11 @@ export class ViewScene {
     if (this.bodies) this.bodies.update(frame.poses);
   }
 
+  /** Tells the layers whether playback is running (the particles trade detail for speed then). */
+  setPlaying(playing) {
+    if (this.particles) this.particles.setPlaying(playing);
+  }
+
   render() {
     // The particle shader needs this frame's view matrix (render would update it only later).
     this.camera.updateMatrixWorld();
