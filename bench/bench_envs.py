@@ -1,7 +1,8 @@
 """Environment steps per second through Python (talus.envs), as a learner sees them: one
 ShapingTrench-v0 stepped in a loop, and make_vec of 1024 instances on 1 and 2 threads (the
 observation batch copied out every step, as returned); ShapingStrokes-v0 (32 x 32, letters, random
-strokes) alone and as make_vec of 64 on 1 and 2 threads. Prints the CPU model and the median of 3
+strokes) alone and as make_vec of 64 on 1 and 2 threads; Bulldozing-v0 at 10,000 and 50,000
+particles (one env step = 0.1 s simulated), its heap at rest and being pushed. Prints the CPU model and the median of 3
 runs of each. Run by `make bench` after the C++ benchmarks (which time the C++ step alone).
 
     PYTHONPATH=build/python /usr/bin/python3 bench/bench_envs.py
@@ -67,6 +68,22 @@ def strokes_rate(threads, num_envs=64, steps=20):
     return steps * num_envs / (time.perf_counter() - start)
 
 
+def bulldozing_rate(particles, pushing, threads=2, steps=30):
+    """Env steps per second of Bulldozing-v0 (one env, the particle step on `threads`): the
+    scripted push from its first contact with the heap (pushing) or standing still (a heap at
+    rest), after the steps that bring it there."""
+    env = E.make("Bulldozing-v0", particle_count=particles, threads=threads)
+    policy = E.ScriptedBulldozer()
+    obs, _ = env.reset(seed=0)
+    for _ in range(110 if pushing else 0):  # round the heap to its first push (about 11 s)
+        obs, *_ = env.step(policy(obs))
+    still = np.zeros(2, np.float32)
+    start = time.perf_counter()
+    for _ in range(steps):
+        obs, *_ = env.step(policy(obs) if pushing else still)
+    return steps / (time.perf_counter() - start)
+
+
 def main():
     print(f"talus.envs through Python on {cpu_model()} (median of 3 runs, env steps per second)")
     rows = [("ShapingTrench-v0, one env", single_env_rate)]
@@ -81,6 +98,13 @@ def main():
     for name, run in strokes:
         rates = [run() for _ in range(3)]
         print(f"  {name:52s} {statistics.median(rates):8.0f} strokes/s")
+    for particles in (10_000, 50_000):
+        for pushing in (False, True):
+            name = (f"Bulldozing-v0 {particles} particles, 2 threads, "
+                    f"{'pushing' if pushing else 'heap at rest'}")
+            rates = [bulldozing_rate(particles, pushing) for _ in range(3)]
+            rate = statistics.median(rates)
+            print(f"  {name:52s} {rate:8.2f} env steps/s = {rate / 10:.2f} x real time")
 
 
 if __name__ == "__main__":

@@ -475,6 +475,10 @@ void bind_scenario(py::module_& p) {
 
 }  // namespace
 
+namespace talus::python {
+void bind_bulldozing(py::module_& p);  // python/bind_bulldozing.cpp
+}
+
 void bind_particles(py::module_& m) {
   py::module_ p = m.def_submodule("particles", "The particle tier (paper 001, GranularGym).");
   bind_state(p);
@@ -485,4 +489,5 @@ void bind_particles(py::module_& m) {
   bind_step(p);
   bind_cameras(p);
   bind_scenario(p);
+  talus::python::bind_bulldozing(p);
 }

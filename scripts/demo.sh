@@ -79,6 +79,9 @@ example "talus.envs ShapingStrokes-v0" "$out/envs/shaping_strokes_letters.png" \
 # The shipped DDPG + HER agent (data/agents/ddpg_her_strokes.pt) evaluated on the 26 letters.
 example "DDPG + HER on ShapingStrokes-v0 (data/agents/ddpg_her_strokes.pt)" "$out/envs/ddpg_her" \
   train_ddpg_her.py "$out/envs/ddpg_her" --evaluate data/agents/ddpg_her_strokes.pt
+# Bulldozing-v0 (particles): the scripted push against a random policy, on a reduced heap.
+example "talus.envs Bulldozing-v0 baselines" "$out/envs/bulldozing" bulldozing_baselines.py \
+  "$out/envs/bulldozing" --particles 2000 --radius 0.034 --time-step 0.002
 # A video of a run (talus run --video: its frames drawn and encoded by ffmpeg).
 if command -v ffmpeg >/dev/null; then
   run scenarios/robots/rover_slope.toml "$out/videos/rover_slope" --video -q

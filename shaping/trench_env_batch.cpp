@@ -7,15 +7,6 @@
 
 namespace talus::shaping {
 
-std::uint64_t TrenchRng::next() {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-int TrenchRng::below(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
-
 namespace {
 
 // The optimal stroke of `goal` (from `start`, or the best start when none is given).

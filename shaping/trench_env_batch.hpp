@@ -10,19 +10,14 @@
 #include <span>
 #include <vector>
 
+#include "core/splitmix.hpp"
 #include "shaping/trench_env.hpp"
 #include "shaping/trench_heightmap.hpp"
 
 namespace talus::shaping {
 
-/// A seeded pseudo-random generator (splitmix64: Steele, Lea and Flood 2014): small, fast, the
-/// same sequence on every platform (std:: distributions are not).
-struct TrenchRng {
-  std::uint64_t state = 0;
-  std::uint64_t next();
-  /// Uniform in [0, n), n >= 1 (next() mod n: the bias is below n / 2^64).
-  int below(int n);
-};
+/// Episodes' generator (core/splitmix.hpp).
+using TrenchRng = SplitMix64;
 
 /// Where episodes' goals come from.
 struct TrenchGoalSource {

@@ -170,7 +170,7 @@ def test_a_bad_action_is_refused_naming_it_and_leaves_the_state_alone(action):
 
 
 def test_bad_ids_options_and_goals_are_refused_with_what_was_expected():
-    with pytest.raises(ValueError, match="known ids: ShapingStrokes-v0, ShapingTrench-v0"):
+    with pytest.raises(ValueError, match="known ids: .*ShapingStrokes-v0, ShapingTrench-v0"):
         E.make("ShapingTrench-v9")
     with pytest.raises(RuntimeError, match=r"before reset\(\)"):
         E.make("ShapingTrench-v0").step(0)

@@ -117,3 +117,42 @@ def _draw_stroke(image, stroke, cells, cell_px):
     image[distance <= max(1.0, cell_px / 6)] = BLADE
     half = max(1.0, cell_px / 4)
     image[(np.abs(p[..., 0] - b[0]) <= half) & (np.abs(p[..., 1] - b[1]) <= half)] = BLADE
+
+
+FLOOR = np.array([96, 104, 118], dtype=np.float64)
+GOAL_BOX = np.array([40, 170, 60], dtype=np.uint8)
+
+
+def render_bulldozing(batch, i, options, px_per_m=40):
+    """Bulldozing-v0's picture: the arena seen from above (the sky camera at px_per_m pixels per
+    metre), particles sand-coloured by height and hill-shaded, the floor grey, the goal box
+    outlined in green and the bulldozer's heading drawn as a blue line from its centre."""
+    length, width = options.arena_length_m, options.arena_width_m
+    w_px, h_px = int(round(length * px_per_m)), int(round(width * px_per_m))
+    depth = batch.sky_image(i, w_px, h_px).astype(np.float64)
+    height = np.clip(options.sky_camera_z_m - depth, 0.0, None)
+    raised = np.clip(height / (4.0 * options.particle_radius_m), 0.0, 1.0)[..., None]
+    tall = np.clip(height / 0.6, 0.0, 1.0)[..., None]
+    colour = FLOOR * (1.0 - raised) + (SAND * (1.0 - 0.35 * tall) + PILE * 0.35 * tall) * raised
+    d_row, d_col = np.gradient(height * px_per_m)
+    shade = np.clip(1.0 + 0.6 * (d_col + d_row), 0.5, 1.3)[..., None]
+    image = np.clip(colour * shade, 0, 255).astype(np.uint8)
+
+    def to_px(x, y):
+        return (x + length / 2) * px_per_m, (width / 2 - y) * px_per_m
+
+    c0, r0 = to_px(options.goal_lo_m[0], options.goal_hi_m[1])
+    c1, r1 = to_px(options.goal_hi_m[0], options.goal_lo_m[1])
+    c0, r0, c1, r1 = (int(round(v)) for v in (c0, r0, c1, r1))
+    for t in range(2):
+        image[max(r0 + t, 0), c0:c1] = GOAL_BOX
+        image[min(r1 - 1 - t, h_px - 1), c0:c1] = GOAL_BOX
+        image[r0:r1, max(c0 + t, 0)] = GOAL_BOX
+        image[r0:r1, min(c1 - 1 - t, w_px - 1)] = GOAL_BOX
+    x, y, yaw = batch.pose_of(i)
+    for s in np.linspace(0.0, 0.6, 40):
+        c, r = to_px(x + s * np.cos(yaw), y + s * np.sin(yaw))
+        rr, cc = int(r), int(c)
+        image[max(rr - 1, 0):min(rr + 2, h_px), max(cc - 1, 0):min(cc + 2, w_px)] = BLADE
+    return image
+

@@ -233,7 +233,7 @@ def _l1(a, b):
     return np.abs(a - b).sum(axis=(-2, -1))
 
 
-def _checked_action(action, space, shape=(4,)):
+def _checked_action(action, space, shape=(4,), meaning="x0, y0, x1, y1 per stroke"):
     """The action as float64 after checking it: real numbers (a float or integer dtype, not bool),
     the shape, finite, in [-1, 1]. float64 arrays are accepted though the space's dtype is
     float32 (what numpy and most agents produce); anything else raises ValueError naming the
@@ -247,7 +247,7 @@ def _checked_action(action, space, shape=(4,)):
         ok = False
     if not ok or not np.all(np.isfinite(a)) or np.any(np.abs(a) > 1.0):
         raise ValueError(f"action {action!r} is not in the action space {space}: expected "
-                         f"{shape} real numbers (x0, y0, x1, y1 per stroke) in [-1, 1]")
+                         f"{shape} real numbers ({meaning}) in [-1, 1]")
     return a
 
 

@@ -181,3 +181,48 @@ class ShapingStrokesVectorEnv(_BatchVectorEnv):
         infos["is_success"] = infos["l1_fraction"] <= g.success_fraction
         infos["previous_achieved_goal"] = self._previous.copy()
         return infos
+
+
+class BulldozingVectorEnv(_BatchVectorEnv):
+    """`num_envs` Bulldozing-v0 environments (same options as the single one, render aside),
+    stepped in one C++ call: with at least as many instances as threads, one thread per instance;
+    otherwise instance after instance with every thread on the particle step (the same bits).
+    Observations are a dict of batches: ego (num_envs, 36, 36), sky (num_envs, 36, 72), pose
+    (num_envs, 3)."""
+
+    def __init__(self, num_envs, threads=None, **options):
+        super().__init__(num_envs, threads)
+        from .bulldozing import _BulldozingGame, observation_space
+        self._game = _BulldozingGame(self.num_envs, **options)
+        self.world = self._game.world
+        self.single_observation_space = observation_space(self.world)
+        self.single_action_space = Box(-1.0, 1.0, (2,), np.float32)
+        self.observation_space = observation_space(self.world, self.num_envs)
+        self.action_space = Box(-1.0, 1.0, (self.num_envs, 2), np.float32)
+
+    def reset(self, *, seed=None, options=None):
+        """(observations, infos). seed as ShapingTrench-v0's vector environment takes it."""
+        if options:
+            raise ValueError("options: Bulldozing-v0 takes no reset options")
+        g = self._game
+        if seed is None and self._started:
+            for i in range(self.num_envs):
+                g.redraw(i)
+        else:
+            g.reset(self._seeds(seed))
+        self._started = True
+        return g.observation(), self._infos()
+
+    def step(self, actions):
+        """(observations, rewards, terminations, truncations, infos); actions (num_envs, 2)."""
+        if not self._started:
+            raise RuntimeError("Bulldozing-v0 vector env: step() before reset()")
+        g = self._game
+        g.actions[:] = _checked_action(actions, self.action_space, (self.num_envs, 2),
+                                       "forward, yaw rate per instance")
+        g.step(self.threads)
+        return (g.observation(), g.rewards.copy(), g.terminated.copy(), g.truncated.copy(),
+                self._infos())
+
+    def _infos(self):
+        return self._game.batch.info()

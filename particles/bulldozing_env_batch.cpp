@@ -1,0 +1,193 @@
+#include "particles/bulldozing_env_batch.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <stdexcept>
+
+namespace talus::particles {
+
+namespace {
+
+double wrapped_angle(double a) { return std::remainder(a, 2.0 * std::numbers::pi); }
+
+}  // namespace
+
+BulldozingEnvBatch::BulldozingEnvBatch(std::shared_ptr<const BulldozingWorld> world, int num_envs)
+    : world_(std::move(world)) {
+  if (!world_) throw std::invalid_argument("BulldozingEnvBatch: no world");
+  if (num_envs < 1) throw std::invalid_argument("num_envs: expected >= 1");
+  const BulldozingOptions& o = world_->options;
+  max_steps_ = std::max(
+      1, static_cast<int>(std::llround(o.episode_s / (o.steps_per_action * o.time_step_s))));
+  slots_.resize(static_cast<std::size_t>(num_envs));
+}
+
+void BulldozingEnvBatch::start_episode(BulldozingSlot& s) const {
+  const BulldozingOptions& o = world_->options;
+  // The settled heap moved by a uniform offset: on the flat floor it is as much at rest there.
+  const double dx = s.rng.uniform(-o.heap_offset_m, o.heap_offset_m);
+  const double dy = s.rng.uniform(-o.heap_offset_m, o.heap_offset_m);
+  s.particles = world_->settled_heap;
+  for (std::size_t i = 0; i < s.particles.size(); ++i) {
+    s.particles.x_m[i] += static_cast<float>(dx);
+    s.particles.y_m[i] += static_cast<float>(dy);
+  }
+  s.x_m = s.rng.uniform(o.start_lo_m.x(), o.start_hi_m.x());
+  s.y_m = s.rng.uniform(o.start_lo_m.y(), o.start_hi_m.y());
+  s.yaw_rad = s.rng.uniform(-std::numbers::pi, std::numbers::pi);
+  s.steps = 0;
+  s.in_goal = goal_score(o, s.particles).inside;
+  s.episode_return = 0.0;
+  s.ended = false;
+  s.stop_reason.clear();
+}
+
+void BulldozingEnvBatch::reset(std::span<const std::uint64_t> seeds,
+                               const BulldozingObservations& out) {
+  if (seeds.size() != slots_.size()) {
+    throw std::invalid_argument(
+        fmt::format("reset: expected {} seeds, got {}", slots_.size(), seeds.size()));
+  }
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    slots_[i].rng.state = seeds[i];
+    start_episode(slots_[i]);
+    observe(i, out);
+  }
+}
+
+void BulldozingEnvBatch::redraw(int i, const BulldozingObservations& out) {
+  start_episode(slots_.at(static_cast<std::size_t>(i)));
+  observe(static_cast<std::size_t>(i), out);
+}
+
+void BulldozingEnvBatch::step_one(BulldozingSlot& s, double forward, double yaw,
+                                  const ParticleModel& model, double& reward,
+                                  std::uint8_t& terminated, std::uint8_t& truncated) const {
+  const BulldozingOptions& o = world_->options;
+  const double v = forward * o.max_speed_m_per_s, w = yaw * o.max_yaw_rate_rad_per_s;
+  const double dt = o.time_step_s;
+  // The bulldozer's centre stays a bounding radius inside the walls (it stops there).
+  const double reach = world_->bounding_radius_m;
+  const double x_lim = std::max(0.0, o.arena_length_m / 2 - reach);
+  const double y_lim = std::max(0.0, o.arena_width_m / 2 - reach);
+  terminated = truncated = 0;
+  for (int k = 0; k < o.steps_per_action; ++k) {
+    // Unicycle over one step, heading at the step's midpoint; the twist is the motion made.
+    const double mid = s.yaw_rad + 0.5 * w * dt;
+    const double x1 = std::clamp(s.x_m + v * std::cos(mid) * dt, -x_lim, x_lim);
+    const double y1 = std::clamp(s.y_m + v * std::sin(mid) * dt, -y_lim, y_lim);
+    BodyMotion motion{bulldozer_pose(s.x_m, s.y_m, s.yaw_rad), Twist{}};
+    motion.V_WB.w_W = Vec3(0.0, 0.0, w);
+    motion.V_WB.v_WBo = Vec3((x1 - s.x_m) / dt, (y1 - s.y_m) / dt, 0.0);
+    try {
+      particles::step(model, s.particles, std::span(&motion, 1), s.workspace);
+    } catch (const ParticleDivergence& e) {
+      s.stop_reason =
+          fmt::format("the particle simulation diverged at env step {}: {}", s.steps + 1, e.what());
+      truncated = 1;
+      break;
+    }
+    s.x_m = x1;
+    s.y_m = y1;
+    s.yaw_rad = wrapped_angle(s.yaw_rad + w * dt);
+  }
+  const GoalScore score = goal_score(o, s.particles);
+  reward = score.reward;
+  s.in_goal = score.inside;
+  s.episode_return += reward;
+  ++s.steps;
+  if (s.steps >= max_steps_) truncated = 1;
+  s.ended = terminated || truncated;
+}
+
+void BulldozingEnvBatch::step(std::span<const double> actions, const BulldozingObservations& out,
+                              double* rewards, std::uint8_t* terminated, std::uint8_t* truncated,
+                              int threads) {
+  const std::size_t n = slots_.size();
+  if (actions.size() != 2 * n) {
+    throw std::invalid_argument(
+        fmt::format("step: expected {} action values, got {}", 2 * n, actions.size()));
+  }
+  for (std::size_t i = 0; i < 2 * n; ++i) {
+    if (!(actions[i] >= -1.0 && actions[i] <= 1.0)) {
+      throw std::invalid_argument(fmt::format(
+          "step: environment {}: action[{}] = {} is not in [-1, 1]", i / 2, i % 2, actions[i]));
+    }
+  }
+  threads = std::max(1, threads);
+  // Enough environments: one thread each, particle steps single-threaded; else environments one
+  // after another with every thread on the particle step. Both give the same bits.
+  const bool across_envs = static_cast<int>(n) >= threads && threads > 1;
+  ParticleModel model = world_->model;
+  model.threads = across_envs ? 1 : threads;
+  auto one = [&](std::size_t i) {
+    BulldozingSlot& s = slots_[i];
+    if (s.ended) {
+      start_episode(s);
+      rewards[i] = 0.0;
+      terminated[i] = truncated[i] = 0;
+    } else {
+      step_one(s, actions[2 * i], actions[2 * i + 1], model, rewards[i], terminated[i],
+               truncated[i]);
+    }
+    observe(i, out);
+  };
+  if (across_envs) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (std::size_t i = 0; i < n; ++i) one(i);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) one(i);
+  }
+}
+
+std::vector<CameraBody> BulldozingEnvBatch::camera_bodies(const BulldozingSlot& s,
+                                                          bool walls) const {
+  std::vector<CameraBody> bodies;
+  if (walls) {
+    bodies = world_->scenery;
+  } else {
+    bodies.push_back(world_->scenery.front());  // the floor
+  }
+  bodies.push_back({world_->model.bodies.front().shape, bulldozer_pose(s.x_m, s.y_m, s.yaw_rad)});
+  return bodies;
+}
+
+void BulldozingEnvBatch::observe(std::size_t i, const BulldozingObservations& out) const {
+  const BulldozingSlot& s = slots_[i];
+  const BulldozingOptions& o = world_->options;
+  const ParticleSpheres spheres{s.particles.x_m, s.particles.y_m, s.particles.z_m,
+                                s.particles.radius_m};
+  // Threads: the caller's loop owns them; each image is rendered on this thread.
+  const DepthImage ego = render_depth(ego_camera(o, bulldozer_pose(s.x_m, s.y_m, s.yaw_rad)),
+                                      spheres, camera_bodies(s, true));
+  const DepthImage sky = render_depth(world_->sky, spheres, camera_bodies(s, false));
+  const std::size_t ego_size = ego.depth_m.size(), sky_size = sky.depth_m.size();
+  const float far = static_cast<float>(o.ego_max_range_m);
+  for (std::size_t p = 0; p < ego_size; ++p) {
+    const float d = ego.depth_m[p];
+    out.ego[i * ego_size + p] = std::isfinite(d) ? std::min(d, far) : far;
+  }
+  const float floor = static_cast<float>(o.sky_camera_z_m);
+  for (std::size_t p = 0; p < sky_size; ++p) {
+    const float d = sky.depth_m[p];
+    out.sky[i * sky_size + p] = std::isfinite(d) ? std::clamp(d, 0.0f, floor) : floor;
+  }
+  out.pose[3 * i] = static_cast<float>(s.x_m);
+  out.pose[3 * i + 1] = static_cast<float>(s.y_m);
+  out.pose[3 * i + 2] = static_cast<float>(s.yaw_rad);
+}
+
+DepthImage BulldozingEnvBatch::sky_image(int i, int width_px, int height_px) const {
+  const BulldozingSlot& s = slots_.at(static_cast<std::size_t>(i));
+  SkyCamera camera = world_->sky;
+  camera.width_px = width_px;
+  camera.height_px = height_px;
+  const ParticleSpheres spheres{s.particles.x_m, s.particles.y_m, s.particles.z_m,
+                                s.particles.radius_m};
+  return render_depth(camera, spheres, camera_bodies(s, false));
+}
+
+}  // namespace talus::particles

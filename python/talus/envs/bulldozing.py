@@ -1,0 +1,259 @@
+"""Bulldozing-v0: push a heap of particles into a goal box with a toy bulldozer (paper 001
+§III-A, GranularGym's bulldozing task), on talus's particle tier.
+
+A closed 8 m x 4 m arena holds a heap of 10,000 particles of radius 2 cm around (-2, 0) m; the goal
+box is x in [1, 3] m, y in [-1, 1] m. The action is the paper's track steering, a Box [-1, 1]^2:
+forward speed (times max_speed_m_per_s) and yaw rate (times max_yaw_rate_rad_per_s). One step is
+0.1 s of simulation (100 particle steps of 1 ms); an episode lasts 60 s (600 steps, then
+truncated). The observation is the paper's: an ego depth camera (36 x 36, perspective, on the cab
+looking ahead), a sky depth camera (36 x 72, orthographic over the whole arena) and the pose
+(x, y, yaw). The reward per step is the paper's: (1/n) sum over particles of 100 for a particle in
+the goal box, otherwise minus its distance to the box [m]. The bulldozer is kinematic, as in the
+paper: it follows the command exactly and stops at the walls. Stepping runs in C++
+(talus.particles.BulldozingEnvBatch); docs/envs.md has the details.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import OrderedDict
+
+import numpy as np
+
+from .. import _talus
+from .core import Env
+from .shaping_strokes import _checked_action
+from .spaces import Box, Dict
+
+MESH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",
+                    "bulldozer.obj")
+
+# Options (keyword arguments of make) and their defaults: the fields of
+# talus.particles.BulldozingOptions (particles/bulldozing_world.hpp) that a user may set.
+OPTIONS = dict(particle_count=10000, particle_radius_m=0.02, density_kg_per_m3=1631.0,
+               friction=0.5, heap_slope_deg=25.0, time_step_s=1e-3, steps_per_action=100,
+               iterations=3, neighbour_skin_radii=0.6, episode_s=60.0, max_speed_m_per_s=1.0, max_yaw_rate_rad_per_s=1.5,
+               heap_offset_m=0.25, mesh_path=MESH, mesh_sdf_cell_m=0.02, ego_width_px=36,
+               ego_height_px=36, sky_width_px=72, sky_height_px=36)
+
+_INT_OPTIONS = ("particle_count", "steps_per_action", "iterations", "ego_width_px",
+                "ego_height_px", "sky_width_px", "sky_height_px")
+
+# Worlds (the settled heap takes seconds) shared by environments made with the same options.
+_WORLDS: OrderedDict = OrderedDict()
+
+
+def bulldozing_world(**options):
+    """The (cached) talus.particles.BulldozingWorld of these options: unknown options, wrong
+    types and values out of range raise ValueError naming the option."""
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise ValueError(f"Bulldozing-v0: unknown options {unknown}; known: "
+                         f"{', '.join(sorted(OPTIONS))}")
+    o = dict(OPTIONS, **options)
+    for name in _INT_OPTIONS:
+        if not isinstance(o[name], (int, np.integer)) or isinstance(o[name], bool):
+            raise ValueError(f"Bulldozing-v0: {name}: expected an int, got {o[name]!r}")
+        if o[name] < 1:
+            raise ValueError(f"Bulldozing-v0: {name}: expected >= 1, got {o[name]!r}")
+    key = tuple(sorted((k, str(v)) for k, v in o.items()))
+    if key in _WORLDS:
+        _WORLDS.move_to_end(key)
+        return _WORLDS[key]
+    if not os.path.isfile(str(o["mesh_path"])):
+        raise ValueError(f"Bulldozing-v0: mesh_path: {o['mesh_path']} does not exist (expected a "
+                         f"closed OBJ or STL mesh of the bulldozer)")
+    opts = _talus.particles.BulldozingOptions()
+    for name, value in o.items():
+        try:
+            setattr(opts, name, value)
+        except TypeError as e:
+            raise ValueError(f"Bulldozing-v0: {name}: {value!r} has the wrong type ({e})") from None
+    try:
+        world = _talus.particles.BulldozingWorld(opts)
+    except RuntimeError as e:  # a mesh that cannot be read or is not closed
+        raise ValueError(f"Bulldozing-v0: mesh_path: {e}") from None
+    _WORLDS[key] = world
+    while len(_WORLDS) > 4:
+        _WORLDS.popitem(last=False)
+    return world
+
+
+def observation_space(world, batch=None):
+    """Bulldozing-v0's Dict observation space (of one environment, or of `batch` of them)."""
+    o = world.options
+    lead = () if batch is None else (batch,)
+    half_l, half_w = 4.0, 2.0
+    return Dict({
+        "ego": Box(0.0, o.ego_max_range_m, lead + (o.ego_height_px, o.ego_width_px), np.float32),
+        "sky": Box(0.0, o.sky_camera_z_m, lead + (o.sky_height_px, o.sky_width_px), np.float32),
+        "pose": Box(np.tile(np.array([-half_l, -half_w, -math.pi], np.float32), lead + (1,)),
+                    np.tile(np.array([half_l, half_w, math.pi], np.float32), lead + (1,)),
+                    lead + (3,), np.float32),
+    })
+
+
+class _BulldozingGame:
+    """The C++ batch behind Bulldozing-v0 (one environment) and its vector form (N), with the
+    arrays it writes in place."""
+
+    def __init__(self, num_envs, **options):
+        self.world = bulldozing_world(**options)
+        o = self.world.options
+        self.batch = _talus.particles.BulldozingEnvBatch(self.world, num_envs)
+        self.ego = np.zeros((num_envs, o.ego_height_px, o.ego_width_px), np.float32)
+        self.sky = np.zeros((num_envs, o.sky_height_px, o.sky_width_px), np.float32)
+        self.pose = np.zeros((num_envs, 3), np.float32)
+        self.actions = np.zeros((num_envs, 2), np.float64)
+        self.rewards = np.zeros(num_envs, np.float64)
+        self.terminated = np.zeros(num_envs, bool)
+        self.truncated = np.zeros(num_envs, bool)
+
+    def reset(self, seeds):
+        self.batch.reset(np.ascontiguousarray(seeds, dtype=np.uint64), self.ego, self.sky,
+                         self.pose)
+
+    def redraw(self, i):
+        self.batch.redraw(i, self.ego, self.sky, self.pose)
+
+    def step(self, threads):
+        self.batch.step(self.actions, self.ego, self.sky, self.pose, self.rewards,
+                        self.terminated, self.truncated, threads)
+
+    def observation(self, i=None):
+        if i is None:
+            return {"ego": self.ego.copy(), "sky": self.sky.copy(), "pose": self.pose.copy()}
+        return {"ego": self.ego[i].copy(), "sky": self.sky[i].copy(), "pose": self.pose[i].copy()}
+
+
+class BulldozingEnv(Env):
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 10}
+
+    def __init__(self, render_mode=None, threads=None, **options):
+        """options: see OPTIONS (docs/envs.md); threads: for the particle step (default: the cores
+        this process may use; results do not depend on it)."""
+        if render_mode not in (None, "rgb_array"):
+            raise ValueError(f"render_mode: expected None or 'rgb_array', got {render_mode!r}")
+        self.render_mode = render_mode
+        if threads is None:
+            threads = min(len(os.sched_getaffinity(0)), 64)
+        if not (isinstance(threads, (int, np.integer)) and threads >= 1):
+            raise ValueError(f"threads: expected an int >= 1 or None, got {threads!r}")
+        self.threads = int(threads)
+        self._game = _BulldozingGame(1, **options)
+        self.world = self._game.world
+        self.observation_space = observation_space(self.world)
+        self.action_space = Box(-1.0, 1.0, (2,), np.float32)
+        self._seeded = self._started = self._ended = False
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        if options:
+            raise ValueError(f"options: Bulldozing-v0 takes no reset options, got {options!r}")
+        g = self._game
+        if seed is not None or not self._seeded:
+            first = int(seed) if seed is not None else int(self.np_random.integers(2**63))
+            g.reset([first])
+            self._seeded = True
+        else:
+            g.redraw(0)
+        self._started, self._ended = True, False
+        return g.observation(0), self._info()
+
+    def step(self, action):
+        if not self._started:
+            raise RuntimeError("Bulldozing-v0: step() before reset(); call reset() first")
+        if self._ended:
+            raise RuntimeError("Bulldozing-v0: step() after the episode ended (terminated or "
+                               "truncated); call reset() first")
+        g = self._game
+        g.actions[0] = _checked_action(action, self.action_space, (2,), "forward, yaw rate")
+        g.step(self.threads)
+        terminated, truncated = bool(g.terminated[0]), bool(g.truncated[0])
+        self._ended = terminated or truncated
+        return g.observation(0), float(g.rewards[0]), terminated, truncated, self._info()
+
+    def _info(self):
+        infos = self._game.batch.info()
+        info = {k: (v[0].item() if isinstance(v, np.ndarray) else v[0]) for k, v in infos.items()}
+        if info["stop_reason"] == "":
+            del info["stop_reason"]
+        return info
+
+    def render(self):
+        if self.render_mode is None or not self._started:
+            return None
+        from .render import render_bulldozing
+        return render_bulldozing(self._game.batch, 0, self.world.options)
+
+    def particle_positions(self):
+        """The particles' centres [m], (n, 3) float32 (for analysis and pictures)."""
+        return self._game.batch.particle_positions(0)
+
+
+class ScriptedBulldozer:
+    """Bulldozing-v0's scripted baseline: push straight into the goal box, lane after lane. It
+    drives round the heap to a point behind it on the lane, pushes along +x until its centre is
+    push_past_m past the goal box's near edge (the sand heaped before the scoop then lies in the
+    box), backs out along the lane, and takes the next lane (y = 0, +-0.4,
+    +-0.8 m about the heap's centre). It reads only the pose of the observation; the heap's and
+    the goal's places come from the environment's options (privileged knowledge a learner does
+    not have)."""
+
+    LANES_M = (0.0, 0.4, -0.4, 0.8, -0.8)
+
+    def __init__(self, heap_centre_m=(-2.0, 0.0), goal_x_m=(1.0, 3.0), behind_m=1.4,
+                 push_past_m=-0.2):
+        self.heap_x, self.heap_y = heap_centre_m
+        self.goal_x = goal_x_m
+        self.push_past_m = push_past_m
+        self.behind_m = behind_m
+        self.reset()
+
+    def reset(self):
+        self.lane, self.phase, self.waypoint = 0, "around", 0
+
+    def __call__(self, observation):
+        x, y, yaw = (float(v) for v in observation["pose"])
+        lane_y = self.heap_y + self.LANES_M[self.lane % len(self.LANES_M)]
+        start_x = self.heap_x - self.behind_m
+        if self.phase == "around":
+            # Round the heap along the arena's side (the lane's side), then behind it.
+            side = 1.4 if lane_y >= self.heap_y else -1.4
+            waypoints = ((self.heap_x + 1.6, side), (start_x, side))
+            while self.waypoint < len(waypoints):
+                tx, ty = waypoints[self.waypoint]
+                if math.hypot(tx - x, ty - y) > 0.3:
+                    return self._go_to(x, y, yaw, tx, ty)
+                self.waypoint += 1
+            self.phase = "line_up"
+        if self.phase == "line_up":
+            if math.hypot(x - start_x, y - lane_y) > 0.15:
+                return self._go_to(x, y, yaw, start_x, lane_y)
+            if abs(_angle(yaw)) > 0.1:
+                return np.array([0.0, np.clip(-2.0 * _angle(yaw), -1, 1)], np.float32)
+            self.phase = "push"
+        if self.phase == "push":
+            if x < self.goal_x[0] + self.push_past_m:
+                return np.array([1.0, np.clip(-1.5 * (y - lane_y) - 1.5 * _angle(yaw), -1, 1)],
+                                np.float32)
+            self.phase = "back"
+        if self.phase == "back":
+            if x > start_x + 0.2:
+                return np.array([-1.0, np.clip(1.5 * (y - lane_y) - 1.5 * _angle(yaw), -1, 1)],
+                                np.float32)
+            self.lane += 1
+            self.phase = "line_up"
+            return self(observation)
+        return np.zeros(2, np.float32)
+
+    @staticmethod
+    def _go_to(x, y, yaw, tx, ty):
+        error = _angle(math.atan2(ty - y, tx - x) - yaw)
+        forward = max(0.0, math.cos(error)) if abs(error) < 1.0 else 0.0
+        return np.array([forward, np.clip(2.0 * error, -1.0, 1.0)], np.float32)
+
+
+def _angle(a):
+    return (a + math.pi) % (2.0 * math.pi) - math.pi
