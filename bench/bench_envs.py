@@ -2,7 +2,8 @@
 ShapingTrench-v0 stepped in a loop, and make_vec of 1024 instances on 1 and 2 threads (the
 observation batch copied out every step, as returned); ShapingStrokes-v0 (32 x 32, letters, random
 strokes) alone and as make_vec of 64 on 1 and 2 threads; Bulldozing-v0 at 10,000 and 50,000
-particles (one env step = 0.1 s simulated), its heap at rest and being pushed. Prints the CPU model and the median of 3
+particles (one env step = 0.1 s simulated), its heap at rest and being pushed; RoverSlope-v0
+alone and as make_vec of 4 on 1 and 2 threads. Prints the CPU model and the median of 3
 runs of each. Run by `make bench` after the C++ benchmarks (which time the C++ step alone).
 
     PYTHONPATH=build/python /usr/bin/python3 bench/bench_envs.py
@@ -84,6 +85,26 @@ def bulldozing_rate(particles, pushing, threads=2, steps=30):
     return steps / (time.perf_counter() - start)
 
 
+def rover_rate(num_envs, threads, steps=40):
+    """Env steps per second of RoverSlope-v0 driving straight at 2 rad/s: one env (num_envs
+    None) or make_vec."""
+    action = np.full(4, 2.0 / 3.0, np.float32)
+    if num_envs is None:
+        env = E.make("RoverSlope-v0")
+        env.reset(seed=0)
+        start = time.perf_counter()
+        for _ in range(steps):
+            env.step(action)
+        return steps / (time.perf_counter() - start)
+    vec = E.make_vec("RoverSlope-v0", num_envs, threads=threads)
+    vec.reset(seed=0)
+    actions = np.tile(action, (num_envs, 1))
+    start = time.perf_counter()
+    for _ in range(steps):
+        vec.step(actions)
+    return steps * num_envs / (time.perf_counter() - start)
+
+
 def main():
     print(f"talus.envs through Python on {cpu_model()} (median of 3 runs, env steps per second)")
     rows = [("ShapingTrench-v0, one env", single_env_rate)]
@@ -98,6 +119,12 @@ def main():
     for name, run in strokes:
         rates = [run() for _ in range(3)]
         print(f"  {name:52s} {statistics.median(rates):8.0f} strokes/s")
+    rover = [("RoverSlope-v0, one env", lambda: rover_rate(None, 1))]
+    rover += [(f"RoverSlope-v0, make_vec 4 envs, {t} thread{'s' * (t > 1)}",
+               lambda t=t: rover_rate(4, t)) for t in (1, 2)]
+    for name, run in rover:
+        rate = statistics.median([run() for _ in range(3)])
+        print(f"  {name:52s} {rate:8.1f} env steps/s = {rate / 10:.1f} x real time")
     for particles in (10_000, 50_000):
         for pushing in (False, True):
             name = (f"Bulldozing-v0 {particles} particles, 2 threads, "

@@ -22,6 +22,10 @@ using namespace talus;
 using namespace talus::robot;
 using namespace talus::python;
 
+namespace talus::python {
+void bind_rover_env(py::module_& m);  // python/bind_rover_env.cpp
+}
+
 namespace {
 
 // A 1-D numpy view of n mjtNum owned by the model object `owner`.
@@ -211,6 +215,7 @@ void bind_robots_module(py::module_& parent) {
       py::arg("scenario"),
       "Reads a robots-tier scenario file into its robot, terrain and coupled simulation without "
       "running it (raises ScenarioError naming the file, line and key).");
+  talus::python::bind_rover_env(m);
 }
 
 }  // namespace

@@ -50,6 +50,11 @@ RobotsScenario load_robots(const ScenarioTable& root);
 /// "robots". check reads and validates the whole file (the MuJoCo model is loaded) and returns
 /// {tier, name, steps}; run simulates it into out_dir and returns the summary.
 nlohmann::json check_robots(const ScenarioTable& root);
+
+/// Why a coupled run must stop now (a joint position that is not finite, a coupled link off the
+/// terrain), naming `file`, the step and the time; "" while the state is sound.
+std::string links_off_terrain(const std::filesystem::path& file, const RobotsScenario& sc,
+                              const RobotTerrain& terrain, long step, double time_s);
 nlohmann::json run_robots(const ScenarioTable& root, const OutputTarget& out_dir,
                           const RunProgress& progress);
 

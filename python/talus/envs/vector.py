@@ -226,3 +226,41 @@ class BulldozingVectorEnv(_BatchVectorEnv):
 
     def _infos(self):
         return self._game.batch.info()
+
+
+class RoverSlopeVectorEnv(_BatchVectorEnv):
+    """`num_envs` RoverSlope-v0 environments (same options as the single one) stepped in one C++
+    call, one thread per instance. Observations are (num_envs, 24) float32."""
+
+    def __init__(self, num_envs, threads=None, **options):
+        super().__init__(num_envs, threads)
+        from .rover_slope import _RoverGame, observation_space
+        self._game = _RoverGame(self.num_envs, **options)
+        self.single_observation_space = observation_space()
+        self.single_action_space = Box(-1.0, 1.0, (4,), np.float32)
+        self.observation_space = observation_space(self.num_envs)
+        self.action_space = Box(-1.0, 1.0, (self.num_envs, 4), np.float32)
+
+    def reset(self, *, seed=None, options=None):
+        """(observations, infos). seed as ShapingTrench-v0's vector environment takes it."""
+        if options:
+            raise ValueError("options: RoverSlope-v0 takes no reset options")
+        g = self._game
+        if seed is None and self._started:
+            for i in range(self.num_envs):
+                g.batch.redraw(i, g.obs)
+        else:
+            g.batch.reset(np.ascontiguousarray(self._seeds(seed), dtype=np.uint64), g.obs)
+        self._started = True
+        return g.obs.copy(), self._game.batch.info()
+
+    def step(self, actions):
+        """(observations, rewards, terminations, truncations, infos); actions (num_envs, 4)."""
+        if not self._started:
+            raise RuntimeError("RoverSlope-v0 vector env: step() before reset()")
+        g = self._game
+        g.actions[:] = _checked_action(actions, self.action_space, (self.num_envs, 4),
+                                       "wheel speeds per instance")
+        g.step(self.threads)
+        return (g.obs.copy(), g.rewards.copy(), g.terminated.copy(), g.truncated.copy(),
+                g.batch.info())
