@@ -3,7 +3,8 @@ ShapingTrench-v0 stepped in a loop, and make_vec of 1024 instances on 1 and 2 th
 observation batch copied out every step, as returned); ShapingStrokes-v0 (32 x 32, letters, random
 strokes) alone and as make_vec of 64 on 1 and 2 threads; Bulldozing-v0 at 10,000 and 50,000
 particles (one env step = 0.1 s simulated), its heap at rest and being pushed; RoverSlope-v0
-alone and as make_vec of 4 on 1 and 2 threads. Prints the CPU model and the median of 3
+alone and as make_vec of 4 on 1 and 2 threads; QuadrupedGranular-v0 at a 10 ms and a 1 ms control
+period, alone and as make_vec of 16. Prints the CPU model and the median of 3
 runs of each. Run by `make bench` after the C++ benchmarks (which time the C++ step alone).
 
     PYTHONPATH=build/python /usr/bin/python3 bench/bench_envs.py
@@ -105,6 +106,28 @@ def rover_rate(num_envs, threads, steps=40):
     return steps * num_envs / (time.perf_counter() - start)
 
 
+def quadruped_rate(num_envs, threads, control_period_s, steps=300):
+    """Env steps per second of QuadrupedGranular-v0 (pebbles) under the scripted trot: one env
+    (num_envs None) or make_vec, at the given control period."""
+    if num_envs is None:
+        env = E.make("QuadrupedGranular-v0", control_period_s=control_period_s)
+        trot = E.ScriptedTrot(env.actuator_names, control_period_s)
+        obs, _ = env.reset(seed=0)
+        start = time.perf_counter()
+        for _ in range(steps):
+            obs, *_ = env.step(trot(obs))
+        return steps / (time.perf_counter() - start)
+    vec = E.make_vec("QuadrupedGranular-v0", num_envs, threads=threads,
+                     control_period_s=control_period_s)
+    trot = E.ScriptedTrot(E.make("QuadrupedGranular-v0").actuator_names, control_period_s)
+    obs, _ = vec.reset(seed=0)
+    start = time.perf_counter()
+    for _ in range(steps):
+        action = trot(None)
+        obs, *_ = vec.step(np.tile(action, (num_envs, 1)))
+    return steps * num_envs / (time.perf_counter() - start)
+
+
 def main():
     print(f"talus.envs through Python on {cpu_model()} (median of 3 runs, env steps per second)")
     rows = [("ShapingTrench-v0, one env", single_env_rate)]
@@ -125,6 +148,15 @@ def main():
     for name, run in rover:
         rate = statistics.median([run() for _ in range(3)])
         print(f"  {name:52s} {rate:8.1f} env steps/s = {rate / 10:.1f} x real time")
+    for period in (0.01, 0.001):
+        quad = [(f"QuadrupedGranular-v0 {period * 1e3:g} ms, one env",
+                 lambda p=period: quadruped_rate(None, 1, p))]
+        quad += [(f"QuadrupedGranular-v0 {period * 1e3:g} ms, make_vec 16, {t} thread"
+                  f"{'s' * (t > 1)}", lambda t=t, p=period: quadruped_rate(16, t, p))
+                 for t in (1, 2)]
+        for name, run in quad:
+            rate = statistics.median([run() for _ in range(3)])
+            print(f"  {name:52s} {rate:8.0f} env steps/s")
     for particles in (10_000, 50_000):
         for pushing in (False, True):
             name = (f"Bulldozing-v0 {particles} particles, 2 threads, "

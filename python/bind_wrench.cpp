@@ -139,9 +139,14 @@ void bind_wrench_space_tier(py::module_& m) {
 
 }  // namespace
 
+namespace talus::python {
+void bind_quadruped_env(py::module_& m);  // python/bind_quadruped_env.cpp
+}
+
 void bind_wrench(py::module_& m) {
   py::register_exception<DatabaseError>(m, "WrenchDatabaseError", PyExc_ValueError);
   py::register_exception<WrenchStepError>(m, "WrenchStepError", PyExc_RuntimeError);
+  talus::python::bind_quadruped_env(m);
 
   py::class_<MediumDescription>(m, "Medium", "What a wrench-space database was measured in.")
       .def(py::init([](std::string name, double grain_radius_m, double density_kg_m3,

@@ -85,6 +85,9 @@ example "talus.envs Bulldozing-v0 baselines" "$out/envs/bulldozing" bulldozing_b
 # RoverSlope-v0 (SCM): the scripted drive up the slope against a random policy.
 example "talus.envs RoverSlope-v0 baselines" "$out/envs/rover_slope" rover_slope_baselines.py \
   "$out/envs/rover_slope"
+# QuadrupedGranular-v0 (wrench spaces): the scripted trot, standing still and a random policy.
+example "talus.envs QuadrupedGranular-v0 baselines" "$out/envs/quadruped" quadruped_baselines.py \
+  "$out/envs/quadruped"
 # A video of a run (talus run --video: its frames drawn and encoded by ffmpeg).
 if command -v ffmpeg >/dev/null; then
   run scenarios/robots/rover_slope.toml "$out/videos/rover_slope" --video -q

@@ -58,15 +58,18 @@ def make_vec(env_id, num_envs, threads=None, **options):
 from .shaping_trench import ShapingTrenchEnv  # noqa: E402
 from .shaping_strokes import ShapingStrokesEnv  # noqa: E402
 from .bulldozing import BulldozingEnv, ScriptedBulldozer  # noqa: E402,F401
+from .quadruped_granular import QuadrupedGranularEnv, ScriptedTrot  # noqa: E402,F401
 from .rover_slope import RoverSlopeEnv, ScriptedRover  # noqa: E402,F401
-from .vector import (BulldozingVectorEnv, RoverSlopeVectorEnv,  # noqa: E402
-                     ShapingStrokesVectorEnv, ShapingTrenchVectorEnv)
+from .vector import (BulldozingVectorEnv, QuadrupedGranularVectorEnv,  # noqa: E402
+                     RoverSlopeVectorEnv, ShapingStrokesVectorEnv, ShapingTrenchVectorEnv)
 
 register("ShapingTrench-v0", ShapingTrenchEnv, max_episode_steps=100)
 register("ShapingStrokes-v0", ShapingStrokesEnv)
 register("Bulldozing-v0", BulldozingEnv)
 register("RoverSlope-v0", RoverSlopeEnv)
+register("QuadrupedGranular-v0", QuadrupedGranularEnv)
 _VECTOR = {"RoverSlope-v0": RoverSlopeVectorEnv,
+           "QuadrupedGranular-v0": QuadrupedGranularVectorEnv,
            "ShapingTrench-v0": ShapingTrenchVectorEnv,
            "ShapingStrokes-v0": ShapingStrokesVectorEnv,
            "Bulldozing-v0": BulldozingVectorEnv}

@@ -264,3 +264,42 @@ class RoverSlopeVectorEnv(_BatchVectorEnv):
         g.step(self.threads)
         return (g.obs.copy(), g.rewards.copy(), g.terminated.copy(), g.truncated.copy(),
                 g.batch.info())
+
+
+class QuadrupedGranularVectorEnv(_BatchVectorEnv):
+    """`num_envs` QuadrupedGranular-v0 environments (same options as the single one) stepped in
+    one C++ call, instances split evenly over the threads. Observations are (num_envs, 34)."""
+
+    def __init__(self, num_envs, threads=None, **options):
+        super().__init__(num_envs, threads)
+        from .quadruped_granular import _QuadrupedGame
+        self._game = _QuadrupedGame(self.num_envs, **options)
+        j = self._game.joints
+        self.single_observation_space = self._game.observation_space()
+        self.single_action_space = Box(-1.0, 1.0, (j,), np.float32)
+        self.observation_space = self._game.observation_space(self.num_envs)
+        self.action_space = Box(-1.0, 1.0, (self.num_envs, j), np.float32)
+
+    def reset(self, *, seed=None, options=None):
+        """(observations, infos). seed as ShapingTrench-v0's vector environment takes it."""
+        if options:
+            raise ValueError("options: QuadrupedGranular-v0 takes no reset options")
+        g = self._game
+        if seed is None and self._started:
+            for i in range(self.num_envs):
+                g.batch.redraw(i, g.obs)
+        else:
+            g.batch.reset(np.ascontiguousarray(self._seeds(seed), dtype=np.uint64), g.obs)
+        self._started = True
+        return g.obs.copy(), g.batch.info()
+
+    def step(self, actions):
+        """(observations, rewards, terminations, truncations, infos); actions (num_envs, 12)."""
+        if not self._started:
+            raise RuntimeError("QuadrupedGranular-v0 vector env: step() before reset()")
+        g = self._game
+        g.actions[:] = _checked_action(actions, self.action_space, (self.num_envs, g.joints),
+                                       "joint position targets per instance")
+        g.step(self.threads)
+        return (g.obs.copy(), g.rewards.copy(), g.terminated.copy(), g.truncated.copy(),
+                g.batch.info())
