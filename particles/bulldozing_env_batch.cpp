@@ -37,7 +37,7 @@ void BulldozingEnvBatch::start_episode(BulldozingSlot& s) const {
   }
   s.x_m = s.rng.uniform(o.start_lo_m.x(), o.start_hi_m.x());
   s.y_m = s.rng.uniform(o.start_lo_m.y(), o.start_hi_m.y());
-  s.yaw_rad = s.rng.uniform(-std::numbers::pi, std::numbers::pi);
+  s.yaw_rad = s.rng.uniform(-o.start_yaw_max_rad, o.start_yaw_max_rad);
   s.steps = 0;
   s.in_goal = goal_score(o, s.particles).inside;
   s.episode_return = 0.0;

@@ -113,6 +113,9 @@ void validate(const BulldozingOptions& o) {
   require(
       o.ego_width_px >= 1 && o.ego_height_px >= 1 && o.sky_width_px >= 1 && o.sky_height_px >= 1,
       "camera sizes", ">= 1 pixel");
+  require(std::isfinite(o.start_yaw_max_rad) && o.start_yaw_max_rad >= 0 &&
+              o.start_yaw_max_rad <= std::numbers::pi,
+          "start_yaw_max_rad", "in [0, pi]");
   require(positive(o.ego_max_range_m), "ego_max_range_m", "> 0");
   require(positive(o.sky_camera_z_m), "sky_camera_z_m", "> 0");
   require(o.threads >= 0, "threads", ">= 0");

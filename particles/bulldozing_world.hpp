@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <numbers>
 
 #include "particles/depth_camera.hpp"
 #include "particles/particle_model.hpp"
@@ -48,9 +49,11 @@ struct BulldozingOptions {
   double heap_offset_m = 0.25;
   Vec2 goal_lo_m{1.0, -1.0};  ///< goal box (x, y) lower corner [m]
   Vec2 goal_hi_m{3.0, 1.0};   ///< upper corner [m]
-  /// The bulldozer starts at a uniform (x, y) in this box [m] with a uniform yaw.
+  /// The bulldozer starts at a uniform (x, y) in this box [m] ...
   Vec2 start_lo_m{0.2, -1.2};
   Vec2 start_hi_m{0.8, 1.2};
+  /// ... and a heading uniform in [-start_yaw_max_rad, start_yaw_max_rad], in [0, pi] [rad].
+  double start_yaw_max_rad = std::numbers::pi;
 
   int ego_width_px = 36, ego_height_px = 36;  ///< the ego camera (paper 001 Fig. 7)
   double ego_fov_y_rad = 1.2;

@@ -29,7 +29,7 @@ void bind_options(py::module_& p) {
       TALUS_OPTION(max_yaw_rate_rad_per_s) TALUS_OPTION(arena_length_m)
       TALUS_OPTION(arena_width_m) TALUS_OPTION(wall_height_m) TALUS_OPTION(heap_centre_m)
       TALUS_OPTION(heap_offset_m) TALUS_OPTION(goal_lo_m) TALUS_OPTION(goal_hi_m)
-      TALUS_OPTION(start_lo_m) TALUS_OPTION(start_hi_m) TALUS_OPTION(ego_width_px)
+      TALUS_OPTION(start_lo_m) TALUS_OPTION(start_hi_m) TALUS_OPTION(start_yaw_max_rad) TALUS_OPTION(ego_width_px)
       TALUS_OPTION(ego_height_px) TALUS_OPTION(ego_fov_y_rad) TALUS_OPTION(ego_pitch_down_rad)
       TALUS_OPTION(p_BC_ego_m) TALUS_OPTION(ego_max_range_m) TALUS_OPTION(sky_width_px)
       TALUS_OPTION(sky_height_px) TALUS_OPTION(sky_camera_z_m) TALUS_OPTION(threads)

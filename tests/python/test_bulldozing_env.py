@@ -89,7 +89,9 @@ def test_the_vector_env_equals_its_envs_stepped_one_by_one():
     obs, infos = vec.reset(seed=5)
     assert obs["ego"].shape == (3, 36, 36) and obs in vec.observation_space
     singles = [E.make("Bulldozing-v0", threads=1, **SMALL) for _ in range(3)]
-    single_obs = [env.reset(seed=5 + i)[0] for i, env in enumerate(singles)]
+    for i, env in enumerate(singles):
+        first = env.reset(seed=5 + i)[0]
+        assert all(np.array_equal(obs[key][i], first[key]) for key in ("ego", "sky", "pose"))
     rng = np.random.default_rng(0)
     for _ in range(3):
         actions = rng.uniform(-1, 1, (3, 2)).astype(np.float32)
@@ -169,3 +171,17 @@ def test_a_mesh_that_is_not_closed_is_refused(tmp_path):
     open_mesh.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\nf 1 3 4\n")
     with pytest.raises(ValueError, match="open.obj"):
         E.make("Bulldozing-v0", **dict(SMALL, mesh_path=str(open_mesh)))
+
+
+def test_the_heap_and_the_start_can_be_placed_for_curricula():
+    env = E.make("Bulldozing-v0", **dict(SMALL, heap_centre_m=(0.5, 0.5), heap_offset_m=0.0,
+                                         start_lo_m=(-3.0, 0.0), start_hi_m=(-3.0, 0.0),
+                                         start_yaw_max_rad=0.0))
+    obs, _ = env.reset(seed=8)
+    assert np.array_equal(obs["pose"], np.array([-3.0, 0.0, 0.0], np.float32))
+    centre = env.particle_positions()[:, :2].mean(axis=0)
+    assert np.allclose(centre, [0.5, 0.5], atol=0.05)
+    with pytest.raises(ValueError, match="heap_centre_m"):
+        E.make("Bulldozing-v0", **dict(SMALL, heap_centre_m=(1.0, 2.0, 3.0)))
+    with pytest.raises(ValueError, match="start_yaw_max_rad"):
+        E.make("Bulldozing-v0", **dict(SMALL, start_yaw_max_rad=4.0))

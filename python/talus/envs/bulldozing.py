@@ -22,8 +22,7 @@ from collections import OrderedDict
 import numpy as np
 
 from .. import _talus
-from .core import Env
-from .shaping_strokes import _checked_action
+from ._batch_env import BatchEnv, BatchGame
 from .spaces import Box, Dict
 
 MESH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",
@@ -35,7 +34,8 @@ OPTIONS = dict(particle_count=10000, particle_radius_m=0.02, density_kg_per_m3=1
                friction=0.5, heap_slope_deg=25.0, time_step_s=1e-3, steps_per_action=100,
                iterations=3, neighbour_skin_radii=0.6, episode_s=60.0, max_speed_m_per_s=1.0, max_yaw_rate_rad_per_s=1.5,
                heap_offset_m=0.25, mesh_path=MESH, mesh_sdf_cell_m=0.02, ego_width_px=36,
-               ego_height_px=36, sky_width_px=72, sky_height_px=36)
+               ego_height_px=36, sky_width_px=72, sky_height_px=36, heap_centre_m=(-2.0, 0.0),
+               start_lo_m=(0.2, -1.2), start_hi_m=(0.8, 1.2), start_yaw_max_rad=math.pi)
 
 _INT_OPTIONS = ("particle_count", "steps_per_action", "iterations", "ego_width_px",
                 "ego_height_px", "sky_width_px", "sky_height_px")
@@ -66,6 +66,10 @@ def bulldozing_world(**options):
                          f"closed OBJ or STL mesh of the bulldozer)")
     opts = _talus.particles.BulldozingOptions()
     for name, value in o.items():
+        if name.endswith("_m") and name[:-2] in ("heap_centre", "start_lo", "start_hi"):
+            value = np.asarray(value, dtype=np.float64)
+            if value.shape != (2,) or not np.all(np.isfinite(value)):
+                raise ValueError(f"Bulldozing-v0: {name}: expected (x, y) [m], got {o[name]!r}")
         try:
             setattr(opts, name, value)
         except TypeError as e:
@@ -94,7 +98,7 @@ def observation_space(world, batch=None):
     })
 
 
-class _BulldozingGame:
+class _BulldozingGame(BatchGame):
     """The C++ batch behind Bulldozing-v0 (one environment) and its vector form (N), with the
     arrays it writes in place."""
 
@@ -105,21 +109,8 @@ class _BulldozingGame:
         self.ego = np.zeros((num_envs, o.ego_height_px, o.ego_width_px), np.float32)
         self.sky = np.zeros((num_envs, o.sky_height_px, o.sky_width_px), np.float32)
         self.pose = np.zeros((num_envs, 3), np.float32)
-        self.actions = np.zeros((num_envs, 2), np.float64)
-        self.rewards = np.zeros(num_envs, np.float64)
-        self.terminated = np.zeros(num_envs, bool)
-        self.truncated = np.zeros(num_envs, bool)
-
-    def reset(self, seeds):
-        self.batch.reset(np.ascontiguousarray(seeds, dtype=np.uint64), self.ego, self.sky,
-                         self.pose)
-
-    def redraw(self, i):
-        self.batch.redraw(i, self.ego, self.sky, self.pose)
-
-    def step(self, threads):
-        self.batch.step(self.actions, self.ego, self.sky, self.pose, self.rewards,
-                        self.terminated, self.truncated, threads)
+        self.arrays = (self.ego, self.sky, self.pose)
+        self.allocate(num_envs, 2)
 
     def observation(self, i=None):
         if i is None:
@@ -127,8 +118,10 @@ class _BulldozingGame:
         return {"ego": self.ego[i].copy(), "sky": self.sky[i].copy(), "pose": self.pose[i].copy()}
 
 
-class BulldozingEnv(Env):
+class BulldozingEnv(BatchEnv):
     metadata = {"render_modes": ["rgb_array"], "render_fps": 10}
+    env_id = "Bulldozing-v0"
+    action_meaning = "forward, yaw rate"
 
     def __init__(self, render_mode=None, threads=None, **options):
         """options: see OPTIONS (docs/envs.md); threads: for the particle step (default: the cores
@@ -145,41 +138,7 @@ class BulldozingEnv(Env):
         self.world = self._game.world
         self.observation_space = observation_space(self.world)
         self.action_space = Box(-1.0, 1.0, (2,), np.float32)
-        self._seeded = self._started = self._ended = False
-
-    def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
-        if options:
-            raise ValueError(f"options: Bulldozing-v0 takes no reset options, got {options!r}")
-        g = self._game
-        if seed is not None or not self._seeded:
-            first = int(seed) if seed is not None else int(self.np_random.integers(2**63))
-            g.reset([first])
-            self._seeded = True
-        else:
-            g.redraw(0)
-        self._started, self._ended = True, False
-        return g.observation(0), self._info()
-
-    def step(self, action):
-        if not self._started:
-            raise RuntimeError("Bulldozing-v0: step() before reset(); call reset() first")
-        if self._ended:
-            raise RuntimeError("Bulldozing-v0: step() after the episode ended (terminated or "
-                               "truncated); call reset() first")
-        g = self._game
-        g.actions[0] = _checked_action(action, self.action_space, (2,), "forward, yaw rate")
-        g.step(self.threads)
-        terminated, truncated = bool(g.terminated[0]), bool(g.truncated[0])
-        self._ended = terminated or truncated
-        return g.observation(0), float(g.rewards[0]), terminated, truncated, self._info()
-
-    def _info(self):
-        infos = self._game.batch.info()
-        info = {k: (v[0].item() if isinstance(v, np.ndarray) else v[0]) for k, v in infos.items()}
-        if info["stop_reason"] == "":
-            del info["stop_reason"]
-        return info
+        self._start()
 
     def render(self):
         if self.render_mode is None or not self._started:

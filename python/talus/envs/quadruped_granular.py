@@ -21,8 +21,7 @@ import os
 import numpy as np
 
 from .. import _talus
-from .core import Env
-from .shaping_strokes import _checked_action
+from ._batch_env import BatchEnv, BatchGame
 from .spaces import Box
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
@@ -35,7 +34,9 @@ OPTIONS = dict(medium="pebbles", model=os.path.join(DATA, "robots", "quadruped",
                fall_height_m=0.45, mass_scale=0.25)
 
 
-class _QuadrupedGame:
+class _QuadrupedGame(BatchGame):
+    """The C++ batch behind QuadrupedGranular-v0 (one environment) and its vector form (N)."""
+
     def __init__(self, num_envs, **options):
         unknown = sorted(set(options) - set(OPTIONS))
         if unknown:
@@ -61,14 +62,11 @@ class _QuadrupedGame:
             float(o["fall_height_m"]), float(o["mass_scale"]))
         self.joints = len(self.batch.actuator_names)
         self.obs = np.zeros((num_envs, self.batch.observation_size), np.float32)
-        self.actions = np.zeros((num_envs, self.joints), np.float64)
-        self.rewards = np.zeros(num_envs, np.float64)
-        self.terminated = np.zeros(num_envs, bool)
-        self.truncated = np.zeros(num_envs, bool)
+        self.arrays = (self.obs,)
+        self.allocate(num_envs, self.joints)
 
-    def step(self, threads):
-        self.batch.step(self.actions, self.obs, self.rewards, self.terminated, self.truncated,
-                        threads)
+    def observation(self, i=None):
+        return self.obs.copy() if i is None else self.obs[i].copy()
 
     def observation_space(self, batch=None):
         lead = () if batch is None else (batch,)
@@ -81,8 +79,10 @@ class _QuadrupedGame:
                 + [f"{f}_depth_m" for f in ("fl", "fr", "hl", "hr")])
 
 
-class QuadrupedGranularEnv(Env):
+class QuadrupedGranularEnv(BatchEnv):
     metadata = {"render_modes": [], "render_fps": 100}
+    env_id = "QuadrupedGranular-v0"
+    action_meaning = "joint position targets"
 
     def __init__(self, render_mode=None, **options):
         """options: see OPTIONS (docs/envs.md)."""
@@ -95,43 +95,7 @@ class QuadrupedGranularEnv(Env):
         self.action_space = Box(-1.0, 1.0, (self._game.joints,), np.float32)
         self.observation_names = self._game.observation_names()
         self.actuator_names = list(self._game.batch.actuator_names)
-        self._seeded = self._started = self._ended = False
-
-    def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
-        if options:
-            raise ValueError(f"options: QuadrupedGranular-v0 takes no reset options, got "
-                             f"{options!r}")
-        g = self._game
-        if seed is not None or not self._seeded:
-            first = int(seed) if seed is not None else int(self.np_random.integers(2**63))
-            g.batch.reset(np.array([first], np.uint64), g.obs)
-            self._seeded = True
-        else:
-            g.batch.redraw(0, g.obs)
-        self._started, self._ended = True, False
-        return g.obs[0].copy(), self._info()
-
-    def step(self, action):
-        if not self._started:
-            raise RuntimeError("QuadrupedGranular-v0: step() before reset(); call reset() first")
-        if self._ended:
-            raise RuntimeError("QuadrupedGranular-v0: step() after the episode ended "
-                               "(terminated or truncated); call reset() first")
-        g = self._game
-        g.actions[0] = _checked_action(action, self.action_space, (g.joints,),
-                                       "joint position targets")
-        g.step(1)
-        terminated, truncated = bool(g.terminated[0]), bool(g.truncated[0])
-        self._ended = terminated or truncated
-        return g.obs[0].copy(), float(g.rewards[0]), terminated, truncated, self._info()
-
-    def _info(self):
-        infos = self._game.batch.info()
-        info = {k: (v[0].item() if isinstance(v, np.ndarray) else v[0]) for k, v in infos.items()}
-        if info["stop_reason"] == "":
-            del info["stop_reason"]
-        return info
+        self._start()
 
     def render(self):
         return None

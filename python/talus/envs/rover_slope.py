@@ -16,14 +16,12 @@ tips over 1 rad or drives off the soil map; truncated after 20 s. Stepping runs 
 
 from __future__ import annotations
 
-import math
 import os
 
 import numpy as np
 
 from .. import _talus
-from .core import Env
-from .shaping_strokes import _checked_action
+from ._batch_env import BatchEnv, BatchGame
 from .spaces import Box
 
 SCENARIO = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",
@@ -41,7 +39,7 @@ OBSERVATION_NAMES = (["x_m", "y_m", "z_m", "roll_rad", "pitch_rad", "yaw_rad",
                      + [f"wheel_speed_{w}_rad_per_s" for w in WHEELS])
 
 
-class _RoverGame:
+class _RoverGame(BatchGame):
     """The C++ batch behind RoverSlope-v0 (one environment) and its vector form (N)."""
 
     def __init__(self, num_envs, **options):
@@ -63,16 +61,12 @@ class _RoverGame:
             float(o["max_wheel_speed_rad_per_s"]), float(o["episode_s"]), float(o["goal_x_m"]),
             float(o["energy_weight"]), float(o["max_heading_offset_rad"]),
             float(o["max_tilt_rad"]))
-        n = _talus.robots.ROVER_OBSERVATION_SIZE
-        self.obs = np.zeros((num_envs, n), np.float32)
-        self.actions = np.zeros((num_envs, 4), np.float64)
-        self.rewards = np.zeros(num_envs, np.float64)
-        self.terminated = np.zeros(num_envs, bool)
-        self.truncated = np.zeros(num_envs, bool)
+        self.obs = np.zeros((num_envs, _talus.robots.ROVER_OBSERVATION_SIZE), np.float32)
+        self.arrays = (self.obs,)
+        self.allocate(num_envs, 4)
 
-    def step(self, threads):
-        self.batch.step(self.actions, self.obs, self.rewards, self.terminated, self.truncated,
-                        threads)
+    def observation(self, i=None):
+        return self.obs.copy() if i is None else self.obs[i].copy()
 
 
 def observation_space(batch=None):
@@ -81,8 +75,10 @@ def observation_space(batch=None):
     return Box(-np.inf, np.inf, lead + (n,), np.float32)
 
 
-class RoverSlopeEnv(Env):
+class RoverSlopeEnv(BatchEnv):
     metadata = {"render_modes": [], "render_fps": 10}
+    env_id = "RoverSlope-v0"
+    action_meaning = "wheel speeds fl, fr, rl, rr"
 
     def __init__(self, render_mode=None, **options):
         """options: see OPTIONS (docs/envs.md)."""
@@ -93,42 +89,7 @@ class RoverSlopeEnv(Env):
         self._game = _RoverGame(1, **options)
         self.observation_space = observation_space()
         self.action_space = Box(-1.0, 1.0, (4,), np.float32)
-        self._seeded = self._started = self._ended = False
-
-    def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
-        if options:
-            raise ValueError(f"options: RoverSlope-v0 takes no reset options, got {options!r}")
-        g = self._game
-        if seed is not None or not self._seeded:
-            first = int(seed) if seed is not None else int(self.np_random.integers(2**63))
-            g.batch.reset(np.array([first], np.uint64), g.obs)
-            self._seeded = True
-        else:
-            g.batch.redraw(0, g.obs)
-        self._started, self._ended = True, False
-        return g.obs[0].copy(), self._info()
-
-    def step(self, action):
-        if not self._started:
-            raise RuntimeError("RoverSlope-v0: step() before reset(); call reset() first")
-        if self._ended:
-            raise RuntimeError("RoverSlope-v0: step() after the episode ended (terminated or "
-                               "truncated); call reset() first")
-        g = self._game
-        g.actions[0] = _checked_action(action, self.action_space, (4,),
-                                       "wheel speeds fl, fr, rl, rr")
-        g.step(1)
-        terminated, truncated = bool(g.terminated[0]), bool(g.truncated[0])
-        self._ended = terminated or truncated
-        return g.obs[0].copy(), float(g.rewards[0]), terminated, truncated, self._info()
-
-    def _info(self):
-        infos = self._game.batch.info()
-        info = {k: (v[0].item() if isinstance(v, np.ndarray) else v[0]) for k, v in infos.items()}
-        if info["stop_reason"] == "":
-            del info["stop_reason"]
-        return info
+        self._start()
 
     def render(self):
         return None
@@ -148,6 +109,3 @@ class ScriptedRover:
         left, right = self.speed + turn, self.speed - turn
         return np.clip(np.array([left, right, left, right], np.float32), -1.0, 1.0)
 
-
-def _angle(a):
-    return (a + math.pi) % (2.0 * math.pi) - math.pi

@@ -9,6 +9,7 @@ import os
 
 import numpy as np
 
+from ._batch_env import BatchVectorEnvMixin
 from .shaping_strokes import _StrokeGame, _checked_action
 from .shaping_trench import _TrenchGame
 from .spaces import Box, Dict, Discrete, MultiDiscrete
@@ -183,12 +184,15 @@ class ShapingStrokesVectorEnv(_BatchVectorEnv):
         return infos
 
 
-class BulldozingVectorEnv(_BatchVectorEnv):
+class BulldozingVectorEnv(BatchVectorEnvMixin, _BatchVectorEnv):
     """`num_envs` Bulldozing-v0 environments (same options as the single one, render aside),
     stepped in one C++ call: with at least as many instances as threads, one thread per instance;
     otherwise instance after instance with every thread on the particle step (the same bits).
     Observations are a dict of batches: ego (num_envs, 36, 36), sky (num_envs, 36, 72), pose
     (num_envs, 3)."""
+
+    env_id = "Bulldozing-v0"
+    action_meaning = "forward, yaw rate per instance"
 
     def __init__(self, num_envs, threads=None, **options):
         super().__init__(num_envs, threads)
@@ -200,37 +204,13 @@ class BulldozingVectorEnv(_BatchVectorEnv):
         self.observation_space = observation_space(self.world, self.num_envs)
         self.action_space = Box(-1.0, 1.0, (self.num_envs, 2), np.float32)
 
-    def reset(self, *, seed=None, options=None):
-        """(observations, infos). seed as ShapingTrench-v0's vector environment takes it."""
-        if options:
-            raise ValueError("options: Bulldozing-v0 takes no reset options")
-        g = self._game
-        if seed is None and self._started:
-            for i in range(self.num_envs):
-                g.redraw(i)
-        else:
-            g.reset(self._seeds(seed))
-        self._started = True
-        return g.observation(), self._infos()
 
-    def step(self, actions):
-        """(observations, rewards, terminations, truncations, infos); actions (num_envs, 2)."""
-        if not self._started:
-            raise RuntimeError("Bulldozing-v0 vector env: step() before reset()")
-        g = self._game
-        g.actions[:] = _checked_action(actions, self.action_space, (self.num_envs, 2),
-                                       "forward, yaw rate per instance")
-        g.step(self.threads)
-        return (g.observation(), g.rewards.copy(), g.terminated.copy(), g.truncated.copy(),
-                self._infos())
-
-    def _infos(self):
-        return self._game.batch.info()
-
-
-class RoverSlopeVectorEnv(_BatchVectorEnv):
+class RoverSlopeVectorEnv(BatchVectorEnvMixin, _BatchVectorEnv):
     """`num_envs` RoverSlope-v0 environments (same options as the single one) stepped in one C++
     call, one thread per instance. Observations are (num_envs, 24) float32."""
+
+    env_id = "RoverSlope-v0"
+    action_meaning = "wheel speeds per instance"
 
     def __init__(self, num_envs, threads=None, **options):
         super().__init__(num_envs, threads)
@@ -241,34 +221,13 @@ class RoverSlopeVectorEnv(_BatchVectorEnv):
         self.observation_space = observation_space(self.num_envs)
         self.action_space = Box(-1.0, 1.0, (self.num_envs, 4), np.float32)
 
-    def reset(self, *, seed=None, options=None):
-        """(observations, infos). seed as ShapingTrench-v0's vector environment takes it."""
-        if options:
-            raise ValueError("options: RoverSlope-v0 takes no reset options")
-        g = self._game
-        if seed is None and self._started:
-            for i in range(self.num_envs):
-                g.batch.redraw(i, g.obs)
-        else:
-            g.batch.reset(np.ascontiguousarray(self._seeds(seed), dtype=np.uint64), g.obs)
-        self._started = True
-        return g.obs.copy(), self._game.batch.info()
 
-    def step(self, actions):
-        """(observations, rewards, terminations, truncations, infos); actions (num_envs, 4)."""
-        if not self._started:
-            raise RuntimeError("RoverSlope-v0 vector env: step() before reset()")
-        g = self._game
-        g.actions[:] = _checked_action(actions, self.action_space, (self.num_envs, 4),
-                                       "wheel speeds per instance")
-        g.step(self.threads)
-        return (g.obs.copy(), g.rewards.copy(), g.terminated.copy(), g.truncated.copy(),
-                g.batch.info())
-
-
-class QuadrupedGranularVectorEnv(_BatchVectorEnv):
+class QuadrupedGranularVectorEnv(BatchVectorEnvMixin, _BatchVectorEnv):
     """`num_envs` QuadrupedGranular-v0 environments (same options as the single one) stepped in
     one C++ call, instances split evenly over the threads. Observations are (num_envs, 34)."""
+
+    env_id = "QuadrupedGranular-v0"
+    action_meaning = "joint position targets per instance"
 
     def __init__(self, num_envs, threads=None, **options):
         super().__init__(num_envs, threads)
@@ -279,27 +238,3 @@ class QuadrupedGranularVectorEnv(_BatchVectorEnv):
         self.single_action_space = Box(-1.0, 1.0, (j,), np.float32)
         self.observation_space = self._game.observation_space(self.num_envs)
         self.action_space = Box(-1.0, 1.0, (self.num_envs, j), np.float32)
-
-    def reset(self, *, seed=None, options=None):
-        """(observations, infos). seed as ShapingTrench-v0's vector environment takes it."""
-        if options:
-            raise ValueError("options: QuadrupedGranular-v0 takes no reset options")
-        g = self._game
-        if seed is None and self._started:
-            for i in range(self.num_envs):
-                g.batch.redraw(i, g.obs)
-        else:
-            g.batch.reset(np.ascontiguousarray(self._seeds(seed), dtype=np.uint64), g.obs)
-        self._started = True
-        return g.obs.copy(), g.batch.info()
-
-    def step(self, actions):
-        """(observations, rewards, terminations, truncations, infos); actions (num_envs, 12)."""
-        if not self._started:
-            raise RuntimeError("QuadrupedGranular-v0 vector env: step() before reset()")
-        g = self._game
-        g.actions[:] = _checked_action(actions, self.action_space, (self.num_envs, g.joints),
-                                       "joint position targets per instance")
-        g.step(self.threads)
-        return (g.obs.copy(), g.rewards.copy(), g.terminated.copy(), g.truncated.copy(),
-                g.batch.info())

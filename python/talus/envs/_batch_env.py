@@ -1,0 +1,119 @@
+"""What the robot and particle environments share: a C++ batch of N instances (a "game": the
+batch and the arrays it writes in place), seen as one Gymnasium environment (N = 1) or as a
+vector environment (N instances, next-step autoreset). Bulldozing-v0, RoverSlope-v0 and
+QuadrupedGranular-v0 differ only in their game, their spaces and the action's meaning."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .core import Env
+from .shaping_strokes import _checked_action
+
+
+class BatchGame:
+    """A C++ batch (`self.batch`, with reset(seeds, *arrays), redraw(i, *arrays),
+    step(actions, *arrays, rewards, terminated, truncated, threads) and info()) and its arrays.
+    Subclasses set `self.batch`, `self.actions` and `self.arrays` (the observation arrays in the
+    batch's argument order) and define observation(i=None)."""
+
+    def allocate(self, num_envs, action_size):
+        self.actions = np.zeros((num_envs, action_size), np.float64)
+        self.rewards = np.zeros(num_envs, np.float64)
+        self.terminated = np.zeros(num_envs, bool)
+        self.truncated = np.zeros(num_envs, bool)
+
+    def reset(self, seeds):
+        self.batch.reset(np.ascontiguousarray(seeds, dtype=np.uint64), *self.arrays)
+
+    def redraw(self, i):
+        self.batch.redraw(i, *self.arrays)
+
+    def step(self, threads):
+        self.batch.step(self.actions, *self.arrays, self.rewards, self.terminated,
+                        self.truncated, threads)
+
+    def info(self, i=None):
+        """The batch's info arrays, or instance i's as a dict of scalars (stop_reason only when
+        the simulation cut the episode short)."""
+        infos = self.batch.info()
+        if i is None:
+            return infos
+        info = {k: (v[i].item() if isinstance(v, np.ndarray) else v[i]) for k, v in infos.items()}
+        if info.get("stop_reason") == "":
+            del info["stop_reason"]
+        return info
+
+
+class BatchEnv(Env):
+    """One environment on a BatchGame of one instance. Subclasses set `self._game`,
+    `self.action_space`, `self.observation_space`, `env_id`, `action_meaning` and `threads`."""
+
+    env_id = "?"
+    action_meaning = "the action"
+    threads = 1
+
+    def _start(self):
+        self._seeded = self._started = self._ended = False
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        if options:
+            raise ValueError(f"options: {self.env_id} takes no reset options, got {options!r}")
+        g = self._game
+        if seed is not None or not self._seeded:
+            # The episodes' own generator (C++, shared with make_vec): the reset's seed, or a
+            # draw of np_random the first time without one.
+            first = int(seed) if seed is not None else int(self.np_random.integers(2**63))
+            g.reset([first])
+            self._seeded = True
+        else:
+            g.redraw(0)
+        self._started, self._ended = True, False
+        return g.observation(0), g.info(0)
+
+    def step(self, action):
+        if not self._started:
+            raise RuntimeError(f"{self.env_id}: step() before reset(); call reset() first")
+        if self._ended:
+            raise RuntimeError(f"{self.env_id}: step() after the episode ended (terminated or "
+                               "truncated); call reset() first")
+        g = self._game
+        g.actions[0] = _checked_action(action, self.action_space, self.action_space.shape,
+                                       self.action_meaning)
+        g.step(self.threads)
+        terminated, truncated = bool(g.terminated[0]), bool(g.truncated[0])
+        self._ended = terminated or truncated
+        return g.observation(0), float(g.rewards[0]), terminated, truncated, g.info(0)
+
+
+class BatchVectorEnvMixin:
+    """reset and step of a vector environment on a BatchGame of num_envs instances (with
+    _BatchVectorEnv's seeds, np_random and flags)."""
+
+    env_id = "?"
+    action_meaning = "the actions"
+
+    def reset(self, *, seed=None, options=None):
+        """(observations, infos). seed as ShapingTrench-v0's vector environment takes it."""
+        if options:
+            raise ValueError(f"options: {self.env_id} takes no reset options")
+        g = self._game
+        if seed is None and self._started:
+            for i in range(self.num_envs):
+                g.redraw(i)
+        else:
+            g.reset(self._seeds(seed))
+        self._started = True
+        return g.observation(), g.info()
+
+    def step(self, actions):
+        """(observations, rewards, terminations, truncations, infos)."""
+        if not self._started:
+            raise RuntimeError(f"{self.env_id} vector env: step() before reset()")
+        g = self._game
+        g.actions[:] = _checked_action(actions, self.action_space, self.action_space.shape,
+                                       self.action_meaning)
+        g.step(self.threads)
+        return (g.observation(), g.rewards.copy(), g.terminated.copy(), g.truncated.copy(),
+                g.info())
