@@ -7,6 +7,8 @@
 #include <numbers>
 #include <stdexcept>
 
+#include "core/env_batch.hpp"
+
 namespace talus::particles {
 
 namespace {
@@ -47,10 +49,7 @@ void BulldozingEnvBatch::start_episode(BulldozingSlot& s) const {
 
 void BulldozingEnvBatch::reset(std::span<const std::uint64_t> seeds,
                                const BulldozingObservations& out) {
-  if (seeds.size() != slots_.size()) {
-    throw std::invalid_argument(
-        fmt::format("reset: expected {} seeds, got {}", slots_.size(), seeds.size()));
-  }
+  check_seed_count(seeds, slots_.size());
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     slots_[i].rng.state = seeds[i];
     start_episode(slots_[i]);
@@ -107,16 +106,7 @@ void BulldozingEnvBatch::step(std::span<const double> actions, const BulldozingO
                               double* rewards, std::uint8_t* terminated, std::uint8_t* truncated,
                               int threads) {
   const std::size_t n = slots_.size();
-  if (actions.size() != 2 * n) {
-    throw std::invalid_argument(
-        fmt::format("step: expected {} action values, got {}", 2 * n, actions.size()));
-  }
-  for (std::size_t i = 0; i < 2 * n; ++i) {
-    if (!(actions[i] >= -1.0 && actions[i] <= 1.0)) {
-      throw std::invalid_argument(fmt::format(
-          "step: environment {}: action[{}] = {} is not in [-1, 1]", i / 2, i % 2, actions[i]));
-    }
-  }
+  check_unit_actions(actions, n, 2);
   threads = std::max(1, threads);
   // Enough environments: one thread each, particle steps single-threaded; else environments one
   // after another with every thread on the particle step. Both give the same bits.

@@ -9,6 +9,7 @@
 #include <numbers>
 #include <stdexcept>
 
+#include "core/env_batch.hpp"
 #include "core/scenario_file.hpp"
 
 namespace talus::robot {
@@ -143,10 +144,7 @@ void RoverEnvBatch::start_episode(RoverEnvSlot& s) const {
 }
 
 void RoverEnvBatch::reset(std::span<const std::uint64_t> seeds, float* observations) {
-  if (seeds.size() != slots_.size()) {
-    throw std::invalid_argument(
-        fmt::format("reset: expected {} seeds, got {}", slots_.size(), seeds.size()));
-  }
+  check_seed_count(seeds, slots_.size());
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     slots_[i].rng.state = seeds[i];
     start_episode(slots_[i]);
@@ -239,16 +237,7 @@ void RoverEnvBatch::step_one(RoverEnvSlot& s, std::span<const double> speeds, do
 void RoverEnvBatch::step(std::span<const double> actions, float* observations, double* rewards,
                          std::uint8_t* terminated, std::uint8_t* truncated, int threads) {
   const std::size_t n = slots_.size(), a = wheel_actuators_.size();
-  if (actions.size() != a * n) {
-    throw std::invalid_argument(
-        fmt::format("step: expected {} action values, got {}", a * n, actions.size()));
-  }
-  for (std::size_t k = 0; k < actions.size(); ++k) {
-    if (!(actions[k] >= -1.0 && actions[k] <= 1.0)) {
-      throw std::invalid_argument(fmt::format(
-          "step: environment {}: action[{}] = {} is not in [-1, 1]", k / a, k % a, actions[k]));
-    }
-  }
+  check_unit_actions(actions, n, a);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, threads))
   for (std::size_t i = 0; i < n; ++i) {
     RoverEnvSlot& s = slots_[i];

@@ -8,6 +8,7 @@
 #include <exception>
 #include <stdexcept>
 
+#include "core/env_batch.hpp"
 #include "wrench/wrench_database.hpp"
 
 namespace talus::wrench {
@@ -131,10 +132,7 @@ void QuadrupedEnvBatch::start_episode(QuadrupedEnvSlot& s) const {
 }
 
 void QuadrupedEnvBatch::reset(std::span<const std::uint64_t> seeds, float* observations) {
-  if (seeds.size() != slots_.size()) {
-    throw std::invalid_argument(
-        fmt::format("reset: expected {} seeds, got {}", slots_.size(), seeds.size()));
-  }
+  check_seed_count(seeds, slots_.size());
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     slots_[i].rng.state = seeds[i];
     start_episode(slots_[i]);
@@ -192,16 +190,7 @@ void QuadrupedEnvBatch::step_one(QuadrupedEnvSlot& s, std::span<const double> ta
 void QuadrupedEnvBatch::step(std::span<const double> actions, float* observations, double* rewards,
                              std::uint8_t* terminated, std::uint8_t* truncated, int threads) {
   const std::size_t n = slots_.size(), a = static_cast<std::size_t>(layout_.joints);
-  if (actions.size() != a * n) {
-    throw std::invalid_argument(
-        fmt::format("step: expected {} action values, got {}", a * n, actions.size()));
-  }
-  for (std::size_t k = 0; k < actions.size(); ++k) {
-    if (!(actions[k] >= -1.0 && actions[k] <= 1.0)) {
-      throw std::invalid_argument(fmt::format(
-          "step: environment {}: action[{}] = {} is not in [-1, 1]", k / a, k % a, actions[k]));
-    }
-  }
+  check_unit_actions(actions, n, a);
   const std::size_t stride = static_cast<std::size_t>(layout_.size());
 #pragma omp parallel for schedule(static) num_threads(std::max(1, threads))
   for (std::size_t i = 0; i < n; ++i) {
