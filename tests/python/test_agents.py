@@ -162,3 +162,38 @@ def test_the_shipped_ddpg_her_agent_draws_the_strokes_docs_envs_md_reports():
     assert totals["goal_strokes_drawn"] >= 60, totals
     assert totals["at_least_one_stroke_drawn"] >= 24, totals
     assert totals["mean_iou"] >= 0.65, totals
+
+
+def test_td3_fits_its_critics_to_a_fixed_batch_and_acts_in_the_box():
+    import torch
+    from talus.agents import td3
+    torch.manual_seed(0)
+    agent = td3.Td3Agent(td3.Td3Config(policy_delay=1, critic_lr=1e-3), (36, 72), (36, 36))
+    n = 32
+    gen = torch.Generator().manual_seed(1)
+
+    def rand(*shape):
+        return torch.rand(*shape, generator=gen)
+    batch = (rand(n, 36, 72), rand(n, 36, 36), rand(n, 4), rand(n, 2) * 2 - 1, rand(n) * 10,
+             torch.ones(n), rand(n, 36, 72), rand(n, 36, 36), rand(n, 4))
+    first = agent.update(batch)
+    for _ in range(150):
+        last = agent.update(batch)
+    assert last < 0.2 * first, (first, last)  # terminal rewards: the critics regress them
+    action = agent.act(batch[0][0].numpy(), batch[1][0].numpy(), batch[2][0].numpy())
+    assert action.shape == (2,) and np.all(np.abs(action) <= 1.0)
+
+
+def test_td3_training_writes_its_log_curve_and_checkpoint(tmp_path):
+    from talus.agents import td3
+    options = dict(particle_count=200, particle_radius_m=0.05, time_step_s=0.004,
+                   steps_per_action=25, episode_s=1.0)
+    config = td3.Td3Config(env_options=options, total_steps=25, learning_starts=15,
+                           batch_size=8, replay_size=100)
+    agent, log = td3.train(config, tmp_path)
+    assert len(log.rows) == 2 and (tmp_path / "checkpoint.pt").is_file()
+    assert (tmp_path / "train_log.csv").read_text().count("\n") == 3
+    log.write_curve(tmp_path / "curve.png", "TD3", window=2)
+    assert (tmp_path / "curve_wall.png").is_file()
+    results = td3.evaluate(None, options, [0, 1], threads=1)
+    assert len(results) == 2 and all(np.isfinite(r) for r, _ in results)
