@@ -83,6 +83,22 @@ void bind_quadruped_env(py::module_& m) {
           py::arg("actions"), py::arg("observations"), py::arg("rewards"), py::arg("terminated"),
           py::arg("truncated"), py::arg("threads") = 1)
       .def(
+          "stick_figure",
+          [](const QuadrupedEnvBatch& b, int i) {
+            if (i < 0 || i >= b.num_envs()) throw std::invalid_argument("no such environment");
+            const auto segments = b.stick_figure(i);
+            py::array_t<double> out({static_cast<py::ssize_t>(segments.size()), py::ssize_t{4}});
+            for (std::size_t k = 0; k < segments.size(); ++k) {
+              for (py::ssize_t c = 0; c < 4; ++c) {
+                out.mutable_at(static_cast<py::ssize_t>(k), c) =
+                    segments[k][static_cast<std::size_t>(c)];
+              }
+            }
+            return out;
+          },
+          py::arg("index"),
+          "Environment `index`'s robot as segments (x0, z0, x1, z1) [m] in the x-z plane.")
+      .def(
           "info",
           [](const QuadrupedEnvBatch& b) {
             const auto n = static_cast<py::ssize_t>(b.num_envs());

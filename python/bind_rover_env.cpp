@@ -71,6 +71,30 @@ void bind_rover_env(py::module_& m) {
           py::arg("actions"), py::arg("observations"), py::arg("rewards"), py::arg("terminated"),
           py::arg("truncated"), py::arg("threads") = 1)
       .def(
+          "side_view",
+          [](const RoverEnvBatch& b, int i) {
+            if (i < 0 || i >= b.num_envs()) throw std::invalid_argument("no such environment");
+            const auto segments = b.side_view(i);
+            py::array_t<double> out({static_cast<py::ssize_t>(segments.size()), py::ssize_t{4}});
+            for (std::size_t k = 0; k < segments.size(); ++k) {
+              for (std::size_t c = 0; c < 4; ++c) {
+                out.mutable_at(static_cast<py::ssize_t>(k), static_cast<py::ssize_t>(c)) =
+                    segments[k][c];
+              }
+            }
+            return out;
+          },
+          py::arg("index"),
+          "Environment `index` from the side: segments (x0, z0, x1, z1) [m] of the wheels' rims "
+          "and spokes and the chassis.")
+      .def(
+          "surface_z",
+          [](const RoverEnvBatch& b, int i, double x, double y) {
+            if (i < 0 || i >= b.num_envs()) throw std::invalid_argument("no such environment");
+            return b.surface_z(i, x, y);
+          },
+          py::arg("index"), py::arg("x_m"), py::arg("y_m"))
+      .def(
           "info",
           [](const RoverEnvBatch& b) {
             const auto n = static_cast<py::ssize_t>(b.num_envs());

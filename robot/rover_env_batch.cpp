@@ -158,6 +158,39 @@ void RoverEnvBatch::redraw(int i, float* observations) {
   observe(s, observations + static_cast<std::size_t>(i) * kRoverObservationSize);
 }
 
+std::vector<std::array<double, 4>> RoverEnvBatch::side_view(int i) const {
+  const RoverEnvSlot& s = slots_.at(static_cast<std::size_t>(i));
+  MujocoModel& robot = s.scenario->robot.model;
+  mj_kinematics(robot.model(), robot.data());  // positions only; the next step recomputes them
+  const mjData* d = robot.data();
+  const Vec3 p_chassis(d->xpos[3 * chassis_body_], 0.0, d->xpos[3 * chassis_body_ + 2]);
+  const double r = s.drive->wheel_radius_m();
+  std::vector<std::array<double, 4>> segments;
+  for (const CoupledLink& wheel : report_wheels(*s.scenario)) {
+    const Pose X_WS = link_motion(robot, wheel).X_WB;
+    const Vec3 c = X_WS.translation();
+    segments.push_back({p_chassis.x(), p_chassis.z(), c.x(), c.z()});
+    const int n = 24;
+    for (int k = 0; k < n; ++k) {
+      const double a0 = 2.0 * std::numbers::pi * k / n, a1 = 2.0 * std::numbers::pi * (k + 1) / n;
+      segments.push_back({c.x() + r * std::cos(a0), c.z() + r * std::sin(a0),
+                          c.x() + r * std::cos(a1), c.z() + r * std::sin(a1)});
+    }
+    // A spoke along the wheel frame's x axis (perpendicular to the hinge), turning with it.
+    const Vec3 spoke = X_WS.linear().col(0);
+    const double norm = std::hypot(spoke.x(), spoke.z());
+    if (norm > 1e-9) {
+      segments.push_back(
+          {c.x(), c.z(), c.x() + r * spoke.x() / norm, c.z() + r * spoke.z() / norm});
+    }
+  }
+  return segments;
+}
+
+double RoverEnvBatch::surface_z(int i, double x_m, double y_m) const {
+  return slots_.at(static_cast<std::size_t>(i)).scenario->terrain->surface_z(x_m, y_m);
+}
+
 bool RoverEnvBatch::links_on_map(const RoverEnvSlot& s) const {
   // Each link's world box grown by 2 cm (far more than a tier step moves it) must lie over the
   // soil: SCM refuses a body outside its map.

@@ -6,6 +6,7 @@
 // its robot, soil and coupled simulation; an episode starts from a snapshot of the scenario's first
 // state, turned by a seeded heading offset. The single environment is a batch of one.
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -81,6 +82,12 @@ class RoverEnvBatch {
   int max_steps() const { return max_steps_; }
   const RoverEnvOptions& options() const { return options_; }
   const RoverEnvSlot& slot(int i) const { return slots_.at(static_cast<std::size_t>(i)); }
+  /// Environment i seen from the side (the x-z plane through the chassis): segments (x0, z0, x1,
+  /// z1) [m] of each wheel's rim (24-gon) and a spoke that turns with it, and of the chassis
+  /// origin to each wheel centre.
+  std::vector<std::array<double, 4>> side_view(int i) const;
+  /// The undisturbed surface height z [m] at (x, y) of environment i's terrain.
+  double surface_z(int i, double x_m, double y_m) const;
   /// The slope's start and angle are the scenario's; x of the chassis at the episode's start.
   double start_x_m() const { return start_x_m_; }
 

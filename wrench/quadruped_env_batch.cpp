@@ -114,6 +114,26 @@ std::vector<std::string> QuadrupedEnvBatch::actuator_names() const {
   return slots_.front().robot->actuator_names();
 }
 
+std::vector<std::array<double, 4>> QuadrupedEnvBatch::stick_figure(int i) const {
+  const QuadrupedEnvSlot& s = slots_.at(static_cast<std::size_t>(i));
+  const mjModel* m = s.robot->model();
+  mjData* d = s.robot->data();
+  mj_kinematics(m, d);  // positions only; the next step recomputes them anyway
+  std::vector<std::array<double, 4>> segments;
+  for (int b = 1; b < m->nbody; ++b) {
+    const int parent = m->body_parentid[b];
+    if (parent == 0) continue;
+    segments.push_back(
+        {d->xpos[3 * parent], d->xpos[3 * parent + 2], d->xpos[3 * b], d->xpos[3 * b + 2]});
+  }
+  for (int site = 0; site < m->nsite; ++site) {
+    const int b = m->site_bodyid[site];
+    segments.push_back(
+        {d->xpos[3 * b], d->xpos[3 * b + 2], d->site_xpos[3 * site], d->site_xpos[3 * site + 2]});
+  }
+  return segments;
+}
+
 void QuadrupedEnvBatch::start_episode(QuadrupedEnvSlot& s) const {
   s.robot->restore(*s.start);
   s.step->restore(s.start_state);

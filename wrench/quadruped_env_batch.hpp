@@ -7,6 +7,7 @@
 // once and shared read-only; each environment owns its robot and step state. An episode starts
 // from the model's initial state with its leg joints moved by seeded offsets.
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -87,6 +88,9 @@ class QuadrupedEnvBatch {
   const QuadrupedEnvOptions& options() const { return options_; }
   const QuadrupedEnvSlot& slot(int i) const { return slots_.at(static_cast<std::size_t>(i)); }
   std::vector<std::string> actuator_names() const;
+  /// Environment i's robot as segments (x0, z0, x1, z1) [m] in the x-z plane: every body to its
+  /// parent (not the world) and every site to its body, at the current state.
+  std::vector<std::array<double, 4>> stick_figure(int i) const;
 
  private:
   void start_episode(QuadrupedEnvSlot& s) const;

@@ -109,3 +109,16 @@ def test_a_bad_action_is_refused_naming_the_space():
     for action in (np.zeros(11), np.full(12, 2.0), np.full(12, np.nan)):
         with pytest.raises(ValueError, match="action space"):
             env.step(action)
+
+
+def test_render_draws_the_quadruped_from_the_side():
+    env = E.make("QuadrupedGranular-v0", render_mode="rgb_array", episode_s=0.1)
+    env.reset(seed=0)
+    frame = env.render()
+    assert frame.dtype == np.uint8 and frame.shape == (240, 480, 3)
+    robot_rows = np.nonzero(np.all(frame == [30, 50, 110], axis=-1))[0]
+    # The torso stands 0.79 m up: at 160 px/m over a ground 0.3 m above the bottom edge, the
+    # robot spans rows from about 240 - 1.09 * 160 = 66 down to the ground's row 192.
+    assert robot_rows.min() < 80 and robot_rows.max() > 180
+    with pytest.raises(ValueError, match="render_mode"):
+        E.make("QuadrupedGranular-v0", render_mode="human")

@@ -138,3 +138,14 @@ def test_driving_off_the_soil_map_ends_the_episode_as_terminal():
             break
     assert terminated and not truncated and info["left_map"] and not info["reached_goal"]
     assert "stop_reason" not in info and np.all(np.isfinite(obs))
+
+
+def test_render_draws_the_rover_from_the_side_over_the_slope():
+    env = E.make("RoverSlope-v0", render_mode="rgb_array")
+    env.reset(seed=0)
+    frame = env.render()
+    assert frame.dtype == np.uint8 and frame.shape == (240, 480, 3)
+    robot = np.all(frame == [30, 50, 110], axis=-1)
+    ground = np.all(frame == [170, 150, 120], axis=-1)
+    assert robot.sum() > 200 and ground.sum() > 0.2 * frame.shape[0] * frame.shape[1]
+    assert E.make("RoverSlope-v0").render() is None

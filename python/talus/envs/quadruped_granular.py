@@ -10,7 +10,8 @@ observation (float32) is the torso's x, z, pitch and their rates, the 12 joint p
 speeds, and each foot's depth below the surface (negative: in the grains). The reward is the
 torso's progress along x [m] minus effort_weight (1e-4) times sum(torque^2) dt. Terminated on a
 fall (|pitch| > 0.8 rad or the torso below 0.45 m); truncated after 10 s or when the wrench step
-fails (info["stop_reason"]). Stepping runs in C++ (talus.QuadrupedEnvBatch); docs/envs.md.
+fails (info["stop_reason"]). render_mode="rgb_array" draws it from the side. Stepping runs in C++
+(talus.QuadrupedEnvBatch); docs/envs.md.
 """
 
 from __future__ import annotations
@@ -80,16 +81,15 @@ class _QuadrupedGame(BatchGame):
 
 
 class QuadrupedGranularEnv(BatchEnv):
-    metadata = {"render_modes": [], "render_fps": 100}
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 100}
     env_id = "QuadrupedGranular-v0"
     action_meaning = "joint position targets"
 
     def __init__(self, render_mode=None, **options):
         """options: see OPTIONS (docs/envs.md)."""
-        if render_mode is not None:
-            raise ValueError(f"render_mode: QuadrupedGranular-v0 renders nothing yet, got "
-                             f"{render_mode!r}")
-        self.render_mode = None
+        if render_mode not in (None, "rgb_array"):
+            raise ValueError(f"render_mode: expected None or 'rgb_array', got {render_mode!r}")
+        self.render_mode = render_mode
         self._game = _QuadrupedGame(1, **options)
         self.observation_space = self._game.observation_space()
         self.action_space = Box(-1.0, 1.0, (self._game.joints,), np.float32)
@@ -98,7 +98,13 @@ class QuadrupedGranularEnv(BatchEnv):
         self._start()
 
     def render(self):
-        return None
+        """With render_mode="rgb_array": the robot from the side (240 x 480, 160 pixels per
+        metre, centred on the torso), the ground's ticks every 0.5 m."""
+        if self.render_mode is None or not self._started:
+            return None
+        from .render import render_side_view
+        segments = self._game.batch.stick_figure(0)
+        return render_side_view(segments, float(self._game.obs[0][0]))
 
 
 class ScriptedTrot:

@@ -156,3 +156,36 @@ def render_bulldozing(batch, i, options, px_per_m=40):
         image[max(rr - 1, 0):min(rr + 2, h_px), max(cc - 1, 0):min(cc + 2, w_px)] = BLADE
     return image
 
+
+
+SKY = np.array([226, 234, 242], dtype=np.uint8)
+GROUND = np.array([170, 150, 120], dtype=np.uint8)
+ROBOT = np.array([30, 50, 110], dtype=np.uint8)
+
+
+def render_side_view(segments_m, centre_x_m, px_per_m=160, width_px=480, height_px=240,
+                     z_min_m=-0.3, ground_z=None):
+    """A robot seen from the side: segments (x0, z0, x1, z1) [m] drawn 3 pixels wide over the
+    ground (below z = ground_z(x) [m], default 0, with a tick every 0.5 m so that travel shows), in
+    a window width_px / px_per_m metres wide centred on centre_x_m, its bottom at z_min_m."""
+    image = np.empty((height_px, width_px, 3), np.uint8)
+    image[:] = SKY
+    x0 = centre_x_m - 0.5 * width_px / px_per_m
+
+    def to_px(x, z):
+        return (x - x0) * px_per_m, height_px - 1 - (z - z_min_m) * px_per_m
+
+    ground = ground_z if ground_z is not None else (lambda x: 0.0)
+    for col in range(width_px):
+        row = int(round(to_px(0.0, ground(x0 + (col + 0.5) / px_per_m))[1]))
+        image[max(row, 0):, col] = GROUND
+    for k in np.arange(np.ceil(x0 / 0.5), np.floor((x0 + width_px / px_per_m) / 0.5) + 1):
+        col, row = (int(round(v)) for v in to_px(0.5 * k, ground(0.5 * k)))
+        if 0 <= col < width_px:
+            image[max(row, 0):max(row, 0) + 8, max(col - 1, 0):col + 1] = 90
+    for xa, za, xb, zb in np.asarray(segments_m, dtype=np.float64):
+        for t in np.linspace(0.0, 1.0, 120):
+            c, r = to_px(xa + t * (xb - xa), za + t * (zb - za))
+            c, r = int(round(c)), int(round(r))
+            image[max(r - 1, 0):min(r + 2, height_px), max(c - 1, 0):min(c + 2, width_px)] = ROBOT
+    return image

@@ -76,23 +76,30 @@ def observation_space(batch=None):
 
 
 class RoverSlopeEnv(BatchEnv):
-    metadata = {"render_modes": [], "render_fps": 10}
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 10}
     env_id = "RoverSlope-v0"
     action_meaning = "wheel speeds fl, fr, rl, rr"
 
     def __init__(self, render_mode=None, **options):
         """options: see OPTIONS (docs/envs.md)."""
-        if render_mode is not None:
-            raise ValueError(f"render_mode: RoverSlope-v0 renders nothing yet (talus run "
-                             f"--video draws the scenario), got {render_mode!r}")
-        self.render_mode = None
+        if render_mode not in (None, "rgb_array"):
+            raise ValueError(f"render_mode: expected None or 'rgb_array', got {render_mode!r}")
+        self.render_mode = render_mode
         self._game = _RoverGame(1, **options)
         self.observation_space = observation_space()
         self.action_space = Box(-1.0, 1.0, (4,), np.float32)
         self._start()
 
     def render(self):
-        return None
+        """With render_mode="rgb_array": the rover from the side (240 x 480, 100 pixels per
+        metre, centred on the chassis), over the undisturbed surface through its y."""
+        if self.render_mode is None or not self._started:
+            return None
+        from .render import render_side_view
+        batch = self._game.batch
+        x, y, z = (float(v) for v in self._game.obs[0][:3])
+        return render_side_view(batch.side_view(0), x, px_per_m=100, z_min_m=z - 0.9,
+                                ground_z=lambda u: batch.surface_z(0, u, y))
 
 
 class ScriptedRover:
