@@ -18,6 +18,7 @@ from . import goals  # noqa: F401
 from . import spaces  # noqa: F401
 from .core import Env  # noqa: F401
 from .record_video import RecordVideo  # noqa: F401
+from .env_checker import check_env, check_vector_env  # noqa: F401
 
 _REGISTRY = {}
 
