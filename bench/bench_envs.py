@@ -128,6 +128,22 @@ def quadruped_rate(num_envs, threads, control_period_s, steps=300):
     return steps * num_envs / (time.perf_counter() - start)
 
 
+def excavation_rate(digging, threads=2, steps=30):
+    """Env steps per second of Excavation-v0 with its defaults (one env, the particle step on
+    `threads`): the scripted scoop from the moment its bucket enters the bed (digging, about
+    1.2 s in) or the arm still over the bed at rest."""
+    env = E.make("Excavation-v0", threads=threads)
+    policy = E.ScriptedScoop(bed_top_m=env.world.bed_top_m)
+    obs, _ = env.reset(seed=0)
+    for _ in range(24 if digging else 0):
+        obs, *_ = env.step(policy(obs))
+    still = np.zeros(7, np.float32)
+    start = time.perf_counter()
+    for _ in range(steps):
+        obs, *_ = env.step(policy(obs) if digging else still)
+    return steps / (time.perf_counter() - start)
+
+
 def main():
     print(f"talus.envs through Python on {cpu_model()} (median of 3 runs, env steps per second)")
     rows = [("ShapingTrench-v0, one env", single_env_rate)]
@@ -157,6 +173,10 @@ def main():
         for name, run in quad:
             rate = statistics.median([run() for _ in range(3)])
             print(f"  {name:52s} {rate:8.0f} env steps/s")
+    for digging in (False, True):
+        name = f"Excavation-v0 3000 particles, 2 threads, {'digging' if digging else 'at rest'}"
+        rate = statistics.median([excavation_rate(digging) for _ in range(3)])
+        print(f"  {name:52s} {rate:8.2f} env steps/s = {rate / 20:.2f} x real time")
     for particles in (10_000, 50_000):
         for pushing in (False, True):
             name = (f"Bulldozing-v0 {particles} particles, 2 threads, "

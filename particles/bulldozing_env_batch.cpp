@@ -107,13 +107,9 @@ void BulldozingEnvBatch::step(std::span<const double> actions, const BulldozingO
                               int threads) {
   const std::size_t n = slots_.size();
   check_unit_actions(actions, n, 2);
-  threads = std::max(1, threads);
-  // Enough environments: one thread each, particle steps single-threaded; else environments one
-  // after another with every thread on the particle step. Both give the same bits.
-  const bool across_envs = static_cast<int>(n) >= threads && threads > 1;
   ParticleModel model = world_->model;
-  model.threads = across_envs ? 1 : threads;
-  auto one = [&](std::size_t i) {
+  model.threads = threads_per_env(n, threads);
+  step_each_env(n, threads, [&](std::size_t i) {
     BulldozingSlot& s = slots_[i];
     if (s.ended) {
       start_episode(s);
@@ -124,13 +120,7 @@ void BulldozingEnvBatch::step(std::span<const double> actions, const BulldozingO
                truncated[i]);
     }
     observe(i, out);
-  };
-  if (across_envs) {
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-    for (std::size_t i = 0; i < n; ++i) one(i);
-  } else {
-    for (std::size_t i = 0; i < n; ++i) one(i);
-  }
+  });
 }
 
 std::vector<CameraBody> BulldozingEnvBatch::camera_bodies(const BulldozingSlot& s,

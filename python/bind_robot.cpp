@@ -24,6 +24,7 @@ using namespace talus::python;
 
 namespace talus::python {
 void bind_rover_env(py::module_& m);  // python/bind_rover_env.cpp
+void bind_excavation_env(py::module_& m);  // python/bind_excavation_env.cpp
 }
 
 namespace {
@@ -216,6 +217,7 @@ void bind_robots_module(py::module_& parent) {
       "Reads a robots-tier scenario file into its robot, terrain and coupled simulation without "
       "running it (raises ScenarioError naming the file, line and key).");
   talus::python::bind_rover_env(m);
+  talus::python::bind_excavation_env(m);
 }
 
 }  // namespace

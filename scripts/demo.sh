@@ -88,6 +88,9 @@ example "talus.envs RoverSlope-v0 baselines" "$out/envs/rover_slope" rover_slope
 # QuadrupedGranular-v0 (wrench spaces): the scripted trot, standing still and a random policy.
 example "talus.envs QuadrupedGranular-v0 baselines" "$out/envs/quadruped" quadruped_baselines.py \
   "$out/envs/quadruped"
+# Excavation-v0 (particles, paper 001 §III-C): the scripted scoop against a random policy.
+example "talus.envs Excavation-v0 baselines" "$out/envs/excavation" excavation_baselines.py \
+  "$out/envs/excavation"
 # A video of a run (talus run --video: its frames drawn and encoded by ffmpeg).
 if command -v ffmpeg >/dev/null; then
   run scenarios/robots/rover_slope.toml "$out/videos/rover_slope" --video -q

@@ -80,10 +80,18 @@ def main():
     extrude(*scoop(), -0.35, 0.35, vertices, faces)
     extrude(*arm(), 0.26, 0.31, vertices, faces)
     extrude(*arm(), -0.31, -0.26, vertices, faces)
-    with open(OUT, "w") as f:
-        f.write("# talus toy bulldozer for Bulldozing-v0 (scripts/make_bulldozer_mesh.py)\n")
+    write_obj(OUT, vertices, faces, [
+        "talus toy bulldozer for Bulldozing-v0 (scripts/make_bulldozer_mesh.py)",
+        "Body frame: x forward, y left, z up, metres; origin on the ground."])
+
+
+def write_obj(path, vertices, faces, comments):
+    """Writes an OBJ file: the comment lines, talus's copyright line, vertices, 1-based faces."""
+    with open(path, "w") as f:
+        f.write("# %s\n" % comments[0])
         f.write("# Copyright 2026 the talus authors. Licensed under the Apache License 2.0.\n")
-        f.write("# Body frame: x forward, y left, z up, metres; origin on the ground.\n")
+        for line in comments[1:]:
+            f.write("# %s\n" % line)
         for v in vertices:
             f.write("v %.6f %.6f %.6f\n" % v)
         for a, b, c in faces:

@@ -77,6 +77,18 @@ def test_spaces_sample_what_they_contain():
     assert {"a": box.sample()} not in both
 
 
+
+def test_unbounded_boxes_sample_as_gymnasium_documents():
+    # Normal where unbounded, low + exponential / high - exponential where half bounded.
+    box = spaces.Box(np.array([-np.inf, 2.0, -np.inf, 0.0]), np.array([np.inf, np.inf, 5.0, 1.0]),
+                     seed=7)
+    draws = np.array([box.sample() for _ in range(4000)])
+    assert np.all(np.isfinite(draws)) and all(d in box for d in draws[:50])
+    assert abs(draws[:, 0].mean()) < 0.1 and abs(draws[:, 0].std() - 1.0) < 0.1
+    assert draws[:, 1].min() >= 2.0 and abs(draws[:, 1].mean() - 3.0) < 0.1
+    assert draws[:, 2].max() <= 5.0 and abs(draws[:, 2].mean() - 4.0) < 0.1
+    assert 0.0 <= draws[:, 3].min() and draws[:, 3].max() <= 1.0
+
 def test_the_reward_is_the_l1_decrease_computed_by_hand():
     goal = np.array([[1, 0, 0], [1, 1, 0], [0, 0, 0]], np.uint8)
     env = E.make("ShapingTrench-v0", goals=goal, step_cost=0.25)

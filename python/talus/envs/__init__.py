@@ -61,7 +61,9 @@ from .shaping_strokes import ShapingStrokesEnv  # noqa: E402
 from .bulldozing import BulldozingEnv, ScriptedBulldozer  # noqa: E402,F401
 from .quadruped_granular import QuadrupedGranularEnv, ScriptedTrot  # noqa: E402,F401
 from .rover_slope import RoverSlopeEnv, ScriptedRover  # noqa: E402,F401
-from .vector import (BulldozingVectorEnv, QuadrupedGranularVectorEnv,  # noqa: E402
+from .excavation import ExcavationEnv, ScriptedScoop  # noqa: E402,F401
+from .vector import (BulldozingVectorEnv, ExcavationVectorEnv,  # noqa: E402
+                     QuadrupedGranularVectorEnv,
                      RoverSlopeVectorEnv, ShapingStrokesVectorEnv, ShapingTrenchVectorEnv)
 
 register("ShapingTrench-v0", ShapingTrenchEnv, max_episode_steps=100)
@@ -69,8 +71,10 @@ register("ShapingStrokes-v0", ShapingStrokesEnv)
 register("Bulldozing-v0", BulldozingEnv)
 register("RoverSlope-v0", RoverSlopeEnv)
 register("QuadrupedGranular-v0", QuadrupedGranularEnv)
+register("Excavation-v0", ExcavationEnv)
 _VECTOR = {"RoverSlope-v0": RoverSlopeVectorEnv,
            "QuadrupedGranular-v0": QuadrupedGranularVectorEnv,
            "ShapingTrench-v0": ShapingTrenchVectorEnv,
            "ShapingStrokes-v0": ShapingStrokesVectorEnv,
-           "Bulldozing-v0": BulldozingVectorEnv}
+           "Bulldozing-v0": BulldozingVectorEnv,
+           "Excavation-v0": ExcavationVectorEnv}

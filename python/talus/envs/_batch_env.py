@@ -5,10 +5,22 @@ QuadrupedGranular-v0 differ only in their game, their spaces and the action's me
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from .core import Env
 from .shaping_strokes import _checked_action
+
+
+def checked_threads(threads):
+    """`threads` (an int >= 1), or for None the cores this process may use (at most 64);
+    ValueError otherwise."""
+    if threads is None:
+        threads = min(len(os.sched_getaffinity(0)), 64)
+    if not (isinstance(threads, (int, np.integer)) and threads >= 1):
+        raise ValueError(f"threads: expected an int >= 1 or None, got {threads!r}")
+    return int(threads)
 
 
 class BatchGame:
@@ -52,6 +64,13 @@ class BatchEnv(Env):
     env_id = "?"
     action_meaning = "the action"
     threads = 1
+
+    def _configure(self, render_mode, threads):
+        """Checks and sets render_mode (None or "rgb_array") and threads (checked_threads)."""
+        if render_mode not in (None, "rgb_array"):
+            raise ValueError(f"render_mode: expected None or 'rgb_array', got {render_mode!r}")
+        self.render_mode = render_mode
+        self.threads = checked_threads(threads)
 
     def _start(self):
         self._seeded = self._started = self._ended = False

@@ -78,7 +78,23 @@ class Box(Space):
         if np.issubdtype(self.dtype, np.integer):
             return self.np_random.integers(self.low, self.high, endpoint=True,
                                            dtype=self.dtype)
-        return self.np_random.uniform(self.low, self.high).astype(self.dtype)
+        # As Gymnasium documents Box.sample: uniform where both bounds are finite, low plus an
+        # exponential draw where only low is, high minus one where only high is, a standard
+        # normal where neither is.
+        low = self.low.astype(np.float64)
+        high = self.high.astype(np.float64)
+        below, above = np.isfinite(low), np.isfinite(high)
+        if np.all(below & above):  # the common case: one uniform draw per element
+            return self.np_random.uniform(low, high).astype(self.dtype)
+        shape = self.shape
+        uniform = self.np_random.uniform(np.where(below & above, low, 0.0),
+                                         np.where(below & above, high, 1.0), shape)
+        exponential = self.np_random.exponential(1.0, shape)
+        normal = self.np_random.normal(0.0, 1.0, shape)
+        x = np.where(below & above, uniform,
+                     np.where(below, low + exponential,
+                              np.where(above, high - exponential, normal)))
+        return x.astype(self.dtype)
 
     def contains(self, x):
         if not isinstance(x, np.ndarray):

@@ -126,14 +126,7 @@ class BulldozingEnv(BatchEnv):
     def __init__(self, render_mode=None, threads=None, **options):
         """options: see OPTIONS (docs/envs.md); threads: for the particle step (default: the cores
         this process may use; results do not depend on it)."""
-        if render_mode not in (None, "rgb_array"):
-            raise ValueError(f"render_mode: expected None or 'rgb_array', got {render_mode!r}")
-        self.render_mode = render_mode
-        if threads is None:
-            threads = min(len(os.sched_getaffinity(0)), 64)
-        if not (isinstance(threads, (int, np.integer)) and threads >= 1):
-            raise ValueError(f"threads: expected an int >= 1 or None, got {threads!r}")
-        self.threads = int(threads)
+        self._configure(render_mode, threads)
         self._game = _BulldozingGame(1, **options)
         self.world = self._game.world
         self.observation_space = observation_space(self.world)

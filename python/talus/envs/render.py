@@ -189,3 +189,67 @@ def render_side_view(segments_m, centre_x_m, px_per_m=160, width_px=480, height_
             c, r = int(round(c)), int(round(r))
             image[max(r - 1, 0):min(r + 2, height_px), max(c - 1, 0):min(c + 2, width_px)] = ROBOT
     return image
+
+
+_BOX_EDGES = ((0, 1), (2, 3), (4, 5), (6, 7), (0, 2), (1, 3), (4, 6), (5, 7), (0, 4), (1, 5),
+              (2, 6), (3, 7))
+
+
+def render_excavation(batch, i, world, px_per_m=300):
+    """Excavation-v0's picture: on the left the arm seen from the side (-y, a stick through its
+    joints, the bucket's bounding box, the tub's walls, particles as sand-coloured dots darker
+    with depth), on the right the tub from above (the sky camera, particles shaded by height,
+    the bucket's outline in blue)."""
+    o = world.options
+    segments = []
+    points = batch.arm_points(i)
+    for a, b in zip(points[:-1], points[1:]):
+        segments.append((a[0], a[2], b[0], b[2]))
+    corners = batch.bucket_corners(i)
+    for a, b in _BOX_EDGES:
+        segments.append((corners[a, 0], corners[a, 2], corners[b, 0], corners[b, 2]))
+    for x in (o.tub_lo_m[0], o.tub_hi_m[0]):
+        segments.append((x, 0.0, x, o.tub_wall_height_m))
+    width_px, height_px = int(1.3 * px_per_m), int(1.1 * px_per_m)
+    centre_x, z_min = 0.45, -0.05
+    side = render_side_view(segments, centre_x, px_per_m, width_px, height_px, z_min_m=z_min)
+    particles = batch.particle_positions(i).astype(np.float64)
+    x0 = centre_x - 0.5 * width_px / px_per_m
+    order = np.argsort(-particles[:, 1])  # far (+y) first, near ones drawn over them
+    cols = np.round((particles[order, 0] - x0) * px_per_m).astype(int)
+    rows = np.round(height_px - 1 - (particles[order, 2] - z_min) * px_per_m).astype(int)
+    near = np.clip((particles[order, 1] - o.tub_lo_m[1]) / (o.tub_hi_m[1] - o.tub_lo_m[1]), 0, 1)
+    colours = (SAND * (1.0 - 0.4 * near[:, None])).astype(np.uint8)
+    r_px = max(1, int(round(o.particle_radius_m * px_per_m)))
+    for dr in range(-r_px + 1, r_px):
+        for dc in range(-r_px + 1, r_px):
+            rr, cc = rows + dr, cols + dc
+            ok = (rr >= 0) & (rr < height_px) & (cc >= 0) & (cc < width_px)
+            side[rr[ok], cc[ok]] = colours[ok]
+    # Redraw the robot over the particles so that the bucket stays visible.
+    arm_only = render_side_view(segments, centre_x, px_per_m, width_px, height_px, z_min_m=z_min)
+    robot = np.all(arm_only == ROBOT, axis=-1)
+    side[robot] = ROBOT
+
+    span_x = o.tub_hi_m[0] - o.tub_lo_m[0] + 0.04
+    span_y = o.tub_hi_m[1] - o.tub_lo_m[1] + 0.04
+    top_h = height_px
+    top_w = int(round(top_h * span_x / span_y))
+    depth = batch.sky_image(i, top_w, top_h).astype(np.float64)
+    height = np.clip(o.sky_camera_z_m - depth, 0.0, None)
+    raised = np.clip(height / (2.0 * o.particle_radius_m), 0.0, 1.0)[..., None]
+    tall = np.clip(height / 0.3, 0.0, 1.0)[..., None]
+    colour = FLOOR * (1.0 - raised) + (SAND * (1.0 - 0.35 * tall) + PILE * 0.35 * tall) * raised
+    d_row, d_col = np.gradient(height * top_h / span_y)
+    shade = np.clip(1.0 + 0.6 * (d_col + d_row), 0.5, 1.3)[..., None]
+    top = np.clip(colour * shade, 0, 255).astype(np.uint8)
+    x_lo, y_hi = o.tub_lo_m[0] - 0.02, o.tub_hi_m[1] + 0.02
+    for a, b in _BOX_EDGES:
+        for t in np.linspace(0.0, 1.0, 60):
+            p = corners[a] + t * (corners[b] - corners[a])
+            c = int(round((p[0] - x_lo) / span_x * top_w))
+            r = int(round((y_hi - p[1]) / span_y * top_h))
+            if 0 <= r < top_h and 0 <= c < top_w:
+                top[r, c] = BLADE
+    gap = np.full((height_px, 6, 3), 255, np.uint8)
+    return np.concatenate([side, gap, top], axis=1)

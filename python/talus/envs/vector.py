@@ -5,11 +5,9 @@ terminated, not truncated, and the first observation of the new episode)."""
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
-from ._batch_env import BatchVectorEnvMixin
+from ._batch_env import BatchVectorEnvMixin, checked_threads
 from .shaping_strokes import _StrokeGame, _checked_action
 from .shaping_trench import _TrenchGame
 from .spaces import Box, Dict, Discrete, MultiDiscrete
@@ -26,11 +24,7 @@ class _BatchVectorEnv:
     def __init__(self, num_envs, threads):
         if not (isinstance(num_envs, (int, np.integer)) and num_envs >= 1):
             raise ValueError(f"num_envs: expected an int >= 1, got {num_envs!r}")
-        if threads is None:
-            threads = min(len(os.sched_getaffinity(0)), 64)
-        if not (isinstance(threads, (int, np.integer)) and threads >= 1):
-            raise ValueError(f"threads: expected an int >= 1 or None, got {threads!r}")
-        self.num_envs, self.threads = int(num_envs), int(threads)
+        self.num_envs, self.threads = int(num_envs), checked_threads(threads)
         self._np_random = None
         self._started = False
 
@@ -134,6 +128,7 @@ class ShapingStrokesVectorEnv(_BatchVectorEnv):
                                        "desired_goal": batch})
         self.action_space = Box(-1.0, 1.0, (self.num_envs, 4), np.float32)
         self._previous = np.zeros_like(self._game.achieved)
+        self._ended = np.zeros(self.num_envs, bool)
 
     def reset(self, *, seed=None, options=None):
         """(observations: dict of (num_envs, cells, cells), infos). seed as ShapingTrench-v0's
@@ -149,6 +144,7 @@ class ShapingStrokesVectorEnv(_BatchVectorEnv):
             g.batch.reset(self._seeds(seed), g.achieved, g.desired)
         g.names = [None] * self.num_envs
         self._previous[:] = g.achieved
+        self._ended = np.zeros(self.num_envs, bool)
         self._started = True
         return self._observations(), self._infos()
 
@@ -158,8 +154,13 @@ class ShapingStrokesVectorEnv(_BatchVectorEnv):
             raise RuntimeError("ShapingStrokes-v0 vector env: step() before reset()")
         g = self._game
         g.actions[:] = _checked_action(actions, self.action_space, (self.num_envs, 4))
+        # Instances that ended at the last step are reset by this one (next-step autoreset):
+        # their previous map is the new episode's start, as a single env's reset() reports.
+        restarting = self._ended.copy()
         self._previous[:] = g.achieved
         g.step(self.threads)
+        self._previous[restarting] = g.achieved[restarting]
+        self._ended = g.terminated | g.truncated
         return (self._observations(), g.rewards.copy(), g.terminated.copy(), g.truncated.copy(),
                 self._infos())
 
@@ -203,6 +204,27 @@ class BulldozingVectorEnv(BatchVectorEnvMixin, _BatchVectorEnv):
         self.single_action_space = Box(-1.0, 1.0, (2,), np.float32)
         self.observation_space = observation_space(self.world, self.num_envs)
         self.action_space = Box(-1.0, 1.0, (self.num_envs, 2), np.float32)
+
+
+class ExcavationVectorEnv(BatchVectorEnvMixin, _BatchVectorEnv):
+    """`num_envs` Excavation-v0 environments (same options as the single one, render aside),
+    stepped in one C++ call: with at least as many instances as threads, one thread per instance;
+    otherwise instance after instance with every thread on the particle step (the same bits).
+    Observations are a dict of batches: joint_pos, joint_vel (num_envs, 7), tool_pose
+    (num_envs, 7), tool_wrench (num_envs, 6), sky (num_envs, 32, 32)."""
+
+    env_id = "Excavation-v0"
+    action_meaning = "joint velocities per instance"
+
+    def __init__(self, num_envs, threads=None, **options):
+        super().__init__(num_envs, threads)
+        from .excavation import _ExcavationGame, observation_space
+        self._game = _ExcavationGame(self.num_envs, **options)
+        self.world = self._game.world
+        self.single_observation_space = observation_space(self.world)
+        self.single_action_space = Box(-1.0, 1.0, (7,), np.float32)
+        self.observation_space = observation_space(self.world, self.num_envs)
+        self.action_space = Box(-1.0, 1.0, (self.num_envs, 7), np.float32)
 
 
 class RoverSlopeVectorEnv(BatchVectorEnvMixin, _BatchVectorEnv):
