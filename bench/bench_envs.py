@@ -70,15 +70,18 @@ def strokes_rate(threads, num_envs=64, steps=20):
     return steps * num_envs / (time.perf_counter() - start)
 
 
-def bulldozing_rate(particles, pushing, threads=2, steps=30):
-    """Env steps per second of Bulldozing-v0 (one env, the particle step on `threads`): the
-    scripted push from its first contact with the heap (pushing) or standing still (a heap at
-    rest), after the steps that bring it there."""
-    env = E.make("Bulldozing-v0", particle_count=particles, threads=threads)
+def bulldozing_rate(particles, pushing, threads=2, steps=30, vehicle="kinematic", **options):
+    """Env steps per second of Bulldozing-v0 (one env, the particle step on `threads`, the
+    kinematic or the dynamic vehicle): the scripted push from its first push into the heap
+    (pushing) or standing still (a heap at rest), after the steps that bring it there."""
+    env = E.make("Bulldozing-v0", particle_count=particles, threads=threads, vehicle=vehicle,
+                 **options)
     policy = E.ScriptedBulldozer()
     obs, _ = env.reset(seed=0)
-    for _ in range(110 if pushing else 0):  # round the heap to its first push (about 11 s)
-        obs, *_ = env.step(policy(obs))
+    for _ in range(600 if pushing else 0):  # round the heap to its first push
+        obs, _, _, _, info = env.step(policy(obs))
+        if policy.phase == "push" and info["body_force_N"] > 0:
+            break
     still = np.zeros(2, np.float32)
     start = time.perf_counter()
     for _ in range(steps):
@@ -184,6 +187,12 @@ def main():
             rates = [bulldozing_rate(particles, pushing) for _ in range(3)]
             rate = statistics.median(rates)
             print(f"  {name:52s} {rate:8.2f} env steps/s = {rate / 10:.2f} x real time")
+    for pushing in (False, True):
+        name = (f"Bulldozing-v0 10000 particles, dynamic vehicle, "
+                f"{'pushing' if pushing else 'at rest'}")
+        rate = statistics.median([bulldozing_rate(10_000, pushing, vehicle="dynamic")
+                                  for _ in range(3)])
+        print(f"  {name:52s} {rate:8.2f} env steps/s = {rate / 10:.2f} x real time")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ and a uniformly random policy, one episode each from the same seed. Writes into 
   bulldozing_baselines.csv policy, return, particles in the goal box at the end, wall time
 
     PYTHONPATH=build/python /usr/bin/python3 examples/bulldozing_baselines.py OUT_DIR \
-        [--particles N] [--radius R] [--time-step DT]
+        [--particles N] [--radius R] [--time-step DT] [--vehicle kinematic|dynamic]
 
 The defaults are the environment's (10,000 particles of 2 cm, 1 ms steps); `make demo` runs a
 reduced heap (--particles 2000 --radius 0.034 --time-step 0.002) to stay within its time.
@@ -48,12 +48,16 @@ def main():
     parser.add_argument("--radius", type=float, default=0.02)
     parser.add_argument("--time-step", type=float, default=1e-3)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--vehicle", choices=("kinematic", "dynamic"), default="kinematic",
+                        help="paper 001's kinematic bulldozer or the MuJoCo one that feels the "
+                             "particles (file names then end in _dynamic)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     steps = max(1, round(0.1 / args.time_step))
     env = E.make("Bulldozing-v0", render_mode="rgb_array", particle_count=args.particles,
                  particle_radius_m=args.radius, time_step_s=args.time_step,
-                 steps_per_action=steps)
+                 steps_per_action=steps, vehicle=args.vehicle)
+    tag = "" if args.vehicle == "kinematic" else "_dynamic"
     dt = steps * args.time_step
     n_steps = round(env.world.options.episode_s / dt)
     keep = (1, n_steps // 3, 2 * n_steps // 3, n_steps)
@@ -65,8 +69,8 @@ def main():
     frames = results["scripted"][2]
     gap = np.full((frames[0].shape[0], 6, 3), 255, np.uint8)
     strip = np.concatenate([part for f in frames for part in (f, gap)][:-1], axis=1)
-    talus.write_png(args.out / "bulldozing_scripted.png", strip,
-                    f"Bulldozing-v0, scripted push ({args.particles} particles of "
+    talus.write_png(args.out / f"bulldozing_scripted{tag}.png", strip,
+                    f"Bulldozing-v0, scripted push, {args.vehicle} bulldozer ({args.particles} particles of "
                     f"{args.radius * 100:.1f} cm): the 8 m x 4 m arena from above at "
                     f"t = {', '.join(f'{k * dt:.0f}' for k in keep)} s; goal box in green, "
                     f"heading in blue")
@@ -74,10 +78,10 @@ def main():
     for name, (rewards, *_rest) in results.items():
         t = [dt * (k + 1) for k in range(len(rewards))]
         series.append((name, t, rewards))
-    talus.write_plot(args.out / "bulldozing_reward.png", series,
-                     title=f"Bulldozing-v0: reward per step, {args.particles} particles",
+    talus.write_plot(args.out / f"bulldozing_reward{tag}.png", series,
+                     title=f"Bulldozing-v0: reward per step, {args.particles} particles, {args.vehicle}",
                      x_label="simulated time [s]", y_label="reward per step")
-    with open(args.out / "bulldozing_baselines.csv", "w", newline="") as f:
+    with open(args.out / f"bulldozing_baselines{tag}.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["policy", "return", "particles_in_goal", "particles", "wall_s",
                     "env_steps_per_s"])

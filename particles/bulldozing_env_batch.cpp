@@ -17,7 +17,40 @@ double wrapped_angle(double a) { return std::remainder(a, 2.0 * std::numbers::pi
 
 }  // namespace
 
-BulldozingEnvBatch::BulldozingEnvBatch(std::shared_ptr<const BulldozingWorld> world, int num_envs)
+KinematicBulldozer::KinematicBulldozer(const BulldozingWorld& world)
+    : options_(world.options),
+      // The bulldozer's centre stays a bounding radius inside the walls (it stops there).
+      x_lim_m_(std::max(0.0, world.options.arena_length_m / 2 - world.bounding_radius_m)),
+      y_lim_m_(std::max(0.0, world.options.arena_width_m / 2 - world.bounding_radius_m)) {}
+
+void KinematicBulldozer::place(double x_m, double y_m, double yaw_rad) {
+  x_m_ = x_m;
+  y_m_ = y_m;
+  yaw_rad_ = yaw_rad;
+}
+
+BodyMotion KinematicBulldozer::drive(double forward, double yaw, double dt) {
+  const double v = forward * options_.max_speed_m_per_s, w = yaw * options_.max_yaw_rate_rad_per_s;
+  // Unicycle over one step, heading at the step's midpoint; the twist is the motion made.
+  const double mid = yaw_rad_ + 0.5 * w * dt;
+  next_x_m_ = std::clamp(x_m_ + v * std::cos(mid) * dt, -x_lim_m_, x_lim_m_);
+  next_y_m_ = std::clamp(y_m_ + v * std::sin(mid) * dt, -y_lim_m_, y_lim_m_);
+  next_yaw_rad_ = wrapped_angle(yaw_rad_ + w * dt);
+  BodyMotion motion{bulldozer_pose(x_m_, y_m_, yaw_rad_), Twist{}};
+  motion.V_WB.w_W = Vec3(0.0, 0.0, w);
+  motion.V_WB.v_WBo = Vec3((next_x_m_ - x_m_) / dt, (next_y_m_ - y_m_) / dt, 0.0);
+  return motion;
+}
+
+std::string KinematicBulldozer::advance(const Wrench&, double) {
+  x_m_ = next_x_m_;
+  y_m_ = next_y_m_;
+  yaw_rad_ = next_yaw_rad_;
+  return {};
+}
+
+BulldozingEnvBatch::BulldozingEnvBatch(std::shared_ptr<const BulldozingWorld> world, int num_envs,
+                                       const VehicleFactory& vehicle)
     : world_(std::move(world)) {
   if (!world_) throw std::invalid_argument("BulldozingEnvBatch: no world");
   if (num_envs < 1) throw std::invalid_argument("num_envs: expected >= 1");
@@ -25,6 +58,14 @@ BulldozingEnvBatch::BulldozingEnvBatch(std::shared_ptr<const BulldozingWorld> wo
   max_steps_ = std::max(
       1, static_cast<int>(std::llround(o.episode_s / (o.steps_per_action * o.time_step_s))));
   slots_.resize(static_cast<std::size_t>(num_envs));
+  if (o.vehicle != "kinematic" && !vehicle) {
+    throw std::invalid_argument(fmt::format(
+        "BulldozingEnvBatch: vehicle '{}' needs its factory (robot::dynamic_bulldozer_factory)",
+        o.vehicle));
+  }
+  for (BulldozingSlot& s : slots_) {
+    s.vehicle = vehicle ? vehicle(*world_) : std::make_unique<KinematicBulldozer>(*world_);
+  }
 }
 
 void BulldozingEnvBatch::start_episode(BulldozingSlot& s) const {
@@ -37,9 +78,14 @@ void BulldozingEnvBatch::start_episode(BulldozingSlot& s) const {
     s.particles.x_m[i] += static_cast<float>(dx);
     s.particles.y_m[i] += static_cast<float>(dy);
   }
-  s.x_m = s.rng.uniform(o.start_lo_m.x(), o.start_hi_m.x());
-  s.y_m = s.rng.uniform(o.start_lo_m.y(), o.start_hi_m.y());
-  s.yaw_rad = s.rng.uniform(-o.start_yaw_max_rad, o.start_yaw_max_rad);
+  const double x = s.rng.uniform(o.start_lo_m.x(), o.start_hi_m.x());
+  const double y = s.rng.uniform(o.start_lo_m.y(), o.start_hi_m.y());
+  s.vehicle->place(x, y, s.rng.uniform(-o.start_yaw_max_rad, o.start_yaw_max_rad));
+  const Vec3 planar = s.vehicle->planar_pose();
+  s.x_m = planar.x();
+  s.y_m = planar.y();
+  s.yaw_rad = planar.z();
+  s.body_wrench = Wrench{};
   s.steps = 0;
   s.in_goal = goal_score(o, s.particles).inside;
   s.episode_return = 0.0;
@@ -66,21 +112,9 @@ void BulldozingEnvBatch::step_one(BulldozingSlot& s, double forward, double yaw,
                                   const ParticleModel& model, double& reward,
                                   std::uint8_t& terminated, std::uint8_t& truncated) const {
   const BulldozingOptions& o = world_->options;
-  const double v = forward * o.max_speed_m_per_s, w = yaw * o.max_yaw_rate_rad_per_s;
-  const double dt = o.time_step_s;
-  // The bulldozer's centre stays a bounding radius inside the walls (it stops there).
-  const double reach = world_->bounding_radius_m;
-  const double x_lim = std::max(0.0, o.arena_length_m / 2 - reach);
-  const double y_lim = std::max(0.0, o.arena_width_m / 2 - reach);
   terminated = truncated = 0;
   for (int k = 0; k < o.steps_per_action; ++k) {
-    // Unicycle over one step, heading at the step's midpoint; the twist is the motion made.
-    const double mid = s.yaw_rad + 0.5 * w * dt;
-    const double x1 = std::clamp(s.x_m + v * std::cos(mid) * dt, -x_lim, x_lim);
-    const double y1 = std::clamp(s.y_m + v * std::sin(mid) * dt, -y_lim, y_lim);
-    BodyMotion motion{bulldozer_pose(s.x_m, s.y_m, s.yaw_rad), Twist{}};
-    motion.V_WB.w_W = Vec3(0.0, 0.0, w);
-    motion.V_WB.v_WBo = Vec3((x1 - s.x_m) / dt, (y1 - s.y_m) / dt, 0.0);
+    const BodyMotion motion = s.vehicle->drive(forward, yaw, o.time_step_s);
     try {
       particles::step(model, s.particles, std::span(&motion, 1), s.workspace);
     } catch (const ParticleDivergence& e) {
@@ -89,10 +123,19 @@ void BulldozingEnvBatch::step_one(BulldozingSlot& s, double forward, double yaw,
       truncated = 1;
       break;
     }
-    s.x_m = x1;
-    s.y_m = y1;
-    s.yaw_rad = wrapped_angle(s.yaw_rad + w * dt);
+    s.body_wrench = s.particles.body_wrenches.front();
+    const std::string failed = s.vehicle->advance(s.body_wrench, o.time_step_s);
+    if (!failed.empty()) {
+      s.stop_reason =
+          fmt::format("the bulldozer's simulation failed at env step {}: {}", s.steps + 1, failed);
+      truncated = 1;
+      break;
+    }
   }
+  const Vec3 planar = s.vehicle->planar_pose();
+  s.x_m = planar.x();
+  s.y_m = planar.y();
+  s.yaw_rad = planar.z();
   const GoalScore score = goal_score(o, s.particles);
   reward = score.reward;
   s.in_goal = score.inside;
@@ -131,7 +174,7 @@ std::vector<CameraBody> BulldozingEnvBatch::camera_bodies(const BulldozingSlot& 
   } else {
     bodies.push_back(world_->scenery.front());  // the floor
   }
-  bodies.push_back({world_->model.bodies.front().shape, bulldozer_pose(s.x_m, s.y_m, s.yaw_rad)});
+  bodies.push_back({world_->model.bodies.front().shape, s.vehicle->pose()});
   return bodies;
 }
 
@@ -141,8 +184,8 @@ void BulldozingEnvBatch::observe(std::size_t i, const BulldozingObservations& ou
   const ParticleSpheres spheres{s.particles.x_m, s.particles.y_m, s.particles.z_m,
                                 s.particles.radius_m};
   // Threads: the caller's loop owns them; each image is rendered on this thread.
-  const DepthImage ego = render_depth(ego_camera(o, bulldozer_pose(s.x_m, s.y_m, s.yaw_rad)),
-                                      spheres, camera_bodies(s, true));
+  const DepthImage ego =
+      render_depth(ego_camera(o, s.vehicle->pose()), spheres, camera_bodies(s, true));
   const DepthImage sky = render_depth(world_->sky, spheres, camera_bodies(s, false));
   const std::size_t ego_size = ego.depth_m.size(), sky_size = sky.depth_m.size();
   const float far = static_cast<float>(o.ego_max_range_m);

@@ -99,6 +99,10 @@ void validate(const BulldozingOptions& o) {
   require(std::isfinite(o.neighbour_skin_radii) && o.neighbour_skin_radii >= 0,
           "neighbour_skin_radii", ">= 0");
   require(positive(o.episode_s), "episode_s", "> 0");
+  require(o.vehicle == "kinematic" || o.vehicle == "dynamic", "vehicle",
+          "'kinematic' or 'dynamic'");
+  require(o.vehicle != "dynamic" || !o.vehicle_mjcf_path.empty(), "vehicle_mjcf_path",
+          "the dynamic vehicle's MJCF file");
   require(positive(o.max_speed_m_per_s), "max_speed_m_per_s", "> 0");
   require(positive(o.max_yaw_rate_rad_per_s), "max_yaw_rate_rad_per_s", "> 0");
   require(positive(o.arena_length_m) && positive(o.arena_width_m), "arena_length_m/width_m", "> 0");

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <memory>
 #include <numbers>
+#include <string>
 
 #include "particles/depth_camera.hpp"
 #include "particles/particle_model.hpp"
@@ -37,6 +38,12 @@ struct BulldozingOptions {
   /// are the same bits for any skin, only the speed changes).
   double neighbour_skin_radii = 0.6;  // measured: 0.25 s per pushing step against 0.33 at 0.3
   double episode_s = 60.0;            ///< simulated time of an episode [s], > 0
+
+  /// "kinematic": paper 001's bulldozer, following the command exactly; "dynamic": a MuJoCo body
+  /// (vehicle_mjcf_path) whose wheels push on the floor and which feels the particles
+  /// (robot/dynamic_bulldozer.hpp).
+  std::string vehicle = "kinematic";
+  std::filesystem::path vehicle_mjcf_path;  ///< the dynamic vehicle (its body frame = the mesh's)
 
   double max_speed_m_per_s = 1.0;       ///< forward speed at action[0] = +-1, > 0
   double max_yaw_rate_rad_per_s = 1.5;  ///< yaw rate at action[1] = +-1, > 0

@@ -6,6 +6,7 @@
 
 #include "bind_common.hpp"
 #include "particles/bulldozing_env_batch.hpp"
+#include "robot/dynamic_bulldozer.hpp"
 
 namespace talus::python {
 
@@ -25,7 +26,7 @@ void bind_options(py::module_& p) {
       TALUS_OPTION(mesh_path) TALUS_OPTION(mesh_sdf_cell_m) TALUS_OPTION(particle_count)
       TALUS_OPTION(particle_radius_m) TALUS_OPTION(density_kg_per_m3) TALUS_OPTION(friction)
       TALUS_OPTION(heap_slope_deg) TALUS_OPTION(time_step_s) TALUS_OPTION(steps_per_action)
-      TALUS_OPTION(iterations) TALUS_OPTION(neighbour_skin_radii) TALUS_OPTION(episode_s) TALUS_OPTION(max_speed_m_per_s)
+      TALUS_OPTION(iterations) TALUS_OPTION(neighbour_skin_radii) TALUS_OPTION(episode_s) TALUS_OPTION(vehicle) TALUS_OPTION(vehicle_mjcf_path) TALUS_OPTION(max_speed_m_per_s)
       TALUS_OPTION(max_yaw_rate_rad_per_s) TALUS_OPTION(arena_length_m)
       TALUS_OPTION(arena_width_m) TALUS_OPTION(wall_height_m) TALUS_OPTION(heap_centre_m)
       TALUS_OPTION(heap_offset_m) TALUS_OPTION(goal_lo_m) TALUS_OPTION(goal_hi_m)
@@ -72,7 +73,10 @@ void bind_batch(py::module_& p) {
   py::class_<BulldozingEnvBatch>(p, "BulldozingEnvBatch",
                                  "N Bulldozing-v0 environments stepped in one call.")
       .def(py::init([](std::shared_ptr<BulldozingWorld> world, int n) {
-             return BulldozingEnvBatch(std::move(world), n);
+             const bool dynamic = world->options.vehicle == "dynamic";
+             return std::make_unique<BulldozingEnvBatch>(
+                 std::move(world), n,
+                 dynamic ? robot::dynamic_bulldozer_factory() : VehicleFactory{});
            }),
            py::arg("world"), py::arg("num_envs"))
       .def_property_readonly("num_envs", &BulldozingEnvBatch::num_envs)
@@ -118,7 +122,7 @@ void bind_batch(py::module_& p) {
           [](const BulldozingEnvBatch& b) {
             const auto n = static_cast<py::ssize_t>(b.num_envs());
             py::array_t<std::int64_t> steps(n), in_goal(n);
-            py::array_t<double> sim_time(n), fraction(n), ret(n);
+            py::array_t<double> sim_time(n), fraction(n), ret(n), force(n);
             py::list reasons;
             for (py::ssize_t i = 0; i < n; ++i) {
               const BulldozingSlot& s = b.slot(static_cast<int>(i));
@@ -129,6 +133,7 @@ void bind_batch(py::module_& p) {
                   double(s.in_goal) /
                   static_cast<double>(std::max<std::size_t>(1, s.particles.size()));
               ret.mutable_at(i) = s.episode_return;
+              force.mutable_at(i) = s.body_wrench.f_W.norm();
               reasons.append(s.stop_reason);
             }
             py::dict d;
@@ -137,11 +142,13 @@ void bind_batch(py::module_& p) {
             d["in_goal_fraction"] = fraction;
             d["sim_time_s"] = sim_time;
             d["episode_return"] = ret;
+            d["body_force_N"] = force;
             d["stop_reason"] = reasons;
             return d;
           },
           "Per environment (arrays): steps, particles_in_goal, in_goal_fraction, sim_time_s, "
-          "episode_return; stop_reason (a list of str, empty unless the simulation diverged).")
+          "episode_return, body_force_N (the particles' force on the bulldozer at the last "
+          "particle step); stop_reason (a list of str, empty unless the simulation diverged).")
       .def(
           "sky_image",
           [](const BulldozingEnvBatch& b, int i, int width, int height) {
@@ -180,6 +187,13 @@ void bind_batch(py::module_& p) {
             return py::make_tuple(s.x_m, s.y_m, s.yaw_rad);
           },
           py::arg("index"), "Environment `index`'s bulldozer (x [m], y [m], yaw [rad]) in double.")
+      .def(
+          "body_pose",
+          [](const BulldozingEnvBatch& b, int i) -> Eigen::Matrix4d {
+            if (i < 0 || i >= b.num_envs()) throw std::invalid_argument("no such env");
+            return b.slot(i).vehicle->pose().matrix();
+          },
+          py::arg("index"), "Environment `index`'s bulldozer pose X_WB as a 4 x 4 matrix [m].")
       .def(
           "kinetic_energy_J",
           [](const BulldozingEnvBatch& b, int i) {

@@ -82,6 +82,9 @@ example "DDPG + HER on ShapingStrokes-v0 (data/agents/ddpg_her_strokes.pt)" "$ou
 # Bulldozing-v0 (particles): the scripted push against a random policy, on a reduced heap.
 example "talus.envs Bulldozing-v0 baselines" "$out/envs/bulldozing" bulldozing_baselines.py \
   "$out/envs/bulldozing" --particles 2000 --radius 0.034 --time-step 0.002
+example "talus.envs Bulldozing-v0 baselines, dynamic bulldozer" "$out/envs/bulldozing" \
+  bulldozing_baselines.py "$out/envs/bulldozing" --particles 2000 --radius 0.034 \
+  --time-step 0.002 --vehicle dynamic
 # RoverSlope-v0 (SCM): the scripted drive up the slope against a random policy.
 example "talus.envs RoverSlope-v0 baselines" "$out/envs/rover_slope" rover_slope_baselines.py \
   "$out/envs/rover_slope"

@@ -84,6 +84,20 @@ def test_a_seed_replays_the_episode_bit_for_bit_on_one_and_two_threads():
     assert not np.array_equal(a[0]["pose"], c[0]["pose"])
 
 
+def test_the_dynamic_vehicle_keeps_the_contract_replays_and_vectorises():
+    # The MuJoCo bulldozer (vehicle="dynamic"): the same contract, the same bits on 1 and 2
+    # threads, and its vector form equal to single environments; it moves, not teleports.
+    dynamic = dict(SMALL, vehicle="dynamic")
+    E.check_env(E.make("Bulldozing-v0", render_mode="rgb_array", **dynamic), seed=2, steps=6)
+    a = rollout(E.make("Bulldozing-v0", threads=1, **dynamic), 11, 6)
+    b = rollout(E.make("Bulldozing-v0", threads=2, **dynamic), 11, 6)
+    same(a, b)
+    assert not np.array_equal(a[0]["pose"], a[-1][0]["pose"])
+    vec = E.make_vec("Bulldozing-v0", 2, threads=2, **dict(dynamic, episode_s=0.3))
+    E.check_vector_env(vec, lambda: E.make("Bulldozing-v0", **dict(dynamic, episode_s=0.3)),
+                       seed=4, steps=5)
+
+
 def test_the_vector_env_equals_its_envs_stepped_one_by_one():
     vec = E.make_vec("Bulldozing-v0", 3, threads=2, **SMALL)
     obs, infos = vec.reset(seed=5)
@@ -160,6 +174,8 @@ def test_a_bad_action_is_refused_naming_the_space_and_leaves_the_state_alone(act
     (dict(time_step_s=-1e-3), "time_step_s"),
     (dict(mesh_path="/nonexistent/dozer.obj"), "mesh_path"),
     (dict(colour="red"), "unknown options"),
+    (dict(vehicle="hovercraft"), "vehicle"),
+    (dict(vehicle="dynamic", vehicle_mjcf_path="/nonexistent/dozer.xml"), "vehicle_mjcf_path"),
 ])
 def test_bad_options_are_refused_at_make_naming_the_option(options, match):
     with pytest.raises(ValueError, match=match):

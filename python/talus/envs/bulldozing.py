@@ -9,7 +9,8 @@ truncated). The observation is the paper's: an ego depth camera (36 x 36, perspe
 looking ahead), a sky depth camera (36 x 72, orthographic over the whole arena) and the pose
 (x, y, yaw). The reward per step is the paper's: (1/n) sum over particles of 100 for a particle in
 the goal box, otherwise minus its distance to the box [m]. The bulldozer is kinematic, as in the
-paper: it follows the command exactly and stops at the walls. Stepping runs in C++
+paper (it follows the command exactly and stops at the walls), or with vehicle="dynamic" a MuJoCo
+body on driven wheels that feels the particles' reaction. Stepping runs in C++
 (talus.particles.BulldozingEnvBatch); docs/envs.md has the details.
 """
 
@@ -27,6 +28,8 @@ from .spaces import Box, Dict
 
 MESH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",
                     "bulldozer.obj")
+VEHICLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",
+                       "robots", "bulldozer", "bulldozer_dynamic.xml")
 
 # Options (keyword arguments of make) and their defaults: the fields of
 # talus.particles.BulldozingOptions (particles/bulldozing_world.hpp) that a user may set.
@@ -35,7 +38,8 @@ OPTIONS = dict(particle_count=10000, particle_radius_m=0.02, density_kg_per_m3=1
                iterations=3, neighbour_skin_radii=0.6, episode_s=60.0, max_speed_m_per_s=1.0, max_yaw_rate_rad_per_s=1.5,
                heap_offset_m=0.25, mesh_path=MESH, mesh_sdf_cell_m=0.02, ego_width_px=36,
                ego_height_px=36, sky_width_px=72, sky_height_px=36, heap_centre_m=(-2.0, 0.0),
-               start_lo_m=(0.2, -1.2), start_hi_m=(0.8, 1.2), start_yaw_max_rad=math.pi)
+               start_lo_m=(0.2, -1.2), start_hi_m=(0.8, 1.2), start_yaw_max_rad=math.pi,
+               vehicle="kinematic", vehicle_mjcf_path=VEHICLE)
 
 _INT_OPTIONS = ("particle_count", "steps_per_action", "iterations", "ego_width_px",
                 "ego_height_px", "sky_width_px", "sky_height_px")
@@ -61,6 +65,12 @@ def bulldozing_world(**options):
     if key in _WORLDS:
         _WORLDS.move_to_end(key)
         return _WORLDS[key]
+    if o["vehicle"] not in ("kinematic", "dynamic"):
+        raise ValueError(f"Bulldozing-v0: vehicle: expected 'kinematic' or 'dynamic', got "
+                         f"{o['vehicle']!r}")
+    if o["vehicle"] == "dynamic" and not os.path.isfile(str(o["vehicle_mjcf_path"])):
+        raise ValueError(f"Bulldozing-v0: vehicle_mjcf_path: {o['vehicle_mjcf_path']} does not "
+                         f"exist (expected the dynamic bulldozer's MJCF)")
     if not os.path.isfile(str(o["mesh_path"])):
         raise ValueError(f"Bulldozing-v0: mesh_path: {o['mesh_path']} does not exist (expected a "
                          f"closed OBJ or STL mesh of the bulldozer)")
