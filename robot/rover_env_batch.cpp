@@ -100,6 +100,7 @@ RoverEnvBatch::RoverEnvBatch(const RoverEnvOptions& options, int num_envs) : opt
     wheel_actuators_.push_back(actuator);
   }
   chassis_body_ = sc.robot.model.body_id(sc.report->chassis);
+  wheels_ = report_wheels(sc);
   if (m->body_jntnum[chassis_body_] < 1 ||
       m->jnt_type[m->body_jntadr[chassis_body_]] != mjJNT_FREE) {
     throw std::invalid_argument("RoverSlope: scenario: the chassis needs a free joint");
@@ -166,7 +167,7 @@ std::vector<std::array<double, 4>> RoverEnvBatch::side_view(int i) const {
   const Vec3 p_chassis(d->xpos[3 * chassis_body_], 0.0, d->xpos[3 * chassis_body_ + 2]);
   const double r = s.drive->wheel_radius_m();
   std::vector<std::array<double, 4>> segments;
-  for (const CoupledLink& wheel : report_wheels(*s.scenario)) {
+  for (const CoupledLink& wheel : wheels_) {
     const Pose X_WS = link_motion(robot, wheel).X_WB;
     const Vec3 c = X_WS.translation();
     segments.push_back({p_chassis.x(), p_chassis.z(), c.x(), c.z()});
@@ -304,11 +305,10 @@ void RoverEnvBatch::observe(RoverEnvSlot& s, float* out) const {
     values[6 + k] = d->qvel[dof + k];
     values[9 + k] = w_W[k];
   }
-  const std::vector<CoupledLink> wheels = report_wheels(*s.scenario);
   const double r = s.drive->wheel_radius_m();
-  for (std::size_t w = 0; w < wheels.size() && w < 4; ++w) {
+  for (std::size_t w = 0; w < wheels_.size() && w < 4; ++w) {
     const double omega = d->qvel[wheel_dofs_[w]];
-    const double v = link_motion(robot, wheels[w]).V_WB.v_WBo.dot(x_chassis);
+    const double v = link_motion(robot, wheels_[w]).V_WB.v_WBo.dot(x_chassis);
     values[12 + w] = std::abs(omega * r) < 0.01 ? 0.0 : 1.0 - v / (omega * r);
     values[16 + w] = w < sample.sinkage_m.size() ? sample.sinkage_m[w] : 0.0;
     values[20 + w] = omega;

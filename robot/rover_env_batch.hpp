@@ -104,6 +104,7 @@ class RoverEnvBatch {
   double start_x_m_ = 0.0;
   std::vector<int> wheel_actuators_;  ///< MuJoCo actuator ids in action order
   std::vector<int> wheel_dofs_;       ///< their joints' dof addresses
+  std::vector<CoupledLink> wheels_;   ///< the [report] wheel links (the same in every slot)
   int chassis_body_ = -1;
   std::vector<RoverEnvSlot> slots_;
   std::vector<std::unique_ptr<CoupledSim::Snapshot>> starts_;
