@@ -167,6 +167,21 @@ TEST(Excavation, TheFloorEndsTheEpisodeWhenNoForceStopsTheBucket) {
       << batch.slot(0).stop_reason;
 }
 
+TEST(Excavation, ADivergingSimulationTruncatesTheEpisodeAndSaysWhy) {
+  auto world = std::make_shared<ExcavationWorld>(*small_world());
+  world->model.max_kinetic_energy_J = 1e-12;  // any motion at all counts as a blow-up
+  ExcavationEnvBatch batch(world, 1);
+  Buffers b(world->options, 1);
+  const std::uint64_t seed = 4;
+  batch.reset({&seed, 1}, b.out);
+  ASSERT_GT(run_until_end(batch, b, kIntoTheBed), 0);
+  EXPECT_TRUE(b.truncated[0]);
+  EXPECT_FALSE(b.terminated[0]);
+  EXPECT_NE(batch.slot(0).stop_reason.find("diverged"), std::string::npos)
+      << batch.slot(0).stop_reason;
+  for (float v : b.state) EXPECT_TRUE(std::isfinite(v));
+}
+
 TEST(Excavation, JointsStopAtTheirRanges) {
   ExcavationOptions o = small_options();
   o.particle_count = 40;

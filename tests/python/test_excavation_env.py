@@ -128,3 +128,16 @@ def test_bad_actions_are_refused_and_the_episode_is_unchanged():
 def test_bad_options_are_refused_naming_the_option(options, message):
     with pytest.raises(ValueError, match=message):
         E.make("Excavation-v0", **dict(SMALL, **options))
+
+
+def test_a_bucket_mesh_that_is_not_closed_or_an_arm_that_is_not_7_joints_is_refused(tmp_path):
+    open_mesh = tmp_path / "open_bucket.obj"
+    open_mesh.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\nf 1 3 4\n")
+    with pytest.raises(ValueError, match="open_bucket.obj"):
+        E.make("Excavation-v0", **dict(SMALL, bucket_mesh_path=str(open_mesh)))
+    arm = tmp_path / "two_joints.xml"
+    joint = '<joint type="hinge" limited="true" range="-1 1"/><geom size="0.1"/>'
+    arm.write_text(f'<mujoco><worldbody><body name="a">{joint}<body name="flange">{joint}'
+                   '</body></body></worldbody></mujoco>')
+    with pytest.raises(ValueError, match="7 hinge joints"):
+        E.make("Excavation-v0", **dict(SMALL, arm_path=str(arm)))
