@@ -175,6 +175,8 @@ def test_a_bad_action_is_refused_naming_the_space_and_leaves_the_state_alone(act
     (dict(mesh_path="/nonexistent/dozer.obj"), "mesh_path"),
     (dict(colour="red"), "unknown options"),
     (dict(vehicle="hovercraft"), "vehicle"),
+    (dict(heap_centre_m=(1.0, 2.0, 3.0)), "heap_centre_m"),
+    (dict(start_lo_m="ab"), "start_lo_m"),
     (dict(vehicle="dynamic", vehicle_mjcf_path="/nonexistent/dozer.xml"), "vehicle_mjcf_path"),
 ])
 def test_bad_options_are_refused_at_make_naming_the_option(options, match):

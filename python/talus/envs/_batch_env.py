@@ -6,6 +6,7 @@ QuadrupedGranular-v0 differ only in their game, their spaces and the action's me
 from __future__ import annotations
 
 import os
+from collections import OrderedDict
 
 import numpy as np
 
@@ -21,6 +22,67 @@ def checked_threads(threads):
     if not (isinstance(threads, (int, np.integer)) and threads >= 1):
         raise ValueError(f"threads: expected an int >= 1 or None, got {threads!r}")
     return int(threads)
+
+
+class WorldLoader:
+    """Builds the C++ world of an environment from make's keyword options and caches the last
+    four (a settled bed takes seconds; environments made with equal options share one). Refuses,
+    with ValueError naming the option: unknown options, `counts` that are not ints >= 1,
+    `vectors` (name -> length) that are not that many finite numbers, `files` (name -> (what the
+    file is, whether it is needed for these options)) that do not exist, and values the options
+    class does not take. `check(options)` adds the environment's own checks; a RuntimeError from
+    the world (a file it cannot read) becomes a ValueError prefixed with the id."""
+
+    def __init__(self, env_id, defaults, counts, vectors, files, options_class, world_class,
+                 check=None):
+        self.env_id, self.defaults, self.counts = env_id, defaults, counts
+        self.vectors, self.files = vectors, files
+        self.options_class, self.world_class, self.check = options_class, world_class, check
+        self._worlds = OrderedDict()
+
+    def __call__(self, **options):
+        env = self.env_id
+        unknown = sorted(set(options) - set(self.defaults))
+        if unknown:
+            raise ValueError(f"{env}: unknown options {unknown}; known: "
+                             f"{', '.join(sorted(self.defaults))}")
+        o = dict(self.defaults, **options)
+        for name in self.counts:
+            if not isinstance(o[name], (int, np.integer)) or isinstance(o[name], bool):
+                raise ValueError(f"{env}: {name}: expected an int, got {o[name]!r}")
+            if o[name] < 1:
+                raise ValueError(f"{env}: {name}: expected >= 1, got {o[name]!r}")
+        key = tuple(sorted((k, str(v)) for k, v in o.items()))
+        if key in self._worlds:
+            self._worlds.move_to_end(key)
+            return self._worlds[key]
+        if self.check is not None:
+            self.check(o)
+        for name, (what, needed) in self.files.items():
+            if needed(o) and not os.path.isfile(str(o[name])):
+                raise ValueError(f"{env}: {name}: {o[name]} does not exist (expected {what})")
+        opts = self.options_class()
+        for name, value in o.items():
+            if name in self.vectors:
+                try:
+                    value = np.asarray(value, dtype=np.float64)
+                except (TypeError, ValueError):
+                    value = np.full(0, np.nan)  # refused just below, naming the option
+                if value.shape != (self.vectors[name],) or not np.all(np.isfinite(value)):
+                    raise ValueError(f"{env}: {name}: expected {self.vectors[name]} finite "
+                                     f"numbers, got {o[name]!r}")
+            try:
+                setattr(opts, name, value)
+            except TypeError as e:
+                raise ValueError(f"{env}: {name}: {value!r} has the wrong type ({e})") from None
+        try:
+            world = self.world_class(opts)
+        except RuntimeError as e:  # a file that cannot be read, a mesh that is not closed
+            raise ValueError(f"{env}: {e}") from None
+        self._worlds[key] = world
+        while len(self._worlds) > 4:
+            self._worlds.popitem(last=False)
+        return world
 
 
 class BatchGame:

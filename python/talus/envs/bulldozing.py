@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import math
 import os
-from collections import OrderedDict
 
 import numpy as np
 
 from .. import _talus
-from ._batch_env import BatchEnv, BatchGame
+from ._batch_env import BatchEnv, BatchGame, WorldLoader
 from .spaces import Box, Dict
 
 MESH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",
@@ -41,57 +40,23 @@ OPTIONS = dict(particle_count=10000, particle_radius_m=0.02, density_kg_per_m3=1
                start_lo_m=(0.2, -1.2), start_hi_m=(0.8, 1.2), start_yaw_max_rad=math.pi,
                vehicle="kinematic", vehicle_mjcf_path=VEHICLE)
 
-_INT_OPTIONS = ("particle_count", "steps_per_action", "iterations", "ego_width_px",
-                "ego_height_px", "sky_width_px", "sky_height_px")
-
-# Worlds (the settled heap takes seconds) shared by environments made with the same options.
-_WORLDS: OrderedDict = OrderedDict()
-
-
-def bulldozing_world(**options):
-    """The (cached) talus.particles.BulldozingWorld of these options: unknown options, wrong
-    types and values out of range raise ValueError naming the option."""
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise ValueError(f"Bulldozing-v0: unknown options {unknown}; known: "
-                         f"{', '.join(sorted(OPTIONS))}")
-    o = dict(OPTIONS, **options)
-    for name in _INT_OPTIONS:
-        if not isinstance(o[name], (int, np.integer)) or isinstance(o[name], bool):
-            raise ValueError(f"Bulldozing-v0: {name}: expected an int, got {o[name]!r}")
-        if o[name] < 1:
-            raise ValueError(f"Bulldozing-v0: {name}: expected >= 1, got {o[name]!r}")
-    key = tuple(sorted((k, str(v)) for k, v in o.items()))
-    if key in _WORLDS:
-        _WORLDS.move_to_end(key)
-        return _WORLDS[key]
+def _check_vehicle(o):
     if o["vehicle"] not in ("kinematic", "dynamic"):
         raise ValueError(f"Bulldozing-v0: vehicle: expected 'kinematic' or 'dynamic', got "
                          f"{o['vehicle']!r}")
-    if o["vehicle"] == "dynamic" and not os.path.isfile(str(o["vehicle_mjcf_path"])):
-        raise ValueError(f"Bulldozing-v0: vehicle_mjcf_path: {o['vehicle_mjcf_path']} does not "
-                         f"exist (expected the dynamic bulldozer's MJCF)")
-    if not os.path.isfile(str(o["mesh_path"])):
-        raise ValueError(f"Bulldozing-v0: mesh_path: {o['mesh_path']} does not exist (expected a "
-                         f"closed OBJ or STL mesh of the bulldozer)")
-    opts = _talus.particles.BulldozingOptions()
-    for name, value in o.items():
-        if name.endswith("_m") and name[:-2] in ("heap_centre", "start_lo", "start_hi"):
-            value = np.asarray(value, dtype=np.float64)
-            if value.shape != (2,) or not np.all(np.isfinite(value)):
-                raise ValueError(f"Bulldozing-v0: {name}: expected (x, y) [m], got {o[name]!r}")
-        try:
-            setattr(opts, name, value)
-        except TypeError as e:
-            raise ValueError(f"Bulldozing-v0: {name}: {value!r} has the wrong type ({e})") from None
-    try:
-        world = _talus.particles.BulldozingWorld(opts)
-    except RuntimeError as e:  # a mesh that cannot be read or is not closed
-        raise ValueError(f"Bulldozing-v0: mesh_path: {e}") from None
-    _WORLDS[key] = world
-    while len(_WORLDS) > 4:
-        _WORLDS.popitem(last=False)
-    return world
+
+
+# The (cached) talus.particles.BulldozingWorld of make's options, refusing bad ones by name.
+bulldozing_world = WorldLoader(
+    "Bulldozing-v0", OPTIONS,
+    counts=("particle_count", "steps_per_action", "iterations", "ego_width_px", "ego_height_px",
+            "sky_width_px", "sky_height_px"),
+    vectors={"heap_centre_m": 2, "start_lo_m": 2, "start_hi_m": 2},
+    files={"mesh_path": ("a closed OBJ or STL mesh of the bulldozer", lambda o: True),
+           "vehicle_mjcf_path": ("the dynamic bulldozer's MJCF",
+                                 lambda o: o["vehicle"] == "dynamic")},
+    options_class=_talus.particles.BulldozingOptions,
+    world_class=_talus.particles.BulldozingWorld, check=_check_vehicle)
 
 
 def observation_space(world, batch=None):

@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import math
 import os
-from collections import OrderedDict
 
 import numpy as np
 
 from .. import _talus
-from ._batch_env import BatchEnv, BatchGame
+from ._batch_env import BatchEnv, BatchGame, WorldLoader
 from .spaces import Box, Dict
 
 _DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
@@ -45,58 +44,18 @@ OPTIONS = dict(arm_path=ARM, bucket_mesh_path=BUCKET, bucket_sdf_cell_m=0.01, pa
                shaping_weight=0.1, force_limit_N=2500.0, sky_width_px=32, sky_height_px=32,
                sky_camera_z_m=1.5)
 
-_INT_OPTIONS = ("particle_count", "steps_per_action", "iterations", "sky_width_px",
-                "sky_height_px")
-_VECTOR_OPTIONS = {"start_joint_rad": 7, "tub_lo_m": 2, "tub_hi_m": 2}
 STATE_NAMES = ([f"joint_pos[{j}]" for j in range(7)] + [f"joint_vel[{j}]" for j in range(7)]
                + ["tool_x", "tool_y", "tool_z", "tool_qw", "tool_qx", "tool_qy", "tool_qz",
                   "force_x", "force_y", "force_z", "torque_x", "torque_y", "torque_z"])
 
-_WORLDS: OrderedDict = OrderedDict()
-
-
-def excavation_world(**options):
-    """The (cached) talus.robots.ExcavationWorld of these options: unknown options, wrong types
-    and values out of range raise ValueError naming the option."""
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise ValueError(f"Excavation-v0: unknown options {unknown}; known: "
-                         f"{', '.join(sorted(OPTIONS))}")
-    o = dict(OPTIONS, **options)
-    for name in _INT_OPTIONS:
-        if not isinstance(o[name], (int, np.integer)) or isinstance(o[name], bool):
-            raise ValueError(f"Excavation-v0: {name}: expected an int, got {o[name]!r}")
-        if o[name] < 1:
-            raise ValueError(f"Excavation-v0: {name}: expected >= 1, got {o[name]!r}")
-    key = tuple(sorted((k, str(v)) for k, v in o.items()))
-    if key in _WORLDS:
-        _WORLDS.move_to_end(key)
-        return _WORLDS[key]
-    for name, what in (("arm_path", "the arm's MJCF file"),
-                       ("bucket_mesh_path", "a closed OBJ or STL mesh of the bucket")):
-        if not os.path.isfile(str(o[name])):
-            raise ValueError(f"Excavation-v0: {name}: {o[name]} does not exist (expected {what})")
-    opts = _talus.robots.ExcavationOptions()
-    for name, value in o.items():
-        if name in _VECTOR_OPTIONS:
-            value = np.asarray(value, dtype=np.float64)
-            if value.shape != (_VECTOR_OPTIONS[name],) or not np.all(np.isfinite(value)):
-                raise ValueError(f"Excavation-v0: {name}: expected {_VECTOR_OPTIONS[name]} finite "
-                                 f"numbers, got {o[name]!r}")
-            if name == "start_joint_rad":
-                value = [float(v) for v in value]
-        try:
-            setattr(opts, name, value)
-        except TypeError as e:
-            raise ValueError(f"Excavation-v0: {name}: {value!r} has the wrong type ({e})") from None
-    try:
-        world = _talus.robots.ExcavationWorld(opts)
-    except RuntimeError as e:  # a file that cannot be read, a mesh that is not closed
-        raise ValueError(f"Excavation-v0: {e}") from None
-    _WORLDS[key] = world
-    while len(_WORLDS) > 4:
-        _WORLDS.popitem(last=False)
-    return world
+# The (cached) talus.robots.ExcavationWorld of make's options, refusing bad ones by name.
+excavation_world = WorldLoader(
+    "Excavation-v0", OPTIONS,
+    counts=("particle_count", "steps_per_action", "iterations", "sky_width_px", "sky_height_px"),
+    vectors={"start_joint_rad": 7, "tub_lo_m": 2, "tub_hi_m": 2},
+    files={"arm_path": ("the arm's MJCF file", lambda o: True),
+           "bucket_mesh_path": ("a closed OBJ or STL mesh of the bucket", lambda o: True)},
+    options_class=_talus.robots.ExcavationOptions, world_class=_talus.robots.ExcavationWorld)
 
 
 def observation_space(world, batch=None):
