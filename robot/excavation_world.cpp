@@ -134,15 +134,16 @@ Pose set_arm_configuration(const ExcavationWorld& world, MujocoModel& arm, const
 Twist tool_twist(const ExcavationWorld& world, MujocoModel& arm, const JointVector& qdot) {
   const mjModel* m = arm.model();
   mjData* d = arm.data();
-  std::vector<mjtNum> jacp(static_cast<std::size_t>(3 * m->nv)),
-      jacr(static_cast<std::size_t>(3 * m->nv));
-  mj_jacBody(m, d, jacp.data(), jacr.data(), world.tool_body_id);
+  // nv == kArmJoints (checked when the world was made): the Jacobian fits on the stack, so the
+  // particle step's inner loop allocates nothing here.
+  mjtNum jacp[3 * kArmJoints], jacr[3 * kArmJoints];
+  mj_jacBody(m, d, jacp, jacr, world.tool_body_id);
   Twist V;
   for (int j = 0; j < kArmJoints; ++j) {
     const int dof = m->jnt_dofadr[j];
     for (int r = 0; r < 3; ++r) {
-      V.v_WBo[r] += jacp[static_cast<std::size_t>(r * m->nv + dof)] * qdot[j];
-      V.w_W[r] += jacr[static_cast<std::size_t>(r * m->nv + dof)] * qdot[j];
+      V.v_WBo[r] += jacp[r * kArmJoints + dof] * qdot[j];
+      V.w_W[r] += jacr[r * kArmJoints + dof] * qdot[j];
     }
   }
   return V;
