@@ -187,6 +187,8 @@ std::shared_ptr<const BulldozingWorld> make_bulldozing_world(const BulldozingOpt
   m.iterations = options.iterations;
   m.neighbour_skin_radii = options.neighbour_skin_radii;
   m.friction = m.wall_friction = m.body_friction = options.friction;
+  m.rotation = options.rotation;
+  m.rolling_friction = options.rolling_friction;
   m.container = arena(options);
   m.bodies.push_back({"bulldozer", shape, Vec3::Zero()});
   m.threads = options.threads;

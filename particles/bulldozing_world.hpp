@@ -29,7 +29,11 @@ struct BulldozingOptions {
   double particle_radius_m = 0.02;     ///< > 0
   double density_kg_per_m3 = 1631.0;   ///< > 0
   double friction = 0.5;               ///< particle-particle, particle-wall and particle-body
-  double heap_slope_deg = 25.0;        ///< the initial lattice cone's side slope, in (0, 45] [deg]
+  /// Whether grains rotate (ParticleModel::rotation). false, the default, is paper 001's model,
+  /// the one its environments were built on (and the baselines in docs/envs.md were measured in).
+  bool rotation = false;
+  double rolling_friction = 0.0;  ///< rolling friction coefficient (rotation only)
+  double heap_slope_deg = 25.0;   ///< the initial lattice cone's side slope, in (0, 45] [deg]
 
   double time_step_s = 1e-3;   ///< particle step [s], > 0
   int steps_per_action = 100;  ///< particle steps per env step (0.1 s of simulation), >= 1

@@ -26,6 +26,10 @@ struct ContactList {
   /// push-out pseudo-impulse p >= 0 [N s]. One record, so that the solver's write of a pair's
   /// mirror copy touches one cache line.
   std::vector<float> impulse;
+  /// Per slot, four floats, with rotating grains only (ParticleModel::rotation; else empty): the
+  /// rolling-resistance angular impulse on particle i (x, y, z) [N m s], perpendicular to the
+  /// normal, and 0. A pair's copies hold opposite values, like `impulse`.
+  std::vector<float> rolling;
   /// The slots the solver computes, written by it once per step (the other copy of each pair takes
   /// the negated impulse): slot index, its row i, its partner code and, for a particle pair, the
   /// slot of the same contact in the partner's row (the pair's other copy; -1 for walls and

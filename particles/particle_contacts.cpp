@@ -84,6 +84,12 @@ struct Detection {
   const ContactList* previous;  // last step's rows, read for the warm start when `warm`
   bool warm;
   float warm_factor;
+  // Rotating grains (ParticleModel::rotation): angular velocities, rolling friction.
+  bool rotation;
+  const float* wx;
+  const float* wy;
+  const float* wz;
+  float mu_roll;
 };
 
 std::vector<BodyQuery> body_queries(const ParticleModel& model, std::span<const BodyMotion> motions,
@@ -261,18 +267,23 @@ void find_body_contacts(const Detection& d, std::int64_t i, Candidates& out) {
   }
 }
 
-// The warm-start impulse of candidate c (§II-A): the last step's impulse of the same
-// (particle, partner) slot, scaled by the warm-start factor and projected onto the new normal
-// and friction cone; zero without one. `ps` walks the last step's row of the particle: both
-// lists are in canonical (key) order.
-void warm_impulse(const Detection& d, const Candidate& c, std::int32_t& ps, std::int32_t prev_end,
-                  float (&l)[3]) {
-  l[0] = l[1] = l[2] = 0.0f;
+// The last step's slot of the same (particle, partner) pair as candidate c, or -1. `ps` walks the
+// last step's row of the particle: both lists are in canonical (key) order.
+std::int32_t previous_slot(const Detection& d, const Candidate& c, std::int32_t& ps,
+                           std::int32_t prev_end) {
   const ContactList& previous = *d.previous;
   const std::uint32_t key = partner_key(c.partner);
   while (ps < prev_end && partner_key(previous.partner[ps]) < key) ++ps;
-  if (!(ps < prev_end && previous.partner[ps] == c.partner)) return;
-  const float* pl = previous.impulse.data() + static_cast<std::size_t>(ps) * kSlotStride;
+  return ps < prev_end && previous.partner[ps] == c.partner ? ps : -1;
+}
+
+// The warm-start impulse of candidate c (§II-A): the impulse of its last step's slot `ps`,
+// scaled by the warm-start factor and projected onto the new normal and friction cone; zero
+// without one (ps < 0). Returns its normal part.
+float warm_impulse(const Detection& d, const Candidate& c, std::int32_t ps, float (&l)[3]) {
+  l[0] = l[1] = l[2] = 0.0f;
+  if (ps < 0) return 0.0f;
+  const float* pl = d.previous->impulse.data() + static_cast<std::size_t>(ps) * kSlotStride;
   const float ox = d.warm_factor * pl[0], oy = d.warm_factor * pl[1], oz = d.warm_factor * pl[2];
   const float ln = std::max(0.0f, ox * c.nx + oy * c.ny + oz * c.nz);
   const float on = ox * c.nx + oy * c.ny + oz * c.nz;
@@ -289,6 +300,28 @@ void warm_impulse(const Detection& d, const Candidate& c, std::int32_t& ps, std:
   l[0] = ln * c.nx + tx;
   l[1] = ln * c.ny + ty;
   l[2] = ln * c.nz + tz;
+  return ln;
+}
+
+// The warm-start rolling impulse of candidate c: its last step's slot's (ps), scaled by the
+// warm-start factor, projected off the new normal and onto the rolling cone
+// |eta| <= mu_r R_eff ln (ln: the warm normal impulse); zero without one.
+void warm_rolling(const Detection& d, const Candidate& c, std::int32_t ps, float ln, float r_eff,
+                  float (&eta)[3]) {
+  eta[0] = eta[1] = eta[2] = 0.0f;
+  if (ps < 0) return;
+  const float* pe = d.previous->rolling.data() + static_cast<std::size_t>(ps) * kSlotStride;
+  float ex = d.warm_factor * pe[0], ey = d.warm_factor * pe[1], ez = d.warm_factor * pe[2];
+  const float en = ex * c.nx + ey * c.ny + ez * c.nz;
+  ex -= en * c.nx;
+  ey -= en * c.ny;
+  ez -= en * c.nz;
+  const float e = std::sqrt(ex * ex + ey * ey + ez * ez);
+  const float cap = d.mu_roll * r_eff * ln;
+  const float scale = e > cap ? cap / e : 1.0f;
+  eta[0] = ex * scale;
+  eta[1] = ey * scale;
+  eta[2] = ez * scale;
 }
 
 // The slot arrays of the list being written, and the region of them one thread owns.
@@ -297,23 +330,53 @@ struct SlotWriter {
   float* normal_gap;
   float* surface;
   float* impulse;
+  float* rolling;  // rotating grains only, else null
   std::int64_t region_end;
 };
 
+// Particle i's initial angular iterate record (rotating grains): omega + I^-1 tau, tau the warm
+// impulses' angular impulse sum, and its radius.
+void write_spin_record(const Detection& d, std::int64_t i, const float (&tau)[3], float* spin) {
+  const float inv_inertia = inverse_inertia(d.inv_mass[i], d.r[i]);
+  float* rec = spin + static_cast<std::size_t>(i) * kSpinStride;
+  rec[0] = d.wx[i] + inv_inertia * tau[0];
+  rec[1] = d.wy[i] + inv_inertia * tau[1];
+  rec[2] = d.wz[i] + inv_inertia * tau[2];
+  rec[kSpinRadius] = d.r[i];
+}
+
 // Writes particle i's row from slot k on (slots past the region are only counted) and its
-// initial Jacobi iterate record: w = v* + M^-1 sum(lambda), the split inverse mass, s = 0.
-// Returns the next free slot.
+// initial Jacobi iterate records: w = v* + M^-1 sum(lambda), the split inverse mass, s = 0, and
+// with rotating grains the angular record (write_spin_record). Returns the next free slot.
 std::int64_t write_row(const Detection& d, std::int64_t i, const Candidates& in, std::int64_t k,
                        const SlotWriter& out, std::int32_t* row_start, std::int32_t* row_end,
-                       const float* vpx, const float* vpy, const float* vpz, float* iterate) {
+                       const float* vpx, const float* vpy, const float* vpz, float* iterate,
+                       float* spin) {
   std::int32_t ps = d.warm ? d.previous->start[i] : 0;
   const std::int32_t prev_end = d.warm ? d.previous->end[i] : 0;
   float sx = 0.0f, sy = 0.0f, sz = 0.0f;
+  float tau[3] = {0.0f, 0.0f, 0.0f};  // angular impulse sum (rotating grains)
+  const float ri = d.r[i];
   row_start[i] = static_cast<std::int32_t>(std::min(k, out.region_end));
   for (int s = 0; s < in.found; ++s, ++k) {
     const Candidate& c = in.slot(s);
     float l[3] = {0.0f, 0.0f, 0.0f};
-    if (d.warm) warm_impulse(d, c, ps, prev_end, l);
+    float eta[3] = {0.0f, 0.0f, 0.0f};
+    if (d.warm) {
+      const std::int32_t matched = previous_slot(d, c, ps, prev_end);
+      const float ln = warm_impulse(d, c, matched, l);
+      if (d.rotation) {
+        const float r_eff = c.partner >= 0 ? ri * d.r[c.partner] / (ri + d.r[c.partner]) : ri;
+        warm_rolling(d, c, matched, ln, r_eff, eta);
+      }
+    }
+    if (d.rotation) {
+      // The contact acts at -lever n from the centre: torque -lever n x lambda, plus rolling.
+      const float lever = contact_lever(ri, c.gap_m, c.partner >= 0);
+      tau[0] += eta[0] - lever * (c.ny * l[2] - c.nz * l[1]);
+      tau[1] += eta[1] - lever * (c.nz * l[0] - c.nx * l[2]);
+      tau[2] += eta[2] - lever * (c.nx * l[1] - c.ny * l[0]);
+    }
     if (k < out.region_end) {
       const std::size_t at = static_cast<std::size_t>(k) * kSlotStride;
       out.partner[k] = c.partner;
@@ -331,6 +394,12 @@ std::int64_t write_row(const Detection& d, std::int64_t i, const Candidates& in,
       out.impulse[at + 1] = l[1];
       out.impulse[at + 2] = l[2];
       out.impulse[at + 3] = 0.0f;
+      if (d.rotation) {
+        out.rolling[at] = eta[0];
+        out.rolling[at + 1] = eta[1];
+        out.rolling[at + 2] = eta[2];
+        out.rolling[at + 3] = 0.0f;
+      }
     }
     sx += l[0];
     sy += l[1];
@@ -346,11 +415,13 @@ std::int64_t write_row(const Detection& d, std::int64_t i, const Candidates& in,
   rec[kIterS + 1] = 0.0f;
   rec[kIterS + 2] = 0.0f;
   rec[kIterS + 3] = 0.0f;
+  if (d.rotation) write_spin_record(d, i, tau, spin);
   return k;
 }
 
-// Sizes the slot arrays for `region` slots per thread and returns their writer pointers.
-SlotWriter size_slots(ContactList& contacts, std::int64_t region, int team) {
+// Sizes the slot arrays for `region` slots per thread (the rolling impulses only with rotating
+// grains) and returns their writer pointers.
+SlotWriter size_slots(ContactList& contacts, std::int64_t region, int team, bool rotation) {
   if (region * team > std::numeric_limits<std::int32_t>::max()) {
     throw std::runtime_error("particle contacts: more than 2^31 contact slots");
   }
@@ -359,8 +430,13 @@ SlotWriter size_slots(ContactList& contacts, std::int64_t region, int team) {
   for (auto* arr : {&contacts.normal_gap, &contacts.surface, &contacts.impulse}) {
     arr->resize(slots * kSlotStride);
   }
-  return SlotWriter{contacts.partner.data(), contacts.normal_gap.data(), contacts.surface.data(),
-                    contacts.impulse.data(), 0};
+  contacts.rolling.resize(rotation ? slots * kSlotStride : 0);
+  return SlotWriter{contacts.partner.data(),
+                    contacts.normal_gap.data(),
+                    contacts.surface.data(),
+                    contacts.impulse.data(),
+                    rotation ? contacts.rolling.data() : nullptr,
+                    0};
 }
 
 }  // namespace
@@ -412,30 +488,36 @@ std::size_t distinct_contact_count(const ContactList& contacts) {
 void detect_contacts(const ParticleModel& model, const ParticleState& state,
                      std::span<const BodyMotion> motions, const SpatialHash& hash,
                      const NeighbourList* neighbours, const ContactList* previous, const float* vpx,
-                     const float* vpy, const float* vpz, float* iterate, ContactList& contacts,
-                     int threads) {
+                     const float* vpy, const float* vpz, float* iterate, float* spin,
+                     ContactList& contacts, int threads) {
   const std::size_t n = state.size();
   const auto count = static_cast<std::int64_t>(n);
   const float max_r =
       n > 0 ? *std::max_element(state.radius_m.begin(), state.radius_m.end()) : 0.0f;
-  const Detection d{
-      state.x_m.data(),
-      state.y_m.data(),
-      state.z_m.data(),
-      state.radius_m.data(),
-      state.inv_mass_per_kg.data(),
-      static_cast<float>(model.contact_margin_m),
-      static_cast<float>(model.friction),
-      static_cast<float>(model.wall_friction),
-      static_cast<float>(model.body_friction),
-      MinimumImage(model),
-      Walls(model),
-      body_queries(model, motions, double(max_r) + float(model.contact_margin_m)),
-      hash,
-      neighbours,
-      previous,
-      model.warm_start > 0.0 && previous != nullptr && previous->particles() == n && n > 0,
-      static_cast<float>(model.warm_start)};
+  const Detection d{state.x_m.data(),
+                    state.y_m.data(),
+                    state.z_m.data(),
+                    state.radius_m.data(),
+                    state.inv_mass_per_kg.data(),
+                    static_cast<float>(model.contact_margin_m),
+                    static_cast<float>(model.friction),
+                    static_cast<float>(model.wall_friction),
+                    static_cast<float>(model.body_friction),
+                    MinimumImage(model),
+                    Walls(model),
+                    body_queries(model, motions, double(max_r) + float(model.contact_margin_m)),
+                    hash,
+                    neighbours,
+                    previous,
+                    model.warm_start > 0.0 && previous != nullptr && previous->particles() == n &&
+                        n > 0 &&
+                        (!model.rotation || previous->rolling.size() == previous->impulse.size()),
+                    static_cast<float>(model.warm_start),
+                    model.rotation,
+                    state.wx_rad_per_s.data(),
+                    state.wy_rad_per_s.data(),
+                    state.wz_rad_per_s.data(),
+                    static_cast<float>(model.rolling_friction)};
 
   // Each thread takes one contiguous chunk of particles (its own chunk bounds, not the OpenMP
   // schedule's, so that the chunk -> region mapping is explicit) and writes their rows directly
@@ -461,7 +543,7 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
   std::int64_t region = guess * 5 / 4 + 256;
   std::vector<std::int64_t> needed(static_cast<std::size_t>(max_team), 0);
   for (;;) {
-    const SlotWriter slots = size_slots(contacts, region, max_team);
+    const SlotWriter slots = size_slots(contacts, region, max_team, model.rotation);
     bool too_many = false;
 #pragma omp parallel num_threads(threads) reduction(|| : too_many)
     {
@@ -481,7 +563,7 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
         find_wall_contacts(d, i, candidates);
         find_body_contacts(d, i, candidates);
         too_many = too_many || candidates.too_many;
-        k = write_row(d, i, candidates, k, mine, row_start, row_end, vpx, vpy, vpz, iterate);
+        k = write_row(d, i, candidates, k, mine, row_start, row_end, vpx, vpy, vpz, iterate, spin);
       }
       needed[static_cast<std::size_t>(t)] = k - region_begin;
     }

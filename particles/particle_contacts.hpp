@@ -54,8 +54,26 @@ inline constexpr std::size_t kIterW = 0;      ///< offset of w (x, y, z)
 inline constexpr std::size_t kIterSplit = 3;  ///< offset of the split inverse mass
 inline constexpr std::size_t kIterS = 4;      ///< offset of s (x, y, z)
 
-/// Floats per slot record of ContactList::normal_gap, surface and impulse.
+/// Floats per slot record of ContactList::normal_gap, surface, impulse and rolling.
 inline constexpr std::size_t kSlotStride = 4;
+
+/// With rotating grains, the per-particle record of the angular Jacobi iterate (kSpinStride
+/// floats): angular velocity iterate (3 floats) [rad/s] and the particle's radius [m], which the
+/// contact-point velocities and the inverse inertia 5 / (2 m r^2) need.
+inline constexpr std::size_t kSpinStride = 4;
+inline constexpr std::size_t kSpinRadius = 3;  ///< offset of the radius
+
+/// The lever arm from a rotating particle of radius r [m] to its contact point with gap g [m]:
+/// r + g/2 with another particle, r + g with a wall or body (projected_jacobi_rotating.hpp).
+inline float contact_lever(float radius, float gap, bool particle_partner) {
+  return radius + (particle_partner ? 0.5f * gap : gap);
+}
+
+/// The inverse moment of inertia of a solid sphere, 1 / (2/5 m r^2) [1/(kg m^2)], from its
+/// inverse mass [1/kg] and radius [m].
+inline float inverse_inertia(float inv_mass, float radius) {
+  return 2.5f * inv_mass / (radius * radius);
+}
 
 /// The detection pass. Fills `contacts` with every pair of particles closer than the sum of radii
 /// plus contact_margin_m (candidates from `neighbours` when given, a list that covers the current
@@ -71,12 +89,15 @@ inline constexpr std::size_t kSlotStride = 4;
 /// warm starting, each impulse starts from the impulse of the same (particle, partner) slot in
 /// `previous` (re-projected onto the new normal and friction cone), else zero. Also writes the
 /// initial Jacobi iterate record of every particle (kIterateStride floats each): w = v* +
-/// M^-1 sum(lambda) from the predicted velocities vp, the split inverse mass, s = 0.
+/// M^-1 sum(lambda) from the predicted velocities vp, the split inverse mass, s = 0. With
+/// model.rotation, also warm-starts each slot's rolling impulse (ContactList::rolling, projected
+/// off the new normal and onto the rolling cone) and writes each particle's angular iterate record
+/// into `spin` (kSpinStride floats): omega + I^-1 sum(-r n x lambda + rolling), and its radius.
 void detect_contacts(const ParticleModel& model, const ParticleState& state,
                      std::span<const BodyMotion> motions, const SpatialHash& hash,
                      const NeighbourList* neighbours, const ContactList* previous, const float* vpx,
-                     const float* vpy, const float* vpz, float* iterate, ContactList& contacts,
-                     int threads);
+                     const float* vpy, const float* vpz, float* iterate, float* spin,
+                     ContactList& contacts, int threads);
 
 /// Splits the particles of `rows` into `parts` contiguous chunks of about equal work, counting a
 /// particle's work as its row's slot count plus kChunkBaseWork (the candidate search and the

@@ -21,7 +21,8 @@ static_assert(std::endian::native == std::endian::little,
               "particle state files are little-endian; add byte swapping for this platform");
 
 constexpr std::array<char, 8> kMagic = {'T', 'A', 'L', 'U', 'S', 'P', 'S', '\0'};
-constexpr std::uint32_t kArrays = 8;
+constexpr std::uint32_t kArrays = 11;
+constexpr std::uint32_t kArraysVersion1 = 8;  // version 1: no angular velocities
 constexpr std::size_t kHeaderBytes = 8 + 4 + 4 + 8 + 8 + 8;
 
 std::uint64_t fnv1a(const char* data, std::size_t n) {
@@ -52,8 +53,10 @@ T get(const std::string& bytes, std::size_t& at) {
 template <class S>
 auto arrays_of(S& s) {
   using V = std::conditional_t<std::is_const_v<S>, const std::vector<float>, std::vector<float>>;
-  return std::array<V*, kArrays>{&s.x_m,        &s.y_m,        &s.z_m,      &s.vx_m_per_s,
-                                 &s.vy_m_per_s, &s.vz_m_per_s, &s.radius_m, &s.inv_mass_per_kg};
+  return std::array<V*, kArrays>{
+      &s.x_m,          &s.y_m,          &s.z_m,         &s.vx_m_per_s,
+      &s.vy_m_per_s,   &s.vz_m_per_s,   &s.radius_m,    &s.inv_mass_per_kg,
+      &s.wx_rad_per_s, &s.wy_rad_per_s, &s.wz_rad_per_s};
 }
 
 }  // namespace
@@ -86,6 +89,10 @@ void save_particle_state(const ParticleState& state, const std::filesystem::path
 }
 
 ParticleState load_particle_state(const std::filesystem::path& path) {
+  return load_particle_state_with_version(path).state;
+}
+
+LoadedParticleState load_particle_state_with_version(const std::filesystem::path& path) {
   const std::string name = path.string();
   std::ifstream file(path, std::ios::binary);
   if (!file) throw std::runtime_error(fmt::format("{}: cannot open the particle state file", name));
@@ -101,24 +108,25 @@ ParticleState load_particle_state(const std::filesystem::path& path) {
   }
   std::size_t at = kMagic.size();
   const auto version = get<std::uint32_t>(bytes, at);
-  if (version != kParticleFileVersion) {
+  if (version != kParticleFileVersion && version != 1) {
     throw std::runtime_error(
-        fmt::format("{}: format version {} is not supported (this build reads version {})", name,
-                    version, kParticleFileVersion));
+        fmt::format("{}: format version {} is not supported (this build reads versions 1 and {})",
+                    name, version, kParticleFileVersion));
   }
   const auto arrays = get<std::uint32_t>(bytes, at);
-  if (arrays != kArrays) {
-    throw std::runtime_error(
-        fmt::format("{}: holds {} arrays per particle, expected {}", name, arrays, kArrays));
+  const std::uint32_t expected_arrays = version == 1 ? kArraysVersion1 : kArrays;
+  if (arrays != expected_arrays) {
+    throw std::runtime_error(fmt::format("{}: holds {} arrays per particle, expected {}", name,
+                                         arrays, expected_arrays));
   }
   const auto n = get<std::uint64_t>(bytes, at);
-  if (n > (bytes.size() / (kArrays * sizeof(float))) + 1) {
+  if (n > (bytes.size() / (arrays * sizeof(float))) + 1) {
     throw std::runtime_error(
         fmt::format("{}: truncated: header says {} particles but the file has "
                     "only {} bytes",
                     name, n, bytes.size()));
   }
-  const std::size_t expected = kHeaderBytes + kArrays * n * sizeof(float) + 8;
+  const std::size_t expected = kHeaderBytes + arrays * n * sizeof(float) + 8;
   if (bytes.size() != expected) {
     throw std::runtime_error(fmt::format("{}: {}: {} particles need {} bytes, the file has {}",
                                          name, bytes.size() < expected ? "truncated" : "too long",
@@ -129,14 +137,19 @@ ParticleState load_particle_state(const std::filesystem::path& path) {
   if (stored != fnv1a(bytes.data(), expected - 8)) {
     throw std::runtime_error(fmt::format("{}: checksum mismatch: the file is corrupted", name));
   }
-  ParticleState state;
+  LoadedParticleState loaded;
+  loaded.version = version;
+  ParticleState& state = loaded.state;
   state.time_s = get<double>(bytes, at);
   state.step = get<std::int64_t>(bytes, at);
+  std::uint32_t read = 0;
   for (auto* a : arrays_of(state)) {
-    a->resize(n);
+    a->resize(n, 0.0f);  // version 1's missing angular velocities stay zero
     // An empty vector's data() may be null, which memcpy must not get even for zero bytes.
-    if (n > 0) std::memcpy(a->data(), bytes.data() + at, n * sizeof(float));
-    at += n * sizeof(float);
+    if (read++ < arrays && n > 0) {
+      std::memcpy(a->data(), bytes.data() + at, n * sizeof(float));
+      at += n * sizeof(float);
+    }
   }
   try {
     validate(state);
@@ -147,7 +160,7 @@ ParticleState load_particle_state(const std::filesystem::path& path) {
     throw std::runtime_error(
         fmt::format("{}: time_s = {} or step = {} is invalid", name, state.time_s, state.step));
   }
-  return state;
+  return loaded;
 }
 
 }  // namespace talus::particles

@@ -33,6 +33,8 @@ void validate(const ParticleModel& model) {
           model.wall_friction, "is not finite and >= 0");
   require(std::isfinite(model.body_friction) && model.body_friction >= 0.0, "body_friction",
           model.body_friction, "is not finite and >= 0");
+  require(std::isfinite(model.rolling_friction) && model.rolling_friction >= 0.0,
+          "rolling_friction", model.rolling_friction, "is not finite and >= 0");
   require(model.warm_start >= 0.0 && model.warm_start <= 1.0, "warm_start", model.warm_start,
           "is not in [0, 1]");
   require(model.relaxation > 0.0 && model.relaxation <= 1.0, "relaxation", model.relaxation,

@@ -60,6 +60,17 @@ struct ParticleModel {
   double friction = 0.5;       ///< Coulomb coefficient between particles, >= 0
   double wall_friction = 0.5;  ///< Coulomb coefficient between particles and walls, >= 0
   double body_friction = 0.5;  ///< Coulomb coefficient between particles and bodies, >= 0
+  /// Whether grains rotate (docs/particles.md §7): an angular velocity per particle (moment of
+  /// inertia 2/5 m r^2), contact velocities that include omega x r at both partners, tangential
+  /// impulses that turn the grains. false is paper 001's model (spheres that translate only, as
+  /// if their rolling resistance were unbounded), kept bit for bit.
+  bool rotation = true;
+  /// Rolling friction coefficient mu_r [-] (>= 0; rotation only), for every contact (particles,
+  /// walls, bodies): a rolling torque of at most mu_r R_eff f_n opposes the relative rolling
+  /// velocity (R_eff = r_i r_j / (r_i + r_j) between particles, r_i against walls and bodies),
+  /// the constant-torque model of LIGGGHTS's `rolling_friction cdt`, solved implicitly as a cone
+  /// on the contact's rolling angular impulse. 0 lets grains roll freely.
+  double rolling_friction = 0.1;
   /// Relaxation factor omega in (0, 1] on each Jacobi contact update, applied on top of the
   /// mass-splitting average (docs/particles.md §2). 1 is the converging default.
   double relaxation = 1.0;

@@ -102,7 +102,7 @@ void clear_bodies(ParticleScenario& sc) {
 // (with the bodies, which clear_bodies needs).
 void read_own_ground(const ScenarioTable& root, const ScenarioTable& sim, ParticleScenario& sc) {
   const ScenarioTable particles = root.table("particles");
-  sc.model.friction = particles.number("friction", non_negative(""));
+  read_grains(particles, sc.model);
   read_solver(root.table("solver"), sc.model);  // first: it refuses the old time step key
   sc.model.time_step_s = sim.number("time_step_s", positive("[s]"));
   read_container(root.table("container"), sc.model);

@@ -85,6 +85,19 @@ ParticleState make_lattice_bed_within_memory(const LatticeBed& bed, const Scenar
   return make_lattice_bed(bed);
 }
 
+void read_grains(const ScenarioTable& particles, ParticleModel& m) {
+  m.friction = particles.number("friction", non_negative(""));
+  m.rotation = particles.boolean_or("rotation", m.rotation);
+  if (particles.has("rolling_friction")) {
+    if (!m.rotation) {
+      particles.fail("rolling_friction",
+                     "needs rotation = true (grains that do not rotate cannot roll, so they have "
+                     "no rolling resistance to set)");
+    }
+    m.rolling_friction = particles.number("rolling_friction", non_negative(""));
+  }
+}
+
 ParticleState read_bed(const ScenarioTable& t, const ScenarioTable& particles, std::string& kind) {
   kind = t.choice("kind", {"lattice", "random", "file"});
   t.boolean_or("clear_bodies", false);  // read by the caller; known here
@@ -168,7 +181,8 @@ std::size_t remove_particles_in_bodies(ParticleState& s, std::span<const Coupled
     }
     if (inside) continue;
     kept.add(p_W, Vec3(s.vx_m_per_s[i], s.vy_m_per_s[i], s.vz_m_per_s[i]), s.radius_m[i],
-             1.0 / double{s.inv_mass_per_kg[i]});
+             1.0 / double{s.inv_mass_per_kg[i]},
+             Vec3(s.wx_rad_per_s[i], s.wy_rad_per_s[i], s.wz_rad_per_s[i]));
   }
   const std::size_t removed = s.size() - kept.size();
   kept.time_s = s.time_s;

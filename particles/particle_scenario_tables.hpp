@@ -30,6 +30,11 @@ void read_solver(const ScenarioTable& t, ParticleModel& m);
 /// [bed]: kind = "lattice" | "random" | "file" and its keys; radius_m and density_kg_per_m3 come
 /// from `particles` (the [particles] table). Reads (and leaves to the caller) clear_bodies. Sets
 /// `kind` to the bed's kind.
+/// The grains' keys of a [particles] table: friction (required), rotation (default true) and
+/// rolling_friction (default ParticleModel's; refused with rotation = false, where grains cannot
+/// roll).
+void read_grains(const ScenarioTable& particles, ParticleModel& m);
+
 ParticleState read_bed(const ScenarioTable& t, const ScenarioTable& particles, std::string& kind);
 
 /// make_lattice_bed, after refusing (at `key` of `t`) a bed whose particles would not fit in

@@ -10,7 +10,8 @@
 
 namespace talus::particles {
 
-void ParticleState::add(const Vec3& p_W, const Vec3& v_W, double radius_m_, double mass_kg) {
+void ParticleState::add(const Vec3& p_W, const Vec3& v_W, double radius_m_, double mass_kg,
+                        const Vec3& w_W) {
   x_m.push_back(static_cast<float>(p_W.x()));
   y_m.push_back(static_cast<float>(p_W.y()));
   z_m.push_back(static_cast<float>(p_W.z()));
@@ -19,11 +20,14 @@ void ParticleState::add(const Vec3& p_W, const Vec3& v_W, double radius_m_, doub
   vz_m_per_s.push_back(static_cast<float>(v_W.z()));
   radius_m.push_back(static_cast<float>(radius_m_));
   inv_mass_per_kg.push_back(static_cast<float>(1.0 / mass_kg));
+  wx_rad_per_s.push_back(static_cast<float>(w_W.x()));
+  wy_rad_per_s.push_back(static_cast<float>(w_W.y()));
+  wz_rad_per_s.push_back(static_cast<float>(w_W.z()));
 }
 
 void ParticleState::resize(std::size_t n) {
-  for (auto* a :
-       {&x_m, &y_m, &z_m, &vx_m_per_s, &vy_m_per_s, &vz_m_per_s, &radius_m, &inv_mass_per_kg}) {
+  for (auto* a : {&x_m, &y_m, &z_m, &vx_m_per_s, &vy_m_per_s, &vz_m_per_s, &radius_m,
+                  &inv_mass_per_kg, &wx_rad_per_s, &wy_rad_per_s, &wz_rad_per_s}) {
     a->resize(n, 0.0f);
   }
 }
@@ -39,8 +43,17 @@ double kinetic_energy_J(const ParticleState& state) {
                       double(state.vy_m_per_s[i]) * state.vy_m_per_s[i] +
                       double(state.vz_m_per_s[i]) * state.vz_m_per_s[i];
     energy += 0.5 * v2 / state.inv_mass_per_kg[i];
+    const double w2 = double(state.wx_rad_per_s[i]) * state.wx_rad_per_s[i] +
+                      double(state.wy_rad_per_s[i]) * state.wy_rad_per_s[i] +
+                      double(state.wz_rad_per_s[i]) * state.wz_rad_per_s[i];
+    energy += 0.5 * moment_of_inertia_kg_m2(state, i) * w2;
   }
   return energy;
+}
+
+double moment_of_inertia_kg_m2(const ParticleState& state, std::size_t i) {
+  const double r = state.radius_m[i];
+  return 0.4 * r * r / state.inv_mass_per_kg[i];
 }
 
 void validate(const ParticleState& state) {
@@ -52,7 +65,10 @@ void validate(const ParticleState& state) {
       {"vy_m_per_s", &state.vy_m_per_s},
       {"vz_m_per_s", &state.vz_m_per_s},
       {"radius_m", &state.radius_m},
-      {"inv_mass_per_kg", &state.inv_mass_per_kg}};
+      {"inv_mass_per_kg", &state.inv_mass_per_kg},
+      {"wx_rad_per_s", &state.wx_rad_per_s},
+      {"wy_rad_per_s", &state.wy_rad_per_s},
+      {"wz_rad_per_s", &state.wz_rad_per_s}};
   for (const auto& [name, a] : arrays) {
     if (a->size() != n) {
       throw std::invalid_argument(
@@ -60,10 +76,13 @@ void validate(const ParticleState& state) {
     }
   }
   for (std::size_t i = 0; i < n; ++i) {
-    const float values[] = {state.x_m[i],        state.y_m[i],        state.z_m[i],
-                            state.vx_m_per_s[i], state.vy_m_per_s[i], state.vz_m_per_s[i]};
-    const char* names[] = {"x_m", "y_m", "z_m", "vx_m_per_s", "vy_m_per_s", "vz_m_per_s"};
-    for (int k = 0; k < 6; ++k) {
+    const float values[] = {state.x_m[i],          state.y_m[i],          state.z_m[i],
+                            state.vx_m_per_s[i],   state.vy_m_per_s[i],   state.vz_m_per_s[i],
+                            state.wx_rad_per_s[i], state.wy_rad_per_s[i], state.wz_rad_per_s[i]};
+    const char* names[] = {"x_m",          "y_m",          "z_m",
+                           "vx_m_per_s",   "vy_m_per_s",   "vz_m_per_s",
+                           "wx_rad_per_s", "wy_rad_per_s", "wz_rad_per_s"};
+    for (int k = 0; k < 9; ++k) {
       if (!std::isfinite(values[k])) {
         throw std::invalid_argument(
             fmt::format("particle {}: {} = {} is not finite", i, names[k], values[k]));

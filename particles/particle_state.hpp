@@ -18,8 +18,11 @@ struct ParticleModel;
 struct ParticleState {
   std::vector<float> x_m, y_m, z_m;                       ///< centre positions [m]
   std::vector<float> vx_m_per_s, vy_m_per_s, vz_m_per_s;  ///< velocities [m/s]
-  std::vector<float> radius_m;                            ///< radii [m], > 0
-  std::vector<float> inv_mass_per_kg;                     ///< 1 / mass [1/kg], > 0
+  /// Angular velocities [rad/s], world frame (ParticleModel::rotation; zero and unchanged
+  /// without it). A sphere's orientation does not enter its contacts, so none is kept.
+  std::vector<float> wx_rad_per_s, wy_rad_per_s, wz_rad_per_s;
+  std::vector<float> radius_m;         ///< radii [m], > 0
+  std::vector<float> inv_mass_per_kg;  ///< 1 / mass [1/kg], > 0
 
   double time_s = 0.0;    ///< simulated time [s]
   std::int64_t step = 0;  ///< steps taken
@@ -37,8 +40,10 @@ struct ParticleState {
 
   std::size_t size() const { return x_m.size(); }
 
-  /// Appends a particle at p_W [m] with velocity v_W [m/s], radius [m] and mass [kg].
-  void add(const Vec3& p_W, const Vec3& v_W, double radius_m_, double mass_kg);
+  /// Appends a particle at p_W [m] with velocity v_W [m/s], radius [m], mass [kg] and angular
+  /// velocity w_W [rad/s].
+  void add(const Vec3& p_W, const Vec3& v_W, double radius_m_, double mass_kg,
+           const Vec3& w_W = Vec3::Zero());
   /// Resizes every per-particle array to n (new particles are zero: set them before stepping).
   void resize(std::size_t n);
 };
@@ -46,8 +51,12 @@ struct ParticleState {
 /// Mass [kg] of a solid sphere of radius_m [m] and density [kg/m^3].
 double sphere_mass_kg(double radius_m, double density_kg_per_m3);
 
-/// Total translational kinetic energy sum 1/2 m |v|^2 [J], summed in double in index order.
+/// Total kinetic energy sum 1/2 m |v|^2 + 1/2 I |w|^2 (I = 2/5 m r^2) [J], summed in double in
+/// index order (the rotational part is zero for grains that do not rotate).
 double kinetic_energy_J(const ParticleState& state);
+
+/// Moment of inertia of particle i about its centre, 2/5 m r^2 [kg m^2] (a solid sphere).
+double moment_of_inertia_kg_m2(const ParticleState& state, std::size_t i);
 
 /// Throws std::invalid_argument naming the array when the per-particle arrays differ in length, or
 /// naming the first particle ("particle 12: radius_m = -1 is not > 0") whose position, velocity,

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "particles/projected_jacobi.hpp"
+#include "particles/projected_jacobi_rotating.hpp"
 
 namespace talus::particles {
 namespace {
@@ -93,8 +94,17 @@ std::vector<Wrench> body_wrenches(const ParticleModel& model, const ParticleStat
           const float* l = c.impulse.data() + static_cast<std::size_t>(k) * kSlotStride;
           const Vec3 n(ng[0], ng[1], ng[2]);
           const Vec3 f = -inv_dt * Vec3(l[0], l[1], l[2]);
-          const Vec3 p = Vec3(s.x_m[i], s.y_m[i], s.z_m[i]) - double(s.radius_m[i]) * n;
-          const Vec3 tau = (p - p_WR[b]).cross(f);
+          // The contact point: on the particle's surface (paper 001's grains); for rotating
+          // grains the body's nearest surface point, where the particle's torque acts too
+          // (contact_lever), so that the two balance exactly.
+          const double lever =
+              model.rotation ? contact_lever(s.radius_m[i], ng[3], false) : double(s.radius_m[i]);
+          const Vec3 p = Vec3(s.x_m[i], s.y_m[i], s.z_m[i]) - lever * n;
+          Vec3 tau = (p - p_WR[b]).cross(f);
+          if (model.rotation) {  // the rolling resistance's torque on the body
+            const float* e = c.rolling.data() + static_cast<std::size_t>(k) * kSlotStride;
+            tau -= inv_dt * Vec3(e[0], e[1], e[2]);
+          }
           double* sb = sum + b * 6;
           for (int a = 0; a < 3; ++a) {
             sb[a] += f[a];
@@ -125,6 +135,9 @@ void integrate_and_check(const ParticleModel& model, ParticleState& s, ParticleW
   const std::size_t n = s.size();
   const auto count = static_cast<std::int64_t>(n);
   for (auto* a : {&w.new_x, &w.new_y, &w.new_z, &w.new_vx, &w.new_vy, &w.new_vz}) a->resize(n);
+  const bool rotation = model.rotation;
+  for (auto* a : {&w.new_wx, &w.new_wy, &w.new_wz}) a->resize(rotation ? n : 0);
+  const float* spin = rotation ? w.spin[final_buffer].data() : nullptr;
   const float dt = static_cast<float>(model.time_step_s);
   const int pa = model.periodic_axis;
   const float lo = pa >= 0 ? static_cast<float>(model.container.box.lo[pa]) : 0.0f;
@@ -158,6 +171,18 @@ void integrate_and_check(const ParticleModel& model, ParticleState& s, ParticleW
         first_bad = std::min(first_bad, i);
       }
       e += 0.5 * (double(vx) * vx + double(vy) * vy + double(vz) * vz) / s.inv_mass_per_kg[i];
+      if (rotation) {
+        const float* om = spin + static_cast<std::size_t>(i) * kSpinStride;
+        w.new_wx[i] = om[0];
+        w.new_wy[i] = om[1];
+        w.new_wz[i] = om[2];
+        if (!(std::isfinite(om[0]) && std::isfinite(om[1]) && std::isfinite(om[2]))) {
+          first_bad = std::min(first_bad, i);
+        }
+        const double r = om[kSpinRadius];
+        e += 0.2 * r * r * (double(om[0]) * om[0] + double(om[1]) * om[1] + double(om[2]) * om[2]) /
+             s.inv_mass_per_kg[i];
+      }
     }
     energy[static_cast<std::size_t>(blk)] = e;
   }
@@ -167,9 +192,13 @@ void integrate_and_check(const ParticleModel& model, ParticleState& s, ParticleW
     throw ParticleDivergence(
         step, i,
         fmt::format("particle step {}: particle {} diverged: position ({}, {}, {}) m, velocity "
-                    "({}, {}, {}) m/s is not finite; the state is kept at step {}",
+                    "({}, {}, {}) m/s{} is not finite; the state is kept at step {}",
                     step, i, w.new_x[i], w.new_y[i], w.new_z[i], w.new_vx[i], w.new_vy[i],
-                    w.new_vz[i], s.step));
+                    w.new_vz[i],
+                    rotation ? fmt::format(", angular velocity ({}, {}, {}) rad/s", w.new_wx[i],
+                                           w.new_wy[i], w.new_wz[i])
+                             : std::string(),
+                    s.step));
   }
   double total = 0.0;
   for (double e : energy) total += e;
@@ -178,7 +207,7 @@ void integrate_and_check(const ParticleModel& model, ParticleState& s, ParticleW
     double worst_e = -1.0;
     for (std::size_t i = 0; i < n; ++i) {
       const double vx = w.new_vx[i], vy = w.new_vy[i], vz = w.new_vz[i];
-      const double e = (vx * vx + vy * vy + vz * vz) / s.inv_mass_per_kg[i];
+      const double e = (vx * vx + vy * vy + vz * vz) / s.inv_mass_per_kg[i];  // twice 1/2 m v^2
       if (e > worst_e) {
         worst_e = e;
         worst = i;
@@ -197,6 +226,11 @@ void integrate_and_check(const ParticleModel& model, ParticleState& s, ParticleW
   s.vx_m_per_s.swap(w.new_vx);
   s.vy_m_per_s.swap(w.new_vy);
   s.vz_m_per_s.swap(w.new_vz);
+  if (rotation) {
+    s.wx_rad_per_s.swap(w.new_wx);
+    s.wy_rad_per_s.swap(w.new_wy);
+    s.wz_rad_per_s.swap(w.new_wz);
+  }
   s.step = step;
   s.time_s += model.time_step_s;
 }
@@ -214,6 +248,12 @@ void step(const ParticleModel& model, ParticleState& state, std::span<const Body
   ParticleWorkspace& w = workspace;
   // The detection pass writes every record of iterate[0] (s = 0 included): no clearing here.
   for (auto& buffer : w.iterate) buffer.resize(n * kIterateStride);
+  for (auto& buffer : w.spin) buffer.resize(model.rotation ? n * kSpinStride : 0);
+  w.body_omega.resize(3 * motions.size());
+  for (std::size_t b = 0; b < motions.size(); ++b) {
+    for (int a = 0; a < 3; ++a)
+      w.body_omega[3 * b + a] = static_cast<float>(motions[b].V_WB.w_W[a]);
+  }
   w.residual_per_iteration.clear();
 
   auto t0 = Clock::now();
@@ -226,13 +266,21 @@ void step(const ParticleModel& model, ParticleState& state, std::span<const Body
 
   t0 = Clock::now();
   detect_contacts(model, state, motions, w.hash, neighbours, &state.contacts, w.vpx.data(),
-                  w.vpy.data(), w.vpz.data(), w.iterate[0].data(), w.contacts, threads);
+                  w.vpy.data(), w.vpz.data(), w.iterate[0].data(),
+                  model.rotation ? w.spin[0].data() : nullptr, w.contacts, threads);
   w.times.contacts_s += seconds_since(t0);
 
   t0 = Clock::now();
+  const SpinSolve spin{{w.spin[0].data(), w.spin[1].data()},
+                       state.wx_rad_per_s.data(),
+                       state.wy_rad_per_s.data(),
+                       state.wz_rad_per_s.data(),
+                       w.body_omega.data(),
+                       static_cast<float>(model.rolling_friction)};
   const int final_buffer = solve_projected_jacobi(
       model, state.inv_mass_per_kg.data(), w.vpx.data(), w.vpy.data(), w.vpz.data(), w.iterate,
-      w.contacts, n, model.iterations, model.relaxation, w.residual_per_iteration, threads);
+      w.contacts, n, model.iterations, model.relaxation, w.residual_per_iteration, threads,
+      model.rotation ? &spin : nullptr);
   w.times.solve_s += seconds_since(t0);
 
   t0 = Clock::now();

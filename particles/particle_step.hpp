@@ -7,10 +7,12 @@
 //                                                                (§II-B, Algorithm 2; Verlet list)
 //   contacts     store every particle-particle, particle-wall and particle-body contact with its
 //                normal, gap and target normal speed             (§II-C, §II-D: the detection pass)
-//   solve        Projected Jacobi sweeps over the stored contacts (§II-A, Algorithm 1; no search)
+//   solve        Projected Jacobi sweeps over the stored contacts (§II-A, Algorithm 1; no search),
+//                with rotating grains also their angular velocities and rolling resistance
+//                (projected_jacobi_rotating.hpp)
 //   wrenches     reaction wrench on each body from its contacts' impulses / dt
 //   integrate    symplectic Euler: v = v* + M^-1 lambda, x += dt (v + s) (eq. (4), (5), s the
-//                split-impulse push-out pseudo-velocity); wrap periodic
+//                split-impulse push-out pseudo-velocity), omega from the solve; wrap periodic
 //   check        NaN / kinetic-energy guard; the state is replaced only when the new one is good
 //
 // Every stage is a data-parallel loop over particles: the detection pass and the solver split
@@ -56,7 +58,12 @@ struct ParticleWorkspace {
   /// Jacobi iterate records, double-buffered: per particle kIterateStride floats (velocity
   /// iterate w, split inverse mass, split-impulse pseudo-velocity s; particle_contacts.hpp).
   std::vector<float> iterate[2];
+  /// Angular iterate records of rotating grains, double-buffered: per particle kSpinStride
+  /// floats (angular velocity iterate, radius; particle_contacts.hpp). Empty without rotation.
+  std::vector<float> spin[2];
+  std::vector<float> body_omega;  ///< per body its angular velocity (x, y, z) [rad/s], this step
   std::vector<float> new_x, new_y, new_z, new_vx, new_vy, new_vz;  ///< integrated, unchecked
+  std::vector<float> new_wx, new_wy, new_wz;                       ///< rotating grains only
   std::vector<double> body_block_sums;  ///< fixed-block partial sums of body wrenches
 
   /// After each step: max over contacts of |lambda change| [N s] in each Jacobi sweep (the

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "particles/projected_jacobi_rotating.hpp"
 #include "particles/projected_jacobi_slots.hpp"
 
 namespace talus::particles {
@@ -192,6 +193,35 @@ void sum_rows(const ContactRows& rows, const RowSumInputs& in, const float* a, f
   }
 }
 
+/// Pass 2's angular part for rotating grains, particles [lo, hi): each particle's angular iterate
+/// om_i = om_i* + I_i^-1 sum_c (eta_c - l_c n_c x lambda_c) over its whole row, in row order, from
+/// record a (its radius) into record b; l_c is the slot's lever arm (contact_lever).
+void sum_spin_rows(const ContactRows& rows, const RowSumInputs& in, const float* rolling,
+                   const SpinSolve& spin, const float* a, float* b, std::int64_t lo,
+                   std::int64_t hi) {
+  constexpr std::size_t R = kSlotStride;
+  for (std::int64_t i = lo; i < hi; ++i) {
+    const float* ai = a + static_cast<std::size_t>(i) * kSpinStride;
+    const float r = ai[kSpinRadius];
+    float tx = 0.0f, ty = 0.0f, tz = 0.0f;
+    for (std::int32_t k = rows.start[i]; k < rows.end[i]; ++k) {
+      const float* n = in.normal_gap + static_cast<std::size_t>(k) * R;
+      const float* l = in.impulse + static_cast<std::size_t>(k) * R;
+      const float* e = rolling + static_cast<std::size_t>(k) * R;
+      const float lever = contact_lever(r, n[3], rows.partner[k] >= 0);
+      tx += e[0] - lever * (n[1] * l[2] - n[2] * l[1]);
+      ty += e[1] - lever * (n[2] * l[0] - n[0] * l[2]);
+      tz += e[2] - lever * (n[0] * l[1] - n[1] * l[0]);
+    }
+    const float inv_inertia = inverse_inertia(in.inv_mass[i], r);
+    float* bi = b + static_cast<std::size_t>(i) * kSpinStride;
+    bi[0] = spin.wx[i] + inv_inertia * tx;
+    bi[1] = spin.wy[i] + inv_inertia * ty;
+    bi[2] = spin.wz[i] + inv_inertia * tz;
+    bi[kSpinRadius] = r;
+  }
+}
+
 /// Appends each sweep's largest impulse change over the threads to residual (max is order
 /// independent: deterministic for any thread count).
 void append_residuals(const std::vector<float>& change, int iterations, int max_team,
@@ -210,7 +240,7 @@ void append_residuals(const std::vector<float>& change, int iterations, int max_
 int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, const float* vpx,
                            const float* vpy, const float* vpz, std::vector<float> (&iterate)[2],
                            ContactList& contacts, std::size_t n, int iterations, double relaxation,
-                           std::vector<double>& residual, int threads) {
+                           std::vector<double>& residual, int threads, const SpinSolve* spin) {
   const auto count = static_cast<std::int64_t>(n);
   const float omega = static_cast<float>(relaxation);
   // Target and push-out speeds from the stored gap, the same expressions the detection pass used
@@ -261,11 +291,21 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
       const SlotPass pass{a,       normal_gap,  surface,    impulse, own.slot,
                           own.row, own.partner, own.mirror, omega,   inv_dt,
                           alpha,   max_pushout, mu_particle};
-      const float sweep_change = solve_slots(pass, mine.begin, mine.end);
+      const float sweep_change =
+          spin != nullptr
+              ? solve_slots_rotating(pass,
+                                     SpinPass{spin->iterate[cur], contacts.rolling.data(),
+                                              spin->body_omega, spin->rolling_friction},
+                                     mine.begin, mine.end)
+              : solve_slots(pass, mine.begin, mine.end);
       // Pass 2, after a barrier (every slot of the sweep is written): each particle's sums over
       // its whole row into its next iterate record.
 #pragma omp barrier
       sum_rows(rows, row_inputs, a, b, lo, hi);
+      if (spin != nullptr) {
+        sum_spin_rows(rows, row_inputs, contacts.rolling.data(), *spin, spin->iterate[cur],
+                      spin->iterate[1 - cur], lo, hi);
+      }
       change[static_cast<std::size_t>(it) * max_team + t] = sweep_change;
       cur = 1 - cur;
       // Every record of b is written before any thread reads it as a in the next sweep.

@@ -37,15 +37,31 @@
 
 namespace talus::particles {
 
+/// The angular part of the solve, for rotating grains (ParticleModel::rotation;
+/// projected_jacobi_rotating.hpp): ping-ponged angular iterate records (kSpinStride floats per
+/// particle: omega, radius; iterate[0] written by the detection pass), the angular velocities
+/// before contact impulses omega* [rad/s], each body's angular velocity (3 floats per body, world
+/// frame) [rad/s] and the rolling friction coefficient.
+struct SpinSolve {
+  float* iterate[2];
+  const float* wx;
+  const float* wy;
+  const float* wz;
+  const float* body_omega;
+  float rolling_friction;
+};
+
 /// Runs `iterations` sweeps, ping-ponging the per-particle iterate records (kIterateStride floats:
 /// velocity w, split inverse mass, pseudo-velocity s; particle_contacts.hpp) between iterate[0]
 /// (the start, with s = 0) and iterate[1]; returns the index (0 or 1) of the buffer holding the
 /// final values. Appends to `residual` the largest |change of a contact impulse| [N s] of each
 /// sweep. All sweeps run in one OpenMP parallel region (a barrier between sweeps instead of a
-/// fork and join per sweep).
+/// fork and join per sweep). With `spin` (rotating grains) the sweeps also update the rolling
+/// impulses and the angular iterates, whose final values are in spin->iterate[returned index].
 int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, const float* vpx,
                            const float* vpy, const float* vpz, std::vector<float> (&iterate)[2],
                            ContactList& contacts, std::size_t n, int iterations, double relaxation,
-                           std::vector<double>& residual, int threads);
+                           std::vector<double>& residual, int threads,
+                           const SpinSolve* spin = nullptr);
 
 }  // namespace talus::particles

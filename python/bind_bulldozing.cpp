@@ -24,7 +24,7 @@ void bind_options(py::module_& p) {
       .def(py::init<>())
       // clang-format off
       TALUS_OPTION(mesh_path) TALUS_OPTION(mesh_sdf_cell_m) TALUS_OPTION(particle_count)
-      TALUS_OPTION(particle_radius_m) TALUS_OPTION(density_kg_per_m3) TALUS_OPTION(friction)
+      TALUS_OPTION(particle_radius_m) TALUS_OPTION(density_kg_per_m3) TALUS_OPTION(friction) TALUS_OPTION(rotation) TALUS_OPTION(rolling_friction)
       TALUS_OPTION(heap_slope_deg) TALUS_OPTION(time_step_s) TALUS_OPTION(steps_per_action)
       TALUS_OPTION(iterations) TALUS_OPTION(neighbour_skin_radii) TALUS_OPTION(episode_s) TALUS_OPTION(vehicle) TALUS_OPTION(vehicle_mjcf_path) TALUS_OPTION(max_speed_m_per_s)
       TALUS_OPTION(max_yaw_rate_rad_per_s) TALUS_OPTION(arena_length_m)

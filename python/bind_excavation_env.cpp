@@ -26,7 +26,7 @@ void bind_options(py::module_& m) {
       // clang-format off
       TALUS_OPTION(arm_path) TALUS_OPTION(bucket_mesh_path) TALUS_OPTION(tool_body)
       TALUS_OPTION(bucket_sdf_cell_m) TALUS_OPTION(particle_count) TALUS_OPTION(particle_radius_m)
-      TALUS_OPTION(density_kg_per_m3) TALUS_OPTION(friction) TALUS_OPTION(time_step_s)
+      TALUS_OPTION(density_kg_per_m3) TALUS_OPTION(friction) TALUS_OPTION(rotation) TALUS_OPTION(rolling_friction) TALUS_OPTION(time_step_s)
       TALUS_OPTION(steps_per_action) TALUS_OPTION(iterations) TALUS_OPTION(neighbour_skin_radii)
       TALUS_OPTION(episode_s) TALUS_OPTION(max_joint_speed_rad_per_s) TALUS_OPTION(start_joint_rad)
       TALUS_OPTION(start_noise_rad) TALUS_OPTION(tub_lo_m) TALUS_OPTION(tub_hi_m)

@@ -83,6 +83,9 @@ void def_particle_arrays(py::class_<Owner>& cls, GetState get) {
   array("vx_m_per_s", &ParticleState::vx_m_per_s, "Velocity x [m/s] (a copy).");
   array("vy_m_per_s", &ParticleState::vy_m_per_s, "Velocity y [m/s] (a copy).");
   array("vz_m_per_s", &ParticleState::vz_m_per_s, "Velocity z [m/s] (a copy).");
+  array("wx_rad_per_s", &ParticleState::wx_rad_per_s, "Angular velocity x [rad/s] (a copy).");
+  array("wy_rad_per_s", &ParticleState::wy_rad_per_s, "Angular velocity y [rad/s] (a copy).");
+  array("wz_rad_per_s", &ParticleState::wz_rad_per_s, "Angular velocity z [rad/s] (a copy).");
   cls.def_property_readonly(
       "radius_m", [get](Owner& o) { return float_copy(get(o).radius_m); }, "Radii [m] (a copy).");
   cls.def_property_readonly(
@@ -101,7 +104,7 @@ void bind_state(py::module_& p) {
   state_class.def(py::init<>())
       .def("__len__", &ParticleState::size)
       .def("add", &ParticleState::add, py::arg("p_W"), py::arg("v_W"), py::arg("radius_m"),
-           py::arg("mass_kg"))
+           py::arg("mass_kg"), py::arg("w_W") = Vec3::Zero())
       .def_readonly("time_s", &ParticleState::time_s)
       .def_readonly("step", &ParticleState::step)
       .def("kinetic_energy_J", [](const ParticleState& s) { return kinetic_energy_J(s); })
@@ -119,7 +122,8 @@ void bind_state(py::module_& p) {
           [](const ParticleState& s, const std::filesystem::path& path) {
             save_particle_state(s, path);
           },
-          "Writes positions, velocities, radii and masses (not the warm-start contacts: a loaded "
+          "Writes positions, velocities, radii, masses and angular velocities (not the warm-start "
+          "contacts: a loaded "
           "state's first step starts its solve cold).");
   def_particle_arrays(state_class, [](ParticleState& s) -> ParticleState& { return s; });
   python::def_copy(state_class);
@@ -189,6 +193,9 @@ void bind_model(py::module_& p) {
   python::def_checked(model_class, "friction", &ParticleModel::friction, check);
   python::def_checked(model_class, "wall_friction", &ParticleModel::wall_friction, check);
   python::def_checked(model_class, "body_friction", &ParticleModel::body_friction, check);
+  python::def_checked(model_class, "rotation", &ParticleModel::rotation, check,
+                      "Whether grains rotate (default True); False is paper 001's model.");
+  python::def_checked(model_class, "rolling_friction", &ParticleModel::rolling_friction, check);
   python::def_checked(model_class, "threads", &ParticleModel::threads, check,
                       "OpenMP threads for the step, 0 (the OpenMP default) to 1024.");
   python::def_checked(model_class, "expected_speed_m_per_s", &ParticleModel::expected_speed_m_per_s,

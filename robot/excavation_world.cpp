@@ -235,6 +235,8 @@ std::shared_ptr<const ExcavationWorld> make_excavation_world(const ExcavationOpt
   pm.iterations = o.iterations;
   pm.neighbour_skin_radii = o.neighbour_skin_radii;
   pm.friction = pm.wall_friction = pm.body_friction = o.friction;
+  pm.rotation = o.rotation;
+  pm.rolling_friction = o.rolling_friction;
   pm.container = room(o);
   pm.threads = o.threads;
   world->scenery.push_back({PlaneShape{}, Pose::Identity()});

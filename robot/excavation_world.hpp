@@ -38,6 +38,10 @@ struct ExcavationOptions {
   double particle_radius_m = 0.0125;  ///< > 0
   double density_kg_per_m3 = 1631.0;  ///< > 0
   double friction = 0.5;              ///< particle-particle, particle-wall and particle-body
+  /// Whether grains rotate (ParticleModel::rotation). false, the default, is paper 001's model,
+  /// the one its environments were built on (and the baselines in docs/envs.md were measured in).
+  bool rotation = false;
+  double rolling_friction = 0.0;  ///< rolling friction coefficient (rotation only)
 
   double time_step_s = 1e-3;          ///< particle step [s], > 0
   int steps_per_action = 50;          ///< particle steps per env step (0.05 s), >= 1

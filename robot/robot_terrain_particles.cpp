@@ -185,7 +185,7 @@ std::unique_ptr<RobotTerrain> read_particle_terrain(const ScenarioTable& root,
                                                     std::vector<CoupledBody> bodies, double dt_s) {
   ParticleModel m;
   const ScenarioTable particles = root.table("particles");
-  m.friction = particles.number("friction", non_negative(""));
+  particles::read_grains(particles, m);
   // The particles step with the robot's tier step: read_solver refuses a time step of their own.
   const ScenarioTable solver = root.table("solver");
   particles::read_solver(solver, m);

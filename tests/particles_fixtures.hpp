@@ -15,9 +15,12 @@ namespace talus::particles::testing {
 
 inline constexpr double kRadius = 0.005;  // 5 mm particles
 
-/// A box container of inner size side x side x height [m] with its floor at z = 0.
+/// A box container of inner size side x side x height [m] with its floor at z = 0, holding paper
+/// 001's grains (rotation off): the tests written for that model keep it, unchanged
+/// (test_particles_rotation.cpp tests rotating grains).
 inline ParticleModel box_model(double side_m, double height_m) {
   ParticleModel model;
+  model.rotation = false;
   model.time_step_s = 1e-3;
   model.iterations = 8;
   model.friction = 0.5;
@@ -55,6 +58,9 @@ inline void expect_identical(const ParticleState& a, const ParticleState& b) {
   EXPECT_EQ(std::memcmp(a.vx_m_per_s.data(), b.vx_m_per_s.data(), bytes), 0);
   EXPECT_EQ(std::memcmp(a.vy_m_per_s.data(), b.vy_m_per_s.data(), bytes), 0);
   EXPECT_EQ(std::memcmp(a.vz_m_per_s.data(), b.vz_m_per_s.data(), bytes), 0);
+  EXPECT_EQ(std::memcmp(a.wx_rad_per_s.data(), b.wx_rad_per_s.data(), bytes), 0);
+  EXPECT_EQ(std::memcmp(a.wy_rad_per_s.data(), b.wy_rad_per_s.data(), bytes), 0);
+  EXPECT_EQ(std::memcmp(a.wz_rad_per_s.data(), b.wz_rad_per_s.data(), bytes), 0);
   ASSERT_EQ(a.body_wrenches.size(), b.body_wrenches.size());
   for (std::size_t k = 0; k < a.body_wrenches.size(); ++k) {
     EXPECT_EQ(a.body_wrenches[k].f_W, b.body_wrenches[k].f_W);

@@ -29,7 +29,7 @@ fs::path temp_file(const std::string& name) {
 
 ParticleState small_state() {
   ParticleState s;
-  s.add(Vec3(0.1, 0.2, 0.3), Vec3(-1.0, 0.5, 0.25), 0.01, 0.002);
+  s.add(Vec3(0.1, 0.2, 0.3), Vec3(-1.0, 0.5, 0.25), 0.01, 0.002, Vec3(1.0, -2.0, 30.0));
   s.add(Vec3(1e-7, -2.5, 3.75), Vec3(0.0, 0.0, -9.81), 0.02, 0.5);
   s.add(Vec3(4.0, 5.0, 6.0), Vec3::Zero(), 0.005, 1e-4);
   s.time_s = 1.25;
@@ -72,8 +72,11 @@ TEST(ParticleIo, RoundTripIsBitIdentical) {
   EXPECT_EQ(r.time_s, s.time_s);
   EXPECT_EQ(r.step, s.step);
   EXPECT_TRUE(r.body_wrenches.empty());
-  // 8-byte magic, version, array count, n, time, steps, 8 arrays of n floats, checksum.
-  EXPECT_EQ(read_bytes(p).size(), 40u + 8u * 3u * 4u + 8u);
+  EXPECT_EQ(r.wx_rad_per_s, s.wx_rad_per_s);
+  EXPECT_EQ(r.wy_rad_per_s, s.wy_rad_per_s);
+  EXPECT_EQ(r.wz_rad_per_s, s.wz_rad_per_s);
+  // 8-byte magic, version, array count, n, time, steps, 11 arrays of n floats, checksum.
+  EXPECT_EQ(read_bytes(p).size(), 40u + 11u * 3u * 4u + 8u);
 }
 
 TEST(ParticleIo, EmptyStateRoundTrips) {
@@ -97,14 +100,14 @@ TEST(ParticleIo, WrongMagicIsRefused) {
 }
 
 TEST(ParticleIo, OtherVersionIsRefused) {
-  const fs::path p = temp_file("v2.tps");
+  const fs::path p = temp_file("v3.tps");
   save_particle_state(small_state(), p);
   std::string bytes = read_bytes(p);
-  const std::uint32_t v2 = 2;
-  std::memcpy(bytes.data() + 8, &v2, 4);
+  const std::uint32_t v3 = 3;
+  std::memcpy(bytes.data() + 8, &v3, 4);
   write_bytes(p, bytes);
   const std::string msg = load_error(p);
-  EXPECT_NE(msg.find("v2.tps: format version 2 is not supported"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("v3.tps: format version 3 is not supported"), std::string::npos) << msg;
 }
 
 TEST(ParticleIo, TruncatedFileIsRefused) {

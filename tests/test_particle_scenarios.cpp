@@ -100,6 +100,7 @@ ParticleModel box_model(double friction) {
   ParticleModel m;
   m.time_step_s = 1e-3;
   m.friction = m.wall_friction = friction;
+  m.rotation = false;  // paper 001's grains, whose pile angle grows with sliding friction alone
   m.container.kind = Container::Kind::kBox;
   m.container.box = Aabb{Vec3(-0.06, -0.06, 0.0), Vec3(0.06, 0.06, 0.3)};
   m.threads = 1;
@@ -188,6 +189,7 @@ double small_pile_angle(double friction) {
   ParticleModel m;
   m.time_step_s = 1e-3;
   m.friction = m.wall_friction = friction;
+  m.rotation = false;  // paper 001's grains, whose pile angle grows with sliding friction alone
   m.threads = 1;
   m.container.kind = Container::Kind::kBox;
   m.container.box = Aabb{Vec3(-0.15, -0.15, 0.0), Vec3(0.15, 0.15, 0.4)};
@@ -297,6 +299,25 @@ TEST(ParticleScenario, UnknownKeyIsRefusedWithLineAndKey) {
       error_of(with(kSmallDrag, "friction = 0.577", "friction = 0.5\nfrction = 1"));
   EXPECT_NE(msg.find("bad.toml:8:"), std::string::npos) << msg;
   EXPECT_NE(msg.find("particles.frction: unknown key"), std::string::npos) << msg;
+}
+
+TEST(ParticleScenario, GrainKeysAreReadAndBadRollingFrictionIsRefusedWithItsKey) {
+  const ParticleScenario rolling =
+      load_text(with(kSmallDrag, "friction = 0.577", "friction = 0.577\nrolling_friction = 0.2"));
+  EXPECT_TRUE(rolling.model.rotation);
+  EXPECT_EQ(rolling.model.rolling_friction, 0.2);
+  EXPECT_FALSE(load_text(with(kSmallDrag, "friction = 0.577", "friction = 0.577\nrotation = false"))
+                   .model.rotation);
+  std::string msg =
+      error_of(with(kSmallDrag, "friction = 0.577", "friction = 0.577\nrolling_friction = -0.1"));
+  EXPECT_NE(msg.find("bad.toml:8:"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("particles.rolling_friction"), std::string::npos) << msg;
+  msg = error_of(with(kSmallDrag, "friction = 0.577",
+                      "friction = 0.577\nrotation = false\nrolling_friction = 0.1"));
+  EXPECT_NE(msg.find("particles.rolling_friction: needs rotation = true"), std::string::npos)
+      << msg;
+  msg = error_of(with(kSmallDrag, "friction = 0.577", "friction = 0.577\nrotation = 1"));
+  EXPECT_NE(msg.find("particles.rotation"), std::string::npos) << msg;
 }
 
 TEST(ParticleScenario, TheOldTimeStepKeyIsRefusedNamingTheNewOne) {

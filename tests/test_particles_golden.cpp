@@ -45,6 +45,8 @@ enum class Case { kBoxListed, kBoxHashed, kCylinder, kPeriodic };
 // and pushed along +x, so every partner kind (particles, walls, a body) is in the rows.
 std::uint64_t run_case(Case c, int threads) {
   ParticleModel model = testing::box_model(0.05, 0.1);
+  model.rotation = false;  // paper 001's grains: the bits recorded before rotation existed
+  model.rolling_friction = 0.0;
   model.threads = threads;
   ParticleState state = testing::box_bed(0.05, 0.035);
   if (c == Case::kBoxHashed) model.neighbour_skin_radii = 0.0;

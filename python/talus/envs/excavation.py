@@ -36,7 +36,8 @@ BUCKET = os.path.join(_DATA, "robots", "panda_bucket", "bucket.obj")
 # Options (keyword arguments of make) and their defaults: the fields of
 # talus.robots.ExcavationOptions (robot/excavation_world.hpp) that a user may set.
 OPTIONS = dict(arm_path=ARM, bucket_mesh_path=BUCKET, bucket_sdf_cell_m=0.01, particle_count=3000,
-               particle_radius_m=0.0125, density_kg_per_m3=1631.0, friction=0.5,
+               particle_radius_m=0.0125, density_kg_per_m3=1631.0, friction=0.5, rotation=False,
+               rolling_friction=0.0,
                time_step_s=1e-3, steps_per_action=50, iterations=3, neighbour_skin_radii=0.6,
                episode_s=10.0, max_joint_speed_rad_per_s=1.0,
                start_joint_rad=(0.0, -0.41, 0.0, -2.42, 0.0, 2.01, 0.0), start_noise_rad=0.05,
