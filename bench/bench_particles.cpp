@@ -48,13 +48,15 @@ struct Column {
   ContactList warm;  ///< the settled column's last contacts: the timed run's warm start
 };
 
-// A column of n particles: cylinder radius from n = pi R^2 H / (2r)^3 with H = 9 R.
-Column make_column(std::size_t n) {
+// A column of n particles: cylinder radius from n = pi R^2 H / (2r)^3 with H = 9 R; rotating
+// grains (rolling friction 0.1, the defaults) or paper 001's.
+Column make_column(std::size_t n, bool rotation) {
   const double d = 2.0 * kRadius;
   const double r_cyl = std::cbrt(static_cast<double>(n) * d * d * d / (9.0 * kPi)) + kRadius;
   Column c;
   c.model.time_step_s = 1e-3;
   c.model.iterations = 4;
+  c.model.rotation = rotation;
   c.model.contact_margin_m = 0.1 * kRadius;
   c.model.container.kind = Container::Kind::kCylinder;
   c.model.container.cylinder_radius_m = r_cyl;
@@ -140,7 +142,8 @@ ContactList load_impulses(const std::filesystem::path& file, std::size_t particl
 // leaves no partial file).
 void settle(Column& c, std::size_t n) {
   const std::string stem = "column_n" + std::to_string(n) + "_settle" +
-                           std::to_string(kSettleSteps) + "_r5mm_margin0.1r_jitter_v3";
+                           std::to_string(kSettleSteps) + "_r5mm_margin0.1r_jitter_v3" +
+                           (c.model.rotation ? "_rotating" : "");
   const std::filesystem::path file = cache_dir() / (stem + ".tps");
   const std::filesystem::path impulses = cache_dir() / (stem + ".impulses");
   if (std::filesystem::exists(file) && std::filesystem::exists(impulses)) {
@@ -161,11 +164,11 @@ void settle(Column& c, std::size_t n) {
   std::filesystem::rename(impulses.string() + part, impulses);
 }
 
-const Column& column(std::size_t n) {
-  static std::map<std::size_t, std::unique_ptr<Column>> cache;
-  auto& slot = cache[n];
+const Column& column(std::size_t n, bool rotation) {
+  static std::map<std::pair<std::size_t, bool>, std::unique_ptr<Column>> cache;
+  auto& slot = cache[{n, rotation}];
   if (!slot) {
-    slot = std::make_unique<Column>(make_column(n));
+    slot = std::make_unique<Column>(make_column(n, rotation));
     check_initial_state(slot->model, slot->state);
     settle(*slot, n);
   }
@@ -173,8 +176,8 @@ const Column& column(std::size_t n) {
 }
 
 void run_column(benchmark::State& bench, std::size_t n, int threads, Broadphase kind,
-                double table_factor, double skin_radii) {
-  Column c = column(n);
+                double table_factor, double skin_radii, bool rotation = false) {
+  Column c = column(n, rotation);
   c.model.threads = threads;
   c.model.broadphase = kind;
   c.model.hash_table_factor = table_factor;
@@ -210,25 +213,28 @@ void run_column(benchmark::State& bench, std::size_t n, int threads, Broadphase 
 }
 
 // Args: particles, threads, broadphase (0 sorted cells, 1 linked hash), neighbour skin in
-// hundredths of the radius (0: the hash is searched at every step, paper 001). The default model
-// (sorted cells, skin 0.3) and both broadphases searched at every step.
+// hundredths of the radius (0: the hash is searched at every step, paper 001), rotating grains
+// (1: the default model, rolling friction 0.1) or paper 001's (0). The default model (sorted
+// cells, skin 0.3) with and without rotation, and both broadphases searched at every step (paper
+// 001's grains).
 void BM_ParticleColumnAtRest(benchmark::State& bench) {
   run_column(bench, static_cast<std::size_t>(bench.range(0)), static_cast<int>(bench.range(1)),
              bench.range(2) == 0 ? Broadphase::kSortedCells : Broadphase::kLinkedHash, 2.0,
-             static_cast<double>(bench.range(3)) / 100.0);
+             static_cast<double>(bench.range(3)) / 100.0, bench.range(4) != 0);
 }
 BENCHMARK(BM_ParticleColumnAtRest)
     ->Apply([](benchmark::internal::Benchmark* b) {
       const std::int64_t default_skin = std::llround(100.0 * ParticleModel{}.neighbour_skin_radii);
       for (const std::int64_t n : {10000, 50000, 200000}) {
         for (const std::int64_t threads : {1, 2}) {
-          b->Args({n, threads, 0, default_skin});
-          b->Args({n, threads, 0, 0});
-          b->Args({n, threads, 1, 0});
+          b->Args({n, threads, 0, default_skin, 1});
+          b->Args({n, threads, 0, default_skin, 0});
+          b->Args({n, threads, 0, 0, 0});
+          b->Args({n, threads, 1, 0, 0});
         }
       }
     })
-    ->ArgNames({"particles", "threads", "linked", "skin_x100"})
+    ->ArgNames({"particles", "threads", "linked", "skin_x100", "rotation"})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->MinTime(0.5);

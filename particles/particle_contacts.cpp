@@ -83,6 +83,7 @@ struct Detection {
   const NeighbourList* neighbours;
   const ContactList* previous;  // last step's rows, read for the warm start when `warm`
   bool warm;
+  bool warm_spin;  // the previous rows hold rolling impulses (they were stepped rotating)
   float warm_factor;
   // Rotating grains (ParticleModel::rotation): angular velocities, rolling friction.
   bool rotation;
@@ -365,7 +366,7 @@ std::int64_t write_row(const Detection& d, std::int64_t i, const Candidates& in,
     if (d.warm) {
       const std::int32_t matched = previous_slot(d, c, ps, prev_end);
       const float ln = warm_impulse(d, c, matched, l);
-      if (d.rotation) {
+      if (d.warm_spin) {
         const float r_eff = c.partner >= 0 ? ri * d.r[c.partner] / (ri + d.r[c.partner]) : ri;
         warm_rolling(d, c, matched, ln, r_eff, eta);
       }
@@ -494,6 +495,8 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
   const auto count = static_cast<std::int64_t>(n);
   const float max_r =
       n > 0 ? *std::max_element(state.radius_m.begin(), state.radius_m.end()) : 0.0f;
+  const bool warm =
+      model.warm_start > 0.0 && previous != nullptr && previous->particles() == n && n > 0;
   const Detection d{state.x_m.data(),
                     state.y_m.data(),
                     state.z_m.data(),
@@ -509,9 +512,8 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
                     hash,
                     neighbours,
                     previous,
-                    model.warm_start > 0.0 && previous != nullptr && previous->particles() == n &&
-                        n > 0 &&
-                        (!model.rotation || previous->rolling.size() == previous->impulse.size()),
+                    warm,
+                    warm && model.rotation && previous->rolling.size() == previous->impulse.size(),
                     static_cast<float>(model.warm_start),
                     model.rotation,
                     state.wx_rad_per_s.data(),

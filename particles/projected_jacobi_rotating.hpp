@@ -33,7 +33,8 @@
 // push-out p and -eta: row j's own evaluation (n -> -n, i <-> j) negates u, om_i - om_j and so
 // lambda and eta. The row sums (projected_jacobi.cpp) then give
 //   om_i = om_i* + I_i^-1 sum_c (eta_c - l_i n_c x lambda_c).
-// A scalar loop: rotation's extra arithmetic has no SIMD form yet (docs/particles.md §7).
+// Like paper 001's pass, an 8-lane form where the build targets AVX2 and a scalar form, with the
+// same operations in the same order (docs/particles.md §7).
 
 #include <cstdint>
 
@@ -49,7 +50,13 @@ struct SpinPass {
   float mu_roll;            ///< rolling friction coefficient
 };
 
-/// Pass 1 over list entries [begin, end) for rotating grains: every slot's new impulse and
+/// Updates list entry q's impulse and rolling impulse (and its mirror's) in the scalar form;
+/// returns the largest change of an impulse component [N s].
+float solve_slot_rotating(const SlotPass& p, const SpinPass& r, std::int64_t q);
+
+/// Pass 1 over list entries [begin, end) for rotating grains, 8 entries at a time where the build
+/// targets AVX2 (the same bits as the scalar form: projected_jacobi_slots.hpp explains why that
+/// matters) and the rest in the scalar form: every slot's new impulse and
 /// rolling impulse (and their mirrors); returns the largest change of an impulse component [N s].
 float solve_slots_rotating(const SlotPass& p, const SpinPass& r, std::int64_t begin,
                            std::int64_t end);

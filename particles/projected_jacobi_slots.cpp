@@ -5,7 +5,7 @@
 #include <cstddef>
 
 #if defined(__AVX2__)
-#include <immintrin.h>
+#include "particles/simd_records.hpp"
 #endif
 
 namespace talus::particles {
@@ -83,41 +83,6 @@ float solve_slot(const SlotPass& p, std::int64_t q) {
 
 #if defined(__AVX2__)
 namespace {
-
-// The four floats at base + stride * index[l] + offset for the 8 lanes l, as four vectors
-// (component 0 .. 3 across the lanes): one 16-byte load per lane and a 4 x 4 transpose in each
-// 128-bit half (lanes 0-3 low, 4-7 high).
-inline void load_records(const float* base, std::size_t stride, std::size_t offset,
-                         const std::int32_t* index, __m256 (&c)[4]) {
-  __m256 r[4];
-  for (int l = 0; l < 4; ++l) {
-    const float* lo = base + stride * static_cast<std::size_t>(index[l]) + offset;
-    const float* hi = base + stride * static_cast<std::size_t>(index[l + 4]) + offset;
-    r[l] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(lo)), _mm_loadu_ps(hi), 1);
-  }
-  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]);
-  const __m256 t1 = _mm256_unpackhi_ps(r[0], r[1]);
-  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]);
-  const __m256 t3 = _mm256_unpackhi_ps(r[2], r[3]);
-  c[0] = _mm256_shuffle_ps(t0, t2, 0x44);
-  c[1] = _mm256_shuffle_ps(t0, t2, 0xEE);
-  c[2] = _mm256_shuffle_ps(t1, t3, 0x44);
-  c[3] = _mm256_shuffle_ps(t1, t3, 0xEE);
-}
-
-// The inverse of load_records: lane l's four components as one 16-byte record, in r[l].
-inline void to_records(const __m256 (&c)[4], __m128 (&r)[8]) {
-  const __m256 t0 = _mm256_unpacklo_ps(c[0], c[1]);
-  const __m256 t1 = _mm256_unpackhi_ps(c[0], c[1]);
-  const __m256 t2 = _mm256_unpacklo_ps(c[2], c[3]);
-  const __m256 t3 = _mm256_unpackhi_ps(c[2], c[3]);
-  const __m256 q[4] = {_mm256_shuffle_ps(t0, t2, 0x44), _mm256_shuffle_ps(t0, t2, 0xEE),
-                       _mm256_shuffle_ps(t1, t3, 0x44), _mm256_shuffle_ps(t1, t3, 0xEE)};
-  for (int l = 0; l < 4; ++l) {
-    r[l] = _mm256_castps256_ps128(q[l]);
-    r[l + 4] = _mm256_extractf128_ps(q[l], 1);
-  }
-}
 
 // std::max(a, b) and std::min(a, b) exactly: (a < b) ? b : a and (b < a) ? b : a.
 inline __m256 max_of(__m256 a, __m256 b) { return _mm256_max_ps(b, a); }

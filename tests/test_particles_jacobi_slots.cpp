@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "particles/projected_jacobi.hpp"
+#include "particles/projected_jacobi_rotating.hpp"
 #include "particles/projected_jacobi_slots.hpp"
 #include "particles_fixtures.hpp"
 
@@ -101,6 +102,64 @@ TEST(ParticlesJacobiSlots, LanesAndScalarGiveTheSameBitsForAnyStart) {
         << "list from entry " << begin;
     EXPECT_EQ(lane_change, scalar_change);
     EXPECT_GT(lane_change, 0.0f);
+  }
+}
+
+// The slots of SlotFixture with rotating grains: angular iterates and radii, rolling impulses
+// inside and outside their cones, and some wall slots turned into body slots (a body's angular
+// velocity enters the rolling update).
+constexpr std::int64_t kEntries() { return SlotFixture::kEntries; }
+
+struct SpinFixture : SlotFixture {
+  std::vector<float> spin, rolling, body_omega = {0.3f, -2.0f, 1.5f, 0.0f, 0.0f, 4.0f};
+
+  SpinFixture() {
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+    spin.resize(kParticles * kSpinStride);
+    for (int i = 0; i < kParticles; ++i) {
+      float* rec = spin.data() + i * kSpinStride;
+      for (int c = 0; c < 3; ++c) rec[c] = 20.0f * unit(rng);
+      rec[kSpinRadius] = 0.005f * (1.0f + 0.3f * unit(rng));
+    }
+    rolling.resize(impulse.size());
+    for (int q = 0; q < kEntries; ++q) {
+      float* e = rolling.data() + q * kSlotStride;
+      const float scale = q % 3 == 1 ? 1e-5f : 1e-8f;
+      for (int c = 0; c < 3; ++c) e[c] = scale * unit(rng);
+      if (partner[q] < 0 && q % 2 == 1) partner[q] = body_partner(q % 4 == 1 ? 0 : 1);
+    }
+  }
+
+  SpinPass spin_pass(float mu_roll) {
+    return SpinPass{spin.data(), rolling.data(), body_omega.data(), mu_roll};
+  }
+};
+
+TEST(ParticlesJacobiSlots, RotatingLanesAndScalarGiveTheSameBitsForAnyStart) {
+  if (slot_lanes() == 1) GTEST_SKIP() << "the library was built without the 8-lane (AVX2) path";
+  for (const float mu_roll : {0.0f, 0.1f}) {
+    for (int begin = 0; begin < 9; ++begin) {
+      SpinFixture lanes, scalar;
+      const float lane_change =
+          solve_slots_rotating(lanes.pass(), lanes.spin_pass(mu_roll), begin, kEntries());
+      float scalar_change = 0.0f;
+      const SlotPass p = scalar.pass();
+      const SpinPass r = scalar.spin_pass(mu_roll);
+      for (std::int64_t q = begin; q < kEntries(); ++q) {
+        scalar_change = std::max(scalar_change, solve_slot_rotating(p, r, q));
+      }
+      EXPECT_EQ(std::memcmp(lanes.impulse.data(), scalar.impulse.data(),
+                            lanes.impulse.size() * sizeof(float)),
+                0)
+          << "mu_r " << mu_roll << ", list from entry " << begin;
+      EXPECT_EQ(std::memcmp(lanes.rolling.data(), scalar.rolling.data(),
+                            lanes.rolling.size() * sizeof(float)),
+                0)
+          << "mu_r " << mu_roll << ", list from entry " << begin;
+      EXPECT_EQ(lane_change, scalar_change);
+      EXPECT_GT(lane_change, 0.0f);
+    }
   }
 }
 
