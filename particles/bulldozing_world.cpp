@@ -92,6 +92,9 @@ void validate(const BulldozingOptions& o) {
   require(positive(o.particle_radius_m), "particle_radius_m", "> 0");
   require(positive(o.density_kg_per_m3), "density_kg_per_m3", "> 0");
   require(std::isfinite(o.friction) && o.friction >= 0, "friction", ">= 0");
+  require(std::isfinite(o.rolling_friction) && o.rolling_friction >= 0, "rolling_friction", ">= 0");
+  require(o.rotation || o.rolling_friction == 0.0, "rolling_friction",
+          "0 unless rotation is on (grains that do not rotate cannot roll)");
   require(positive(o.heap_slope_deg) && o.heap_slope_deg <= 45, "heap_slope_deg", "in (0, 45]");
   require(positive(o.time_step_s), "time_step_s", "> 0");
   require(o.steps_per_action >= 1, "steps_per_action", ">= 1");

@@ -434,7 +434,10 @@ nlohmann::json run_particle_scenario(const ParticleScenario& sc, OutputDir& out,
                             {"mean_radius_m", mean_radius_m(state)},
                             {"time_step_s", sc.model.time_step_s},
                             {"iterations", sc.model.iterations},
-                            {"friction", sc.model.friction}};
+                            {"friction", sc.model.friction},
+                            {"rotation", sc.model.rotation}};
+  // Which grains ran: rotating ones with their rolling friction, or paper 001's.
+  if (sc.model.rotation) summary["rolling_friction"] = sc.model.rolling_friction;
   if (sc.particles_removed_in_bodies > 0) {
     summary["particles_removed_in_bodies"] = sc.particles_removed_in_bodies;
   }

@@ -386,6 +386,9 @@ TEST(ParticleScenario, DragGrowsWithDepthAndOutputsAreWritten) {
   }
   EXPECT_GT(summary["settle"]["steps"].get<long>(), 0);
   EXPECT_LE(summary["settle"]["steps"].get<long>(), 400);
+  // The summary says which grains ran: rotating ones (the default) and their rolling friction.
+  EXPECT_EQ(summary["rotation"], true);
+  EXPECT_EQ(summary["rolling_friction"], 0.1);
   // The saved bed loads again as the starting bed of another scenario.
   EXPECT_EQ(load_particle_state(dir / "run" / "final_state.tps").size(),
             summary["particles"].get<std::size_t>());

@@ -84,6 +84,17 @@ def test_a_seed_replays_the_episode_bit_for_bit_on_one_and_two_threads():
     assert not np.array_equal(a[0]["pose"], c[0]["pose"])
 
 
+def test_rotating_grains_are_an_option_that_keeps_the_contract_and_changes_the_heap():
+    # Paper 001's grains by default; rotation=True (with rolling friction) is another heap.
+    rotating = dict(SMALL, rotation=True, rolling_friction=0.2)
+    E.check_env(E.make("Bulldozing-v0", **rotating), seed=2, steps=4)
+    a = rollout(E.make("Bulldozing-v0", threads=1, **rotating), 11, 4)
+    b = rollout(E.make("Bulldozing-v0", threads=2, **rotating), 11, 4)
+    same(a, b)
+    paper = rollout(E.make("Bulldozing-v0", threads=1, **SMALL), 11, 4)
+    assert not np.array_equal(a[-1][0]["sky"], paper[-1][0]["sky"])
+
+
 def test_the_dynamic_vehicle_keeps_the_contract_replays_and_vectorises():
     # The MuJoCo bulldozer (vehicle="dynamic"): the same contract, the same bits on 1 and 2
     # threads, and its vector form equal to single environments; it moves, not teleports.
@@ -175,6 +186,8 @@ def test_a_bad_action_is_refused_naming_the_space_and_leaves_the_state_alone(act
     (dict(mesh_path="/nonexistent/dozer.obj"), "mesh_path"),
     (dict(colour="red"), "unknown options"),
     (dict(vehicle="hovercraft"), "vehicle"),
+    (dict(rotation=True, rolling_friction=-0.1), "rolling_friction"),
+    (dict(rolling_friction=0.1), "rolling_friction"),
     (dict(heap_centre_m=(1.0, 2.0, 3.0)), "heap_centre_m"),
     (dict(start_lo_m="ab"), "start_lo_m"),
     (dict(vehicle="dynamic", vehicle_mjcf_path="/nonexistent/dozer.xml"), "vehicle_mjcf_path"),

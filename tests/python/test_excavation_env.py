@@ -123,6 +123,7 @@ def test_bad_actions_are_refused_and_the_episode_is_unchanged():
     (dict(start_joint_rad=(0.0,) * 6), "start_joint_rad"),
     (dict(start_joint_rad=(0.0, 0.0, 0.0, 0.5, 0.0, 1.0, 0.0)), "start_joint_rad"),
     (dict(force_limit_N=-5.0), "force_limit_N"),
+    (dict(rolling_friction=0.1), "rolling_friction"),
     (dict(shovel=True), "unknown options"),
 ])
 def test_bad_options_are_refused_naming_the_option(options, message):
