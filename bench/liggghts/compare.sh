@@ -31,17 +31,26 @@ mpi=(mpirun --oversubscribe)
 cd "$work"
 [ -f bed.csv ] || "$python" "$here/make_bed.py" --data bed.data --csv bed.csv
 
+# Rolling friction of both codes' rotating grains (constant torque: LIGGGHTS's rolling_friction
+# cdt, talus's implicit form); TALUS_ROTATION=0 runs paper 001's non-rotating grains on the talus
+# side instead (LIGGGHTS's grains always rotate; give ROLLING=0 there).
+rolling=${ROLLING:-0.1}
+talus_grains=(--rolling-friction "$rolling")
+[ "${TALUS_ROTATION:-1}" = 0 ] && talus_grains=(--no-rotation)
 lig_steps=${LIGGGHTS_SETTLE_STEPS:-40000}
-if [ ! -f bed.restart ]; then
+restart="bed_rolling$rolling.restart"
+if [ ! -f "$restart" ]; then
   echo "LIGGGHTS: settling ($lig_steps steps of 2.5e-5 s on 2 processes; this takes a while)"
-  "${mpi[@]}" -np 2 liggghts -in "$here/settle.in" -var datafile bed.data -var restart bed.restart \
-    -var settle_steps "$lig_steps" -var dump bed.dump -log log.settle > settle.out
+  "${mpi[@]}" -np 2 liggghts -in "$here/settle.in" -var datafile bed.data -var restart "$restart" \
+    -var settle_steps "$lig_steps" -var dump "bed_rolling$rolling.dump" -var rolling "$rolling" \
+    -log log.settle > settle.out
 fi
 
 lig_rate() {  # processes steps -> simulated seconds per wall second, median of 3 runs
   local r
   for r in 1 2 3; do
-    "${mpi[@]}" -np "$1" liggghts -in "$here/time.in" -var restart bed.restart -var steps "$2" \
+    "${mpi[@]}" -np "$1" liggghts -in "$here/time.in" -var restart "$restart" -var steps "$2" \
+      -var rolling "$rolling" \
       -log "log.time$1.$r" > "time$1.$r.out"
     awk -v steps="$2" '/^Loop time of/ {printf "%.6f\n", steps * 2.5e-5 / $4}' "log.time$1.$r"
   done | sort -g | sed -n 2p
@@ -49,7 +58,7 @@ lig_rate() {  # processes steps -> simulated seconds per wall second, median of 
 timed_steps=${LIGGGHTS_TIMED_STEPS:-400}
 lig1=$(lig_rate 1 "$timed_steps")
 lig2=$(lig_rate 2 "$timed_steps")
-lig_stats=$("$python" "$here/bed_stats.py" bed.dump)
+lig_stats=$("$python" "$here/bed_stats.py" "bed_rolling$rolling.dump")
 
 # talus: 2.5 s of settling at dt 1e-3 s, then timed at rest, 4 sweeps throughout, contact margin
 # 0.1 radius. The margin keeps the contacts of touching neighbours (gap just above zero) in the
@@ -59,10 +68,13 @@ lig_stats=$("$python" "$here/bed_stats.py" bed.dump)
 talus_line=$("$build/bin/talus_particle_bed" --in bed.csv --out talus_settled.csv --threads 2 \
   --settle-s "${TALUS_SETTLE_S:-2.5}" --settle-dt 1e-3 --iterations "${TALUS_ITERATIONS:-4}" \
   --contact-margin-radii "${TALUS_MARGIN_RADII:-0.1}" --dt "${TALUS_DT:-1e-3}" \
-  --time-s "${TALUS_TIME_S:-0.5}" --repeats "${TALUS_REPEATS:-3}" 2> talus_settle.log)
+  --time-s "${TALUS_TIME_S:-0.5}" --repeats "${TALUS_REPEATS:-3}" "${talus_grains[@]}" \
+  2> talus_settle.log)
 talus_rate=$(sed -E 's/.*sim_s_per_wall_s=([0-9.e+-]+).*/\1/' <<< "$talus_line")
 talus_stats=$("$python" "$here/bed_stats.py" talus_settled.csv)
 
+echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "grains: rolling friction $rolling (talus: ${talus_grains[*]})"
 echo "LIGGGHTS 1 process : $lig1 simulated s per wall s"
 echo "LIGGGHTS 2 processes: $lig2 simulated s per wall s"
 echo "LIGGGHTS bed        : $lig_stats"

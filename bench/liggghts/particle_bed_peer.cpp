@@ -77,6 +77,8 @@ int main(int argc, char** argv) {
   double settle_dt_s = 1e-3, settle_s = 2.0, dt_s = 2e-3, time_s = 0.5, margin_radii = 0.0;
   double skin_radii = ParticleModel{}.neighbour_skin_radii;
   int iterations = 4, settle_iterations = 0, threads = 2, repeats = 1;
+  double rolling_friction = ParticleModel{}.rolling_friction;
+  bool no_rotation = false;
   app.add_option("--in", in_csv, "initial positions (make_bed.py --csv)")->required();
   app.add_option("--out", out_csv, "settled positions CSV")->required();
   app.add_option("--radius-m", radius_m);
@@ -95,6 +97,8 @@ int main(int argc, char** argv) {
                  "contact margin (speculative contacts) in radii");
   app.add_option("--repeats", repeats, "timed runs from the settled state (median reported)");
   app.add_option("--skin-radii", skin_radii, "neighbour-list skin in radii (0: no list)");
+  app.add_option("--rolling-friction", rolling_friction, "rolling friction of rotating grains");
+  app.add_flag("--no-rotation", no_rotation, "paper 001's grains, which do not rotate");
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -106,6 +110,8 @@ int main(int argc, char** argv) {
     model.neighbour_skin_radii = skin_radii;
     model.friction = friction;
     model.wall_friction = friction;
+    model.rotation = !no_rotation;
+    model.rolling_friction = no_rotation ? 0.0 : rolling_friction;
     model.container.kind = Container::Kind::kCylinder;
     model.container.cylinder_radius_m = cylinder_radius_m;
     double top = 0.0;
