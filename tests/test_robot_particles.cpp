@@ -158,7 +158,7 @@ void ball_landing_on_a_bed(bool rotation) {
       << "dp " << dp.transpose() << " vs impulse + gravity "
       << (impulse + gravity_impulse).transpose();
   // Carried: its bottom within a particle diameter of the settled surface (rotating grains, with
-  // rolling friction 0.1, roll aside and let it settle deeper: 15 mm, three radii, measured),
+  // rolling friction 0.1, roll aside and let it settle deeper: 17 mm, 3.4 radii, measured),
   // nearly still over the last 0.1 s (it bounces for ~0.3 s, then creeps and jiggles by tenths of
   // a mm: docs/robots.md), and over that time the bed's push balanced its weight (to 15 %).
   const Vec3 p_end(robot.data()->qpos[0], robot.data()->qpos[1], robot.data()->qpos[2]);
@@ -217,7 +217,7 @@ terrain = "particles"
 radius_m = 0.02
 friction = 0.5
 # Paper 001's grains: on rotating ones (rolling friction 0.1) this light wheel digs in and its mean
-# drive torque over the window is negative (-0.95 N m measured).
+# drive torque over the window is negative (-3.06 N m measured).
 rotation = false
 
 [bed]

@@ -27,8 +27,8 @@ const SettledBed& small_bed() {
     b.model.time_step_s = 1e-3;
     b.model.iterations = 8;
     b.model.friction = 0.6;
-    // The shipped databases' grains (data/wrench/*.toml: paper 001's, not rotating); rotating
-    // grains with rolling friction 0.1 resist about 40 % less (0.29 N against 0.5 N here).
+    // The shipped databases' grains (data/wrench/*.toml: paper 001's, not rotating). (Rotating
+    // grains with rolling friction 0.1 give 0.58 N in the shallow press below, measured.)
     b.model.rotation = false;
     b.model.body_friction = 0.5;
     b.model.wall_friction = 0.5;
@@ -271,8 +271,8 @@ velocity_scale = [0.02, 0.02, 0.3]
     }
     return best;
   }();
-  // (Rotating grains, rolling friction 0.1: 0.24 N; paper 001's grains gave above 0.5 N.)
-  EXPECT_GT(db.wrenches[4](down, 1), 0.1);
+  // (This file's grains rotate, rolling friction 0.1: 0.54 N measured.)
+  EXPECT_GT(db.wrenches[4](down, 1), 0.5);
   fs::remove_all(dir);
 }
 

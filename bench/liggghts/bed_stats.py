@@ -11,17 +11,15 @@ import math
 
 import numpy as np
 
+from grains import read_dump
+
 
 def read(path):
     if path.endswith(".csv"):
         data = np.loadtxt(path, delimiter=",", skiprows=1)
         return data[:, 2], data[:, 3]
-    with open(path) as f:
-        lines = f.readlines()
-    start = next(i for i, l in enumerate(lines) if l.startswith("ITEM: ATOMS")) + 1
-    cols = lines[start - 1].split()[2:]
-    data = np.loadtxt(lines[start:])
-    return data[:, cols.index("z")], data[:, cols.index("radius")]
+    dump = read_dump(path)
+    return dump["z"], dump["radius"]
 
 
 parser = argparse.ArgumentParser(description=__doc__)

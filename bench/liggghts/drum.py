@@ -18,14 +18,7 @@ import time
 
 import numpy as np
 
-
-def read_dump(path):
-    with open(path) as f:
-        lines = f.readlines()
-    start = next(i for i, l in enumerate(lines) if l.startswith("ITEM: ATOMS")) + 1
-    cols = lines[start - 1].split()[2:]
-    data = np.loadtxt(lines[start:])
-    return (data[:, cols.index("x")], data[:, cols.index("z")], data[:, cols.index("radius")])
+from grains import read_dump, talus_state
 
 
 def surface(x, z, r, radius_m, bin_m):
@@ -47,10 +40,7 @@ def run(args):
     import talus
     P = talus.particles
     grains = np.loadtxt(args.csv, delimiter=",", skiprows=1)
-    state = P.State()
-    mass = args.density * 4.0 / 3.0 * math.pi * args.grain_radius_m ** 3
-    for p in grains:
-        state.add(p, [0.0, 0.0, 0.0], args.grain_radius_m, mass)
+    state = talus_state(P, grains, args.grain_radius_m, args.density)
     model = P.Model()
     model.time_step_s = args.dt
     model.iterations = args.iterations
@@ -78,7 +68,8 @@ def run(args):
     out = dict(period_s=args.period_s, rolling_friction=args.rolling, talus_wall_s=wall,
                liggghts_wall_s=args.liggghts_wall_s)
     for code, snaps in (("talus", snapshots),
-                        ("liggghts", [read_dump(f"{args.dump}_{k}.dump") for k in (1, 2, 3)])):
+                        ("liggghts", [(d["x"], d["z"], d["radius"]) for d in
+                                      (read_dump(f"{args.dump}_{k}.dump") for k in (1, 2, 3))])):
         fits = [surface(x, z, r, args.radius_m, 4 * args.grain_radius_m) for x, z, r in snaps]
         out[f"{code}_angle_deg"] = float(np.mean([f[2] for f in fits]))
         out[f"{code}_angles_deg"] = [f[2] for f in fits]

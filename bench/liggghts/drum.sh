@@ -12,20 +12,9 @@
 # Not part of `make bench`.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-build="$(cd "${1:-build}" && pwd)"
-work="${2:-$build/liggghts-drum}"
-python=/usr/bin/python3
-mkdir -p "$work"
-work="$(cd "$work" && pwd)"
-command -v liggghts > /dev/null || {
-  echo "drum.sh: LIGGGHTS is not installed (apt-get install liggghts)" >&2
-  exit 2
-}
-mpi=(mpirun --oversubscribe)
-[ "$(id -u)" -eq 0 ] && mpi+=(--allow-run-as-root)
-cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
-echo "CPU: $cpu"
-cd "$work"
+# shellcheck source=bench/liggghts/common.sh
+source "$here/common.sh"
+comparison_setup drum.sh liggghts-drum "$@"
 "$python" "$here/make_drum.py" --out .
 rolling=${ROLLING:-0.1}
 : > results.jsonl

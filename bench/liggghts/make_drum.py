@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 
+from grains import write_liggghts_data
+
 parser = argparse.ArgumentParser(description=__doc__)
 parser.add_argument("--radius-m", type=float, default=0.08, help="inner radius R [m]")
 parser.add_argument("--length-m", type=float, default=0.04, help="inner length L along y [m]")
@@ -79,14 +81,10 @@ ys = np.arange(-0.5 * L + r + jitter + 0.001, 0.5 * L - r - jitter - 0.001 + 1e-
 zs = np.arange(-reach, -r, s)
 g = np.array([(x, y, z) for x in xs for y in ys for z in zs if math.hypot(x, z) <= reach])
 g += rng.uniform(-jitter, jitter, size=g.shape)
-with open(f"{args.out}/drum.data", "w") as f:
-    f.write("talus/LIGGGHTS rotating drum grains (bench/liggghts/make_drum.py)\n\n")
-    f.write(f"{len(g)} atoms\n1 atom types\n\n")
-    e = R + w + 0.01
-    f.write(f"{-e:.6f} {e:.6f} xlo xhi\n{-e:.6f} {e:.6f} ylo yhi\n{-e:.6f} {e:.6f} zlo zhi\n\n")
-    f.write("Atoms\n\n")
-    for i, (x, y, z) in enumerate(g, start=1):
-        f.write(f"{i} 1 {2 * r:.6f} {args.density:.3f} {x:.7f} {y:.7f} {z:.7f}\n")
+e = R + w + 0.01
+write_liggghts_data(f"{args.out}/drum.data",
+                    "talus/LIGGGHTS rotating drum grains (bench/liggghts/make_drum.py)", g, r,
+                    args.density, (-e, -e, -e), (e, e, e))
 np.savetxt(f"{args.out}/drum.csv", g, delimiter=",", header="x_m,y_m,z_m", comments="",
            fmt="%.7f")
 print(f"{len(g)} grains in a drum of radius {R} m, length {L} m")

@@ -5,9 +5,10 @@ lifted away to let the grains form a pile). Writes a LIGGGHTS data file (atom_st
 and a CSV (x_m, y_m, z_m) for talus.
 """
 import argparse
-import math
 
 import numpy as np
+
+from grains import cylinder_lattice, write_liggghts_data
 
 parser = argparse.ArgumentParser(description=__doc__)
 parser.add_argument("--count", type=int, default=3000)
@@ -23,28 +24,11 @@ parser.add_argument("--csv", required=True, help="CSV of initial positions to wr
 args = parser.parse_args()
 
 rng = np.random.default_rng(args.seed)
-s = args.spacing_m
-jitter = 0.5 * (s - 2.0 * args.radius_m)  # neighbours never touch at the start
-reach = args.column_radius_m - args.radius_m - jitter
-n_side = int(math.floor(2.0 * reach / s)) + 1
-offsets = (np.arange(n_side) - 0.5 * (n_side - 1)) * s
-gx, gy = np.meshgrid(offsets, offsets)
-layer = np.stack([gx.ravel(), gy.ravel()], axis=1)
-layer = layer[np.hypot(layer[:, 0], layer[:, 1]) <= reach]
-layers = math.ceil(args.count / len(layer))
-points = np.concatenate([
-    np.column_stack([layer, np.full(len(layer), args.radius_m + jitter + k * s)])
-    for k in range(layers)])[: args.count]
-points += rng.uniform(-jitter, jitter, size=points.shape)
-
+points, per_layer, layers = cylinder_lattice(args.count, args.radius_m, args.spacing_m,
+                                             args.column_radius_m, rng)
 top = points[:, 2].max() + 2.0 * args.radius_m
 w = args.floor_half_width_m + 0.01  # the domain reaches past the side walls (pile.in)
-with open(args.data, "w") as f:
-    f.write("talus/LIGGGHTS angle-of-repose column (bench/liggghts/make_pile.py)\n\n")
-    f.write(f"{len(points)} atoms\n1 atom types\n\n")
-    f.write(f"{-w:.6f} {w:.6f} xlo xhi\n{-w:.6f} {w:.6f} ylo yhi\n0 {top * 1.1:.6f} zlo zhi\n\n")
-    f.write("Atoms\n\n")
-    for i, (x, y, z) in enumerate(points, start=1):
-        f.write(f"{i} 1 {2 * args.radius_m:.6f} {args.density:.3f} {x:.7f} {y:.7f} {z:.7f}\n")
+write_liggghts_data(args.data, "talus/LIGGGHTS angle-of-repose column (bench/liggghts/make_pile.py)",
+                    points, args.radius_m, args.density, (-w, -w, 0.0), (w, w, top * 1.1))
 np.savetxt(args.csv, points, delimiter=",", header="x_m,y_m,z_m", comments="", fmt="%.7f")
-print(f"{len(points)} particles, {len(layer)} per layer, {layers} layers, top at {top:.3f} m")
+print(f"{len(points)} particles, {per_layer} per layer, {layers} layers, top at {top:.3f} m")

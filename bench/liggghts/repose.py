@@ -13,28 +13,12 @@ of both codes' pile profiles (repose_mu_r_<value>.png).
 """
 import argparse
 import json
-import math
 import sys
 import time
 
 import numpy as np
 
-
-def make_state(P, positions, radius, density):
-    state = P.State()
-    mass = density * 4.0 / 3.0 * math.pi * radius ** 3
-    for p in positions:
-        state.add(p, [0.0, 0.0, 0.0], radius, mass)
-    return state
-
-
-def read_dump(path):
-    with open(path) as f:
-        lines = f.readlines()
-    start = next(i for i, l in enumerate(lines) if l.startswith("ITEM: ATOMS")) + 1
-    cols = lines[start - 1].split()[2:]
-    data = np.loadtxt(lines[start:])
-    return data[:, [cols.index("x"), cols.index("y"), cols.index("z")]], data[:, cols.index("radius")]
+from grains import read_dump, talus_state
 
 
 def model(P, args, container):
@@ -66,7 +50,7 @@ def run(args):
     import talus
     P = talus.particles
     column = np.loadtxt(args.csv, delimiter=",", skiprows=1)
-    state = make_state(P, column, args.radius_m, args.density)
+    state = talus_state(P, column, args.radius_m, args.density)
     height = column[:, 2].max() + 2 * args.radius_m
     in_column = model(P, args, lambda m: m.set_cylinder_container(args.column_radius_m, 0.0,
                                                                   4.0 * height))
@@ -83,8 +67,9 @@ def run(args):
     s = pile.state
     x, y, z, r = (np.asarray(a, dtype=float) for a in (s.x_m, s.y_m, s.z_m, s.radius_m))
     talus_height = float((z + r).max())
-    lig_xyz, lig_r = read_dump(args.dump)
-    lig = P.Simulation(on_floor, make_state(P, lig_xyz, args.radius_m, args.density))
+    dump = read_dump(args.dump)
+    lig_xyz, lig_r = np.column_stack([dump["x"], dump["y"], dump["z"]]), dump["radius"]
+    lig = P.Simulation(on_floor, talus_state(P, lig_xyz, args.radius_m, args.density))
     out = dict(rolling_friction=args.rolling, talus_angle_deg=talus_angle,
                talus_height_m=talus_height, talus_wall_s=talus_wall,
                liggghts_angle_deg=lig.repose_angle_deg(),

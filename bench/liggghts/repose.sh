@@ -13,20 +13,9 @@
 # Not part of `make bench`: LIGGGHTS needs minutes per pile.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-build="$(cd "${1:-build}" && pwd)"
-work="${2:-$build/liggghts-repose}"
-python=/usr/bin/python3
-mkdir -p "$work"
-work="$(cd "$work" && pwd)"
-command -v liggghts > /dev/null || {
-  echo "repose.sh: LIGGGHTS is not installed (apt-get install liggghts)" >&2
-  exit 2
-}
-mpi=(mpirun --oversubscribe)
-[ "$(id -u)" -eq 0 ] && mpi+=(--allow-run-as-root)
-cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
-echo "CPU: $cpu"
-cd "$work"
+# shellcheck source=bench/liggghts/common.sh
+source "$here/common.sh"
+comparison_setup repose.sh liggghts-repose "$@"
 "$python" "$here/make_pile.py" --data pile.data --csv pile.csv
 : > results.jsonl
 for rolling in ${ROLLING:-0 0.05 0.1 0.2 0.5}; do
