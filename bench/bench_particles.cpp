@@ -20,12 +20,15 @@
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <numeric>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -238,6 +241,78 @@ BENCHMARK(BM_ParticleColumnAtRest)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->MinTime(0.5);
+
+// Does the order of the particles in memory matter? The settled 50k column (rotating grains, 2
+// threads) in its own order (the lattice it was built from: rows, then layers, so a particle's
+// partners lie within about one layer, ~450 particles, of it), shuffled at random (a bed whose
+// particles have mixed, or were created in no spatial order), and sorted along a Morton curve of
+// cells one diameter wide. The state is reordered, so the cached impulses no longer match it: each
+// order starts cold and steps kOrderWarmupSteps before timing. Args: order (0 as built, 1
+// shuffled, 2 Morton).
+constexpr int kOrderWarmupSteps = 400;
+
+// The bits of v (21 of them) spread to every third bit: one coordinate of a 3-D Morton key.
+std::uint64_t spread_bits3(std::uint64_t v) {
+  v &= 0x1fffffu;
+  v = (v | v << 32) & 0x1f00000000ffffULL;
+  v = (v | v << 16) & 0x1f0000ff0000ffULL;
+  v = (v | v << 8) & 0x100f00f00f00f00fULL;
+  v = (v | v << 4) & 0x10c30c30c30c30c3ULL;
+  v = (v | v << 2) & 0x1249249249249249ULL;
+  return v;
+}
+
+std::vector<std::size_t> particle_order(const ParticleState& s, int order) {
+  std::vector<std::size_t> p(s.size());
+  std::iota(p.begin(), p.end(), std::size_t{0});
+  if (order == 1) std::shuffle(p.begin(), p.end(), std::mt19937_64(7));
+  if (order == 2) {
+    const float lo_x = *std::min_element(s.x_m.begin(), s.x_m.end());
+    const float lo_y = *std::min_element(s.y_m.begin(), s.y_m.end());
+    const float lo_z = *std::min_element(s.z_m.begin(), s.z_m.end());
+    auto cell = [](float v, float lo) {
+      return static_cast<std::uint64_t>((v - lo) / static_cast<float>(2.0 * kRadius));
+    };
+    std::vector<std::uint64_t> key(s.size());
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      key[i] = spread_bits3(cell(s.x_m[i], lo_x)) | spread_bits3(cell(s.y_m[i], lo_y)) << 1 |
+               spread_bits3(cell(s.z_m[i], lo_z)) << 2;
+    }
+    std::stable_sort(p.begin(), p.end(),
+                     [&](std::size_t a, std::size_t b) { return key[a] < key[b]; });
+  }
+  return p;
+}
+
+void BM_ParticleColumnOrder(benchmark::State& bench) {
+  Column c = column(50000, true);
+  c.model.threads = 2;
+  const std::vector<std::size_t> order = particle_order(c.state, static_cast<int>(bench.range(0)));
+  for (std::vector<float>* a :
+       {&c.state.x_m, &c.state.y_m, &c.state.z_m, &c.state.vx_m_per_s, &c.state.vy_m_per_s,
+        &c.state.vz_m_per_s, &c.state.wx_rad_per_s, &c.state.wy_rad_per_s, &c.state.wz_rad_per_s,
+        &c.state.radius_m, &c.state.inv_mass_per_kg}) {
+    const std::vector<float> before = *a;
+    for (std::size_t k = 0; k < order.size(); ++k) (*a)[k] = before[order[k]];
+  }
+  c.state.contacts = ContactList{};
+  ParticleWorkspace w;
+  for (int k = 0; k < kOrderWarmupSteps; ++k) step(c.model, c.state, {}, w);
+  w.times = StageTimes{};
+  for (auto _ : bench) step(c.model, c.state, {}, w);
+  const double steps = static_cast<double>(bench.iterations());
+  bench.counters["particle_steps_per_s"] =
+      benchmark::Counter(5e4 * steps, benchmark::Counter::kIsRate);
+  bench.counters["broadphase_ms"] = 1e3 * w.times.broadphase_s / steps;
+  bench.counters["contacts_ms"] = 1e3 * w.times.contacts_s / steps;
+  bench.counters["solve_ms"] = 1e3 * w.times.solve_s / steps;
+}
+BENCHMARK(BM_ParticleColumnOrder)
+    ->ArgsProduct({{0, 1, 2}})
+    ->ArgNames({"order"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(1.0);
 
 // Paper 001 Fig. 3: hash table size from 0.5x to 8x the particle count (50k particles, 2
 // threads), the hash searched at every step (no neighbour list, which would hide it). Args: table
