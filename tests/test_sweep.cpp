@@ -362,7 +362,8 @@ TEST(Sweep, AnAcquisitionSplitByTiltMergesIntoTheOneRunDatabase) {
   ScratchDir scratch;
   const fs::path base = fs::path(TALUS_SOURCE_DIR) / "scenarios/wrench/acquire_demo.toml";
   const std::string shortened =
-      "\"settle.max_steps\" = 300\n\"path.duration_s\" = 0.25\n\"path.filter_window_s\" = 0.05\n";
+      "\"settle.min_steps\" = 50\n\"settle.max_steps\" = 100\n\"path.duration_s\" = 0.15\n"
+      "\"path.filter_window_s\" = 0.05\n";
   const fs::path file = scratch.path() / "by_tilt.toml";
   write_text(file, "[sweep]\nname = \"by_tilt\"\nscenario = \"" + base.string() +
                        "\"\ncombine = \"wrench_database\"\n[[runs]]\n" + shortened +
