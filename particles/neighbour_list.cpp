@@ -4,8 +4,61 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace talus::particles {
+namespace {
+
+// A refresh re-searches the particles that moved this fraction of the usable skin: after it no
+// particle has moved more, so the next refresh waits until two moves sum to the skin again
+// (half of it is then still to go). Fast grains are re-searched at every refresh, slow ones when
+// their creep reaches it.
+constexpr float kMoverFraction = 0.25f;
+
+// The pair test every build and refresh applies: j is listed for i when their centres (the given
+// positions, periodic minimum image) are closer than ri + rj + contact_margin + skin.
+struct PairTest {
+  const float* x;
+  const float* y;
+  const float* z;
+  const float* r;
+  float margin;  // contact margin + skin [m]
+  MinimumImage image;
+
+  bool listed(std::int64_t i, std::int32_t j) const {
+    float d[3] = {x[i] - x[j], y[i] - y[j], z[i] - z[j]};
+    image.apply(d);
+    const float reach = r[i] + r[j] + margin;
+    return d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < reach * reach;
+  }
+};
+
+// Appends particle i's partners (the pair test over the hash's 27 cells around i's cell) to
+// `out` in increasing index: the detection pass's canonical row order (sorted cells deliver
+// nearly sorted runs; the linked hash any order).
+void search_row(const SpatialHash& hash, const PairTest& test, std::int64_t i,
+                std::vector<std::int32_t>& out) {
+  const std::size_t first = out.size();
+  hash.for_each_in_neighbourhood(hash.cx[i], hash.cy[i], hash.cz[i], [&](std::int32_t j) {
+    if (j != i && test.listed(i, j)) out.push_back(j);
+  });
+  std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
+}
+
+// The squared move of particle i since its reference position (periodic minimum image).
+float squared_move(const NeighbourList& list, const MinimumImage& image, const ParticleState& s,
+                   std::int64_t i) {
+  float d[3] = {s.x_m[i] - list.x0_m[i], s.y_m[i] - list.y0_m[i], s.z_m[i] - list.z0_m[i]};
+  image.apply(d);
+  return d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+}
+
+// The move [m] at which a particle is a mover (see kMoverFraction).
+float mover_move_m(const NeighbourList& list, float skin_m) {
+  return kMoverFraction * (skin_m - list.allowance_m);
+}
+
+}  // namespace
 
 float neighbour_skin_m(const ParticleModel& model, float max_radius_m) {
   float skin = static_cast<float>(model.neighbour_skin_radii) * max_radius_m;
@@ -19,44 +72,72 @@ float neighbour_skin_m(const ParticleModel& model, float max_radius_m) {
   return skin;
 }
 
-bool neighbour_list_stale(const NeighbourList& list, const ParticleModel& model,
-                          const ParticleState& state, float skin_m, int threads) {
+NeighbourListNeed neighbour_list_need(const NeighbourList& list, const ParticleModel& model,
+                                      const ParticleState& state, float skin_m, int threads) {
   const std::size_t n = state.size();
-  if (!list.built || list.particles() != n || list.skin_m != skin_m || skin_m <= 0.0f) return true;
+  if (!list.built || list.particles() != n || list.skin_m != skin_m || skin_m <= 0.0f) {
+    return NeighbourListNeed::kBuild;
+  }
   const auto count = static_cast<std::int64_t>(n);
   const MinimumImage image(model);
-  const float* x = state.x_m.data();
-  const float* y = state.y_m.data();
-  const float* z = state.z_m.data();
   const float* r = state.radius_m.data();
-  float max_move2 = 0.0f;
-  bool radius_changed = false;
-#pragma omp parallel for schedule(static) num_threads(threads) reduction(max          \
-                                                                         : max_move2) \
-    reduction(||                                                                      \
-              : radius_changed)
-  for (std::int64_t i = 0; i < count; ++i) {
-    float d[3] = {x[i] - list.x0_m[i], y[i] - list.y0_m[i], z[i] - list.z0_m[i]};
-    image.apply(d);
-    max_move2 = std::max(max_move2, d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-    radius_changed = radius_changed || r[i] != list.radius0_m[i];
+  const float mover = mover_move_m(list, skin_m);
+  const float mover2 = mover * mover;
+  // The two largest squared moves (a multiset: the same for any split over threads).
+  float first2 = 0.0f, second2 = 0.0f;
+  std::int64_t movers = 0;
+  bool rebuild = false;  // a radius changed or a move is not finite
+#pragma omp parallel num_threads(threads) reduction(+ : movers) reduction(|| : rebuild)
+  {
+    float mine1 = 0.0f, mine2 = 0.0f;
+#pragma omp for schedule(static)
+    for (std::int64_t i = 0; i < count; ++i) {
+      const float m2 = squared_move(list, image, state, i);
+      rebuild = rebuild || !std::isfinite(m2) || r[i] != list.radius0_m[i];
+      movers += m2 >= mover2 ? 1 : 0;
+      if (m2 > mine1) {
+        mine2 = mine1;
+        mine1 = m2;
+      } else if (m2 > mine2) {
+        mine2 = m2;
+      }
+    }
+#pragma omp critical
+    {
+      for (const float m2 : {mine1, mine2}) {
+        if (m2 > first2) {
+          second2 = first2;
+          first2 = m2;
+        } else if (m2 > second2) {
+          second2 = m2;
+        }
+      }
+    }
   }
-  // Two particles that each moved less than (skin - allowance) / 2 closed a listed-out pair's
-  // distance by less than the skin (the radii are those of the build, or the list is stale).
-  const float max_move = std::sqrt(max_move2);
-  return radius_changed || !std::isfinite(max_move) || 2.0f * max_move >= skin_m - list.allowance_m;
+  if (rebuild) return NeighbourListNeed::kBuild;
+  // Two particles that moved a and b since their references closed a listed-out pair's distance
+  // by at most a + b: below the skin (less the allowance) no such pair can touch.
+  if (std::sqrt(first2) + std::sqrt(second2) < skin_m - list.allowance_m) {
+    return NeighbourListNeed::kNothing;
+  }
+  return 2 * movers > count ? NeighbourListNeed::kBuild : NeighbourListNeed::kRefresh;
+}
+
+bool neighbour_list_stale(const NeighbourList& list, const ParticleModel& model,
+                          const ParticleState& state, float skin_m, int threads) {
+  return neighbour_list_need(list, model, state, skin_m, threads) != NeighbourListNeed::kNothing;
 }
 
 void build_neighbour_list(NeighbourList& list, const SpatialHash& hash, const ParticleModel& model,
                           const ParticleState& state, float skin_m, int threads) {
   const std::size_t n = state.size();
   const auto count = static_cast<std::int64_t>(n);
-  const float* x = state.x_m.data();
-  const float* y = state.y_m.data();
-  const float* z = state.z_m.data();
-  const float* r = state.radius_m.data();
-  const float margin = static_cast<float>(model.contact_margin_m) + skin_m;
-  const MinimumImage image(model);
+  const PairTest test{state.x_m.data(),
+                      state.y_m.data(),
+                      state.z_m.data(),
+                      state.radius_m.data(),
+                      static_cast<float>(model.contact_margin_m) + skin_m,
+                      MinimumImage(model)};
 
   list.start.resize(n + 1);
   std::int64_t* start = list.start.data();
@@ -76,18 +157,7 @@ void build_neighbour_list(NeighbourList& list, const SpatialHash& hash, const Pa
     mine.reserve(static_cast<std::size_t>(hi - lo) * 16);
     for (std::int64_t i = lo; i < hi; ++i) {
       start[i] = static_cast<std::int64_t>(mine.size());  // local; shifted below
-      const std::size_t first = mine.size();
-      const float xi = x[i], yi = y[i], zi = z[i], ri = r[i];
-      hash.for_each_in_neighbourhood(hash.cx[i], hash.cy[i], hash.cz[i], [&](std::int32_t j) {
-        if (j == i) return;
-        float d[3] = {xi - x[j], yi - y[j], zi - z[j]};
-        image.apply(d);
-        const float reach = ri + r[j] + margin;
-        if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < reach * reach) mine.push_back(j);
-      });
-      // Increasing partner index: the detection pass's canonical row order (sorted cells deliver
-      // nearly sorted runs; the linked hash any order).
-      std::sort(mine.begin() + static_cast<std::ptrdiff_t>(first), mine.end());
+      search_row(hash, test, i, mine);
     }
     offset[static_cast<std::size_t>(t) + 1] = static_cast<std::int64_t>(mine.size());
 #pragma omp barrier
@@ -108,13 +178,145 @@ void build_neighbour_list(NeighbourList& list, const SpatialHash& hash, const Pa
   list.z0_m = state.z_m;
   list.radius0_m = state.radius_m;
   list.skin_m = skin_m;
-  // The rounding allowance of the staleness test: float distances the build and the detection
-  // pass compute are off by ~1e-7 of the reach; 1e-4 of the largest reach is ample.
   const float max_r =
       n > 0 ? *std::max_element(state.radius_m.begin(), state.radius_m.end()) : 0.0f;
-  list.allowance_m = 1e-4f * (2.0f * max_r + margin);
+  list.max_radius_m = max_r;
+  // The rounding allowance of the move test: float distances the build and the detection pass
+  // compute are off by ~1e-7 of the reach; 1e-4 of the largest reach is ample.
+  list.allowance_m = 1e-4f * (2.0f * max_r + test.margin);
   list.built = true;
   ++list.builds;
+}
+
+void refresh_neighbour_list(NeighbourList& list, SpatialHash& hash, const ParticleModel& model,
+                            const ParticleState& state, float skin_m, int threads) {
+  const std::size_t n = state.size();
+  const auto count = static_cast<std::int64_t>(n);
+  const MinimumImage image(model);
+  const float mover = mover_move_m(list, skin_m);
+  const float mover2 = mover * mover;
+
+  // 1. The movers, ascending (mover_of: a particle's place among them, or -1), take their
+  // current position as reference.
+  std::vector<std::int32_t> mover_of(n);
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (std::int64_t i = 0; i < count; ++i) {
+    mover_of[i] = squared_move(list, image, state, i) >= mover2 ? 0 : -1;
+  }
+  std::vector<std::int32_t> movers;
+  for (std::int64_t i = 0; i < count; ++i) {
+    if (mover_of[i] < 0) continue;
+    mover_of[i] = static_cast<std::int32_t>(movers.size());
+    movers.push_back(static_cast<std::int32_t>(i));
+    list.x0_m[i] = state.x_m[i];
+    list.y0_m[i] = state.y_m[i];
+    list.z0_m[i] = state.z_m[i];
+  }
+
+  // 2. The movers' rows, searched in a hash of the reference positions; each thread searches a
+  // contiguous range of movers into its own buffer, concatenated in thread order.
+  build_spatial_hash(hash, model.broadphase, make_cell_grid(model, list.max_radius_m, skin_m),
+                     model.hash_table_factor, list.x0_m.data(), list.y0_m.data(), list.z0_m.data(),
+                     n, threads);
+  const PairTest test{list.x0_m.data(),
+                      list.y0_m.data(),
+                      list.z0_m.data(),
+                      state.radius_m.data(),
+                      static_cast<float>(model.contact_margin_m) + skin_m,
+                      image};
+  const auto mover_count = static_cast<std::int64_t>(movers.size());
+  std::vector<std::int64_t> row_start(movers.size() + 1, 0);  // movers' rows in `rows`
+  std::vector<std::int32_t> rows;
+  const int team_size = std::max(threads, 1);
+  std::vector<std::vector<std::int32_t>> found(static_cast<std::size_t>(team_size));
+  std::vector<std::int64_t> offset(static_cast<std::size_t>(team_size) + 1, 0);
+#pragma omp parallel num_threads(team_size)
+  {
+    const int t = omp_get_thread_num();
+    const int team = omp_get_num_threads();
+    const std::int64_t lo = mover_count * t / team;
+    const std::int64_t hi = mover_count * (t + 1) / team;
+    std::vector<std::int32_t>& mine = found[static_cast<std::size_t>(t)];
+    for (std::int64_t m = lo; m < hi; ++m) {
+      row_start[static_cast<std::size_t>(m)] = static_cast<std::int64_t>(mine.size());
+      search_row(hash, test, movers[static_cast<std::size_t>(m)], mine);
+    }
+    offset[static_cast<std::size_t>(t) + 1] = static_cast<std::int64_t>(mine.size());
+#pragma omp barrier
+#pragma omp single
+    {
+      for (int u = 0; u < team; ++u) {
+        offset[static_cast<std::size_t>(u) + 1] += offset[static_cast<std::size_t>(u)];
+      }
+      rows.resize(static_cast<std::size_t>(offset[static_cast<std::size_t>(team)]));
+      row_start[movers.size()] = offset[static_cast<std::size_t>(team)];
+    }
+    const std::int64_t shift = offset[static_cast<std::size_t>(t)];
+    for (std::int64_t m = lo; m < hi; ++m) row_start[static_cast<std::size_t>(m)] += shift;
+    std::copy(mine.begin(), mine.end(), rows.begin() + shift);
+  }
+
+  // 3. The movers each non-mover gains, ascending: scattered in mover order.
+  std::vector<std::int64_t> gained_start(n + 1, 0);
+  for (const std::int32_t j : rows) {
+    if (mover_of[static_cast<std::size_t>(j)] < 0) ++gained_start[static_cast<std::size_t>(j) + 1];
+  }
+  for (std::size_t i = 0; i < n; ++i) gained_start[i + 1] += gained_start[i];
+  std::vector<std::int32_t> gained(static_cast<std::size_t>(gained_start[n]));
+  {
+    std::vector<std::int64_t> cursor(gained_start.begin(), gained_start.end() - 1);
+    for (std::int64_t m = 0; m < mover_count; ++m) {
+      for (std::int64_t a = row_start[static_cast<std::size_t>(m)];
+           a < row_start[static_cast<std::size_t>(m) + 1]; ++a) {
+        const auto j = static_cast<std::size_t>(rows[static_cast<std::size_t>(a)]);
+        if (mover_of[j] < 0) gained[static_cast<std::size_t>(cursor[j]++)] = movers[m];
+      }
+    }
+  }
+
+  // 4. The new rows: a mover's searched row; a non-mover's old partners that are not movers,
+  // merged with the movers it gained (both ascending, disjoint).
+  auto kept_of = [&](std::int64_t i, auto&& f) {
+    for (std::int64_t a = list.start[i]; a < list.start[i + 1]; ++a) {
+      const std::int32_t j = list.partner[static_cast<std::size_t>(a)];
+      if (mover_of[static_cast<std::size_t>(j)] < 0) f(j);
+    }
+  };
+  std::vector<std::int64_t> start(n + 1, 0);
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (std::int64_t i = 0; i < count; ++i) {
+    const std::int32_t m = mover_of[i];
+    std::int64_t length = 0;
+    if (m >= 0) {
+      length = row_start[static_cast<std::size_t>(m) + 1] - row_start[static_cast<std::size_t>(m)];
+    } else {
+      kept_of(i, [&](std::int32_t) { ++length; });
+      length += gained_start[i + 1] - gained_start[i];
+    }
+    start[i + 1] = length;
+  }
+  for (std::size_t i = 0; i < n; ++i) start[i + 1] += start[i];
+  std::vector<std::int32_t> partner(static_cast<std::size_t>(start[n]));
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (std::int64_t i = 0; i < count; ++i) {
+    std::int32_t* out = partner.data() + start[i];
+    const std::int32_t m = mover_of[i];
+    if (m >= 0) {
+      std::copy(rows.begin() + row_start[static_cast<std::size_t>(m)],
+                rows.begin() + row_start[static_cast<std::size_t>(m) + 1], out);
+      continue;
+    }
+    const std::int32_t* g = gained.data() + gained_start[i];
+    const std::int32_t* g_end = gained.data() + gained_start[i + 1];
+    kept_of(i, [&](std::int32_t j) {
+      while (g != g_end && *g < j) *out++ = *g++;
+      *out++ = j;
+    });
+    std::copy(g, g_end, out);
+  }
+  list.start.swap(start);
+  list.partner.swap(partner);
+  ++list.refreshes;
 }
 
 }  // namespace talus::particles

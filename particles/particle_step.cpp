@@ -43,9 +43,10 @@ void predict_velocities(const ParticleModel& model, const ParticleState& s, Part
   }
 }
 
-// Stage: broadphase (§II-B). Bins the particles into the hash when the neighbour list no longer
-// covers them (or at every step without a skin) and rebuilds the list from it. Returns the list
-// the detection pass reads, or nullptr when it searches the hash itself.
+// Stage: broadphase (§II-B). Keeps the neighbour list while it covers the particles, refreshes
+// the rows of those that moved, or bins all particles into the hash and rebuilds the list from it
+// (at every step without a skin: no list). Returns the list the detection pass reads, or nullptr
+// when it searches the hash itself.
 const NeighbourList* bin_particles(const ParticleModel& model, const ParticleState& s,
                                    ParticleWorkspace& w, int threads) {
   const std::size_t n = s.size();
@@ -55,8 +56,16 @@ const NeighbourList* bin_particles(const ParticleModel& model, const ParticleSta
 #pragma omp parallel for schedule(static) num_threads(threads) reduction(max : max_r)
   for (std::int64_t i = 0; i < count; ++i) max_r = std::max(max_r, r[i]);
   const float skin = neighbour_skin_m(model, max_r);
-  if (skin > 0.0f && !neighbour_list_stale(w.neighbours, model, s, skin, threads)) {
-    return &w.neighbours;
+  if (skin > 0.0f) {
+    switch (neighbour_list_need(w.neighbours, model, s, skin, threads)) {
+      case NeighbourListNeed::kNothing:
+        return &w.neighbours;
+      case NeighbourListNeed::kRefresh:
+        refresh_neighbour_list(w.neighbours, w.hash, model, s, skin, threads);
+        return &w.neighbours;
+      case NeighbourListNeed::kBuild:
+        break;
+    }
   }
   build_spatial_hash(w.hash, model.broadphase, make_cell_grid(model, max_r, skin),
                      model.hash_table_factor, s.x_m.data(), s.y_m.data(), s.z_m.data(), n, threads);

@@ -1,6 +1,8 @@
 // The particle tier's Verlet neighbour list: it lists exactly the pairs within reach plus skin,
-// goes stale when a particle moved half the skin (periodic minimum image), a radius changed or a
-// position was edited, is reused in a bed at rest, and never changes a result bit.
+// goes stale when the two largest moves (periodic minimum image) reach the skin, a radius changed
+// or a position was edited, refreshes only the rows of the particles that moved (the same list a
+// full build at the reference positions makes), is reused in a bed at rest, and never changes a
+// result bit.
 
 #include <gtest/gtest.h>
 
@@ -75,17 +77,20 @@ TEST(NeighbourList, GoesStaleAtHalfTheSkinOnARadiusChangeAndAcrossThePeriodicSea
   EXPECT_FALSE(neighbour_list_stale(list, model, state, skin, 1));
   EXPECT_TRUE(neighbour_list_stale(list, model, state, 0.5f * skin, 1));  // another skin
 
+  // Stale when the two largest moves sum to the skin: one particle alone may move almost all of it.
   ParticleState moved = state;
-  moved.y_m[0] += 0.49f * skin;
+  moved.y_m[0] += 0.9f * skin;
   EXPECT_FALSE(neighbour_list_stale(list, model, moved, skin, 2));
-  moved.y_m[0] = state.y_m[0] + 0.51f * skin;
+  moved.z_m[1] += 0.09f * skin;
+  EXPECT_FALSE(neighbour_list_stale(list, model, moved, skin, 2));
+  moved.z_m[1] = state.z_m[1] + 0.11f * skin;
   EXPECT_TRUE(neighbour_list_stale(list, model, moved, skin, 2));
 
-  // Across the seam: 0.0999 -> 0.0001 is a move of 0.2 mm (< skin / 2 = 0.75 mm), not 0.0998 m.
+  // Across the seam: 0.0999 -> 0.0001 is a move of 0.2 mm (< skin = 1.5 mm), not 0.0998 m.
   ParticleState wrapped = state;
   wrapped.x_m[1] = 0.0001f;
   EXPECT_FALSE(neighbour_list_stale(list, model, wrapped, skin, 1));
-  wrapped.x_m[1] = 0.0009f;  // 1 mm
+  wrapped.x_m[1] = 0.0016f;  // 1.7 mm
   EXPECT_TRUE(neighbour_list_stale(list, model, wrapped, skin, 1));
 
   ParticleState grown = state;
@@ -97,9 +102,87 @@ TEST(NeighbourList, GoesStaleAtHalfTheSkinOnARadiusChangeAndAcrossThePeriodicSea
   EXPECT_TRUE(neighbour_list_stale(list, model, more, skin, 1));
 }
 
-// A bed with a sphere pushed through it (particles stream around it, so the list is rebuilt
-// often) for `steps` steps.
-ParticleState pushed_bed(double skin_radii, int threads, int steps, std::int64_t* builds) {
+// The particles of `state` moved: particle 0 across the bed, particles 1 and 2 by a third of the
+// skin, every other one by a tenth of it (below a mover's quarter), in varied directions.
+ParticleState moved_bed(const ParticleState& state, float skin) {
+  ParticleState moved = state;
+  moved.x_m[0] = state.x_m[state.size() - 1];
+  moved.y_m[0] = state.y_m[state.size() - 1] + 0.5f * skin;
+  moved.z_m[0] = state.z_m[state.size() - 1] + 2.0f * static_cast<float>(kRadius);
+  moved.x_m[1] += 0.34f * skin;
+  moved.z_m[2] -= 0.34f * skin;
+  for (std::size_t i = 3; i < state.size(); ++i) {
+    const float a = 0.7f * static_cast<float>(i);
+    moved.x_m[i] += 0.1f * skin * std::cos(a);
+    moved.y_m[i] += 0.1f * skin * std::sin(a);
+  }
+  return moved;
+}
+
+TEST(NeighbourList, ARefreshReSearchesTheMoversAndEqualsAFullBuildAtTheReferencePositions) {
+  for (Broadphase kind : {Broadphase::kSortedCells, Broadphase::kLinkedHash}) {
+    for (int threads : {1, 2}) {
+      ParticleModel model = box_model(0.06, 0.1);
+      model.broadphase = kind;
+      const ParticleState state = testing::box_bed(0.06, 0.04);
+      const float skin = 0.4f * static_cast<float>(kRadius);
+      NeighbourList list = list_for(model, state, skin);
+      const ParticleState moved = moved_bed(state, skin);
+      ASSERT_EQ(neighbour_list_need(list, model, moved, skin, threads),
+                NeighbourListNeed::kRefresh);
+      SpatialHash hash;
+      refresh_neighbour_list(list, hash, model, moved, skin, threads);
+      EXPECT_EQ(list.refreshes, 1);
+      EXPECT_EQ(list.builds, 1);
+      // Movers (0, 1, 2) take their current positions as reference; the rest keep theirs.
+      ParticleState reference = moved;
+      for (std::size_t i = 0; i < state.size(); ++i) {
+        const ParticleState& expected = i < 3 ? moved : state;
+        EXPECT_EQ(list.x0_m[i], expected.x_m[i]) << "particle " << i;
+        EXPECT_EQ(list.y0_m[i], expected.y_m[i]) << "particle " << i;
+        EXPECT_EQ(list.z0_m[i], expected.z_m[i]) << "particle " << i;
+        reference.x_m[i] = list.x0_m[i];
+        reference.y_m[i] = list.y0_m[i];
+        reference.z_m[i] = list.z0_m[i];
+      }
+      const NeighbourList full = list_for(model, reference, skin);
+      EXPECT_EQ(list.start, full.start);
+      EXPECT_EQ(list.partner, full.partner);
+      // Particle 0 left its old neighbours for new ones.
+      const auto row0 = [](const NeighbourList& l) {
+        return std::vector<std::int32_t>(l.partner.begin() + l.start[0],
+                                         l.partner.begin() + l.start[1]);
+      };
+      EXPECT_NE(row0(list), row0(list_for(model, state, skin)));
+      EXPECT_FALSE(row0(list).empty());
+      // The refreshed list covers the moved bed again.
+      EXPECT_EQ(neighbour_list_need(list, model, moved, skin, threads),
+                NeighbourListNeed::kNothing);
+    }
+  }
+}
+
+TEST(NeighbourList, IsBuiltAfreshWhenMostParticlesMoved) {
+  ParticleModel model = box_model(0.06, 0.1);
+  const ParticleState state = testing::box_bed(0.06, 0.04);
+  const float skin = 0.4f * static_cast<float>(kRadius);
+  const NeighbourList list = list_for(model, state, skin);
+  ParticleState shaken = state;
+  for (std::size_t i = 0; i < state.size(); ++i)
+    shaken.z_m[i] += (i % 3 == 0 ? 0.1f : 0.55f) * skin;
+  // Two in three particles moved more than a mover's quarter of the skin (and two of them sum to
+  // more than the skin): a full build is cheaper than re-searching them.
+  EXPECT_EQ(neighbour_list_need(list, model, shaken, skin, 2), NeighbourListNeed::kBuild);
+  for (std::size_t i = 0; i < state.size(); ++i) shaken.z_m[i] = state.z_m[i];
+  shaken.z_m[5] += 0.6f * skin;
+  shaken.z_m[7] += 0.6f * skin;
+  EXPECT_EQ(neighbour_list_need(list, model, shaken, skin, 2), NeighbourListNeed::kRefresh);
+}
+
+// A bed with a sphere pushed through it (particles stream around it, so the list is refreshed
+// or rebuilt often) for `steps` steps.
+ParticleState pushed_bed(double skin_radii, int threads, int steps, std::int64_t* builds,
+                         std::int64_t* refreshes = nullptr) {
   ParticleModel model = box_model(0.06, 0.2);
   model.threads = threads;
   model.warm_start = 0.8;
@@ -111,22 +194,25 @@ ParticleState pushed_bed(double skin_radii, int threads, int steps, std::int64_t
   ParticleWorkspace w;
   for (int k = 0; k < steps; ++k) step(model, state, motions_at({&driver, 1}, state.time_s), w);
   *builds = w.neighbours.builds;
+  if (refreshes != nullptr) *refreshes = w.neighbours.refreshes;
   return state;
 }
 
 TEST(NeighbourList, ResultsAreBitIdenticalForAnySkin) {
   std::int64_t builds_none = 0, builds_small = 0, builds_large = 0;
+  std::int64_t refreshes_small = 0, refreshes_large = 0;
   const ParticleState none = pushed_bed(0.0, 2, 150, &builds_none);
-  const ParticleState small = pushed_bed(0.3, 2, 150, &builds_small);
-  const ParticleState large = pushed_bed(1.0, 1, 150, &builds_large);
+  const ParticleState small = pushed_bed(0.3, 2, 150, &builds_small, &refreshes_small);
+  const ParticleState large = pushed_bed(1.0, 1, 150, &builds_large, &refreshes_large);
   expect_identical(none, small);
   expect_identical(none, large);
   EXPECT_EQ(builds_none, 0);  // no list: the hash is searched at every step
-  // Both lists were rebuilt while particles moved (so the rebuilds were exercised) and reused
-  // in between; the larger skin lasts longer.
-  EXPECT_GT(builds_small, 1);
-  EXPECT_LT(builds_small, 150);
-  EXPECT_LT(builds_large, builds_small);
+  // Both lists were refreshed while particles moved (so refreshes were exercised) and reused in
+  // between; the larger skin lasts longer.
+  EXPECT_GT(refreshes_small, 1);
+  EXPECT_GT(refreshes_large, 0);
+  EXPECT_LT(builds_small + refreshes_small, 150);
+  EXPECT_LT(builds_large + refreshes_large, builds_small + refreshes_small);
 }
 
 TEST(NeighbourList, ABedAtRestReusesItsList) {
@@ -134,10 +220,11 @@ TEST(NeighbourList, ABedAtRestReusesItsList) {
   ParticleState state = testing::box_bed(0.05, 0.03);
   ParticleWorkspace w;
   testing::run(model, state, w, 600);  // settle
-  const std::int64_t before = w.neighbours.builds;
+  const std::int64_t before = w.neighbours.builds + w.neighbours.refreshes;
   testing::run(model, state, w, 400);
-  // At rest particles move micrometres per step: a handful of rebuilds in 400 steps, not 400.
-  EXPECT_LE(w.neighbours.builds - before, 20) << "max speed " << testing::max_speed(state);
+  // At rest particles move micrometres per step: a handful of refreshes in 400 steps, not 400.
+  EXPECT_LE(w.neighbours.builds + w.neighbours.refreshes - before, 20)
+      << "max speed " << testing::max_speed(state);
 }
 
 TEST(NeighbourList, PositionsEditedBetweenStepsAreSeen) {

@@ -137,6 +137,7 @@ int main(int argc, char** argv) {
     const long timed_steps = std::lround(time_s / dt_s);
     const double ke_before = kinetic_energy_J(state);
     const std::int64_t builds_before = ws.neighbours.builds;
+    const std::int64_t refreshes_before = ws.neighbours.refreshes;
     // Each repeat times the same run from the settled state and workspace (warm start included);
     // the runs are bit-identical, so only the wall time differs. The median is reported: the
     // machines are shared and single runs scattered by 25 %.
@@ -158,12 +159,13 @@ int main(int argc, char** argv) {
         "talus particles={} threads={} dt={} iterations={} settle_iterations={} steps={} "
         "repeats={} median_wall_s={:.3f} sim_s_per_wall_s={:.5f} particle_steps_per_s={:.4g} "
         "KE_before_J={:.4g} "
-        "KE_after_J={:.4g} max_speed_m_per_s={:.4g} list_builds={} contact_margin_m={}\n",
+        "KE_after_J={:.4g} max_speed_m_per_s={:.4g} list_builds={} list_refreshes={} "
+        "contact_margin_m={}\n",
         state.size(), threads, dt_s, iterations,
         settle_iterations > 0 ? settle_iterations : iterations, timed_steps, walls.size(), wall_s,
         time_s / wall_s, double(state.size()) * double(timed_steps) / wall_s, ke_before,
         kinetic_energy_J(state), max_speed(state), ws.neighbours.builds - builds_before,
-        model.contact_margin_m);
+        ws.neighbours.refreshes - refreshes_before, model.contact_margin_m);
   } catch (const std::exception& e) {
     fmt::print(stderr, "talus_particle_bed: {}\n", e.what());
     return 1;
