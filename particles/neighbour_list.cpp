@@ -45,6 +45,46 @@ void search_row(const SpatialHash& hash, const PairTest& test, std::int64_t i,
   std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
 }
 
+// Searches the rows of `rows` particles, the k-th being particle_of(k), into CSR form: row k is
+// partner[start[k], start[k + 1]). Each thread searches a contiguous range of rows into its own
+// buffer; the buffers are concatenated in thread order, so the result does not depend on the
+// thread count.
+template <class ParticleOf>
+void search_rows(const SpatialHash& hash, const PairTest& test, std::int64_t rows,
+                 ParticleOf particle_of, int threads, std::vector<std::int64_t>& start,
+                 std::vector<std::int32_t>& partner) {
+  start.resize(static_cast<std::size_t>(rows) + 1);
+  const int team_size = std::max(threads, 1);
+  std::vector<std::vector<std::int32_t>> found(static_cast<std::size_t>(team_size));
+  std::vector<std::int64_t> offset(static_cast<std::size_t>(team_size) + 1, 0);
+#pragma omp parallel num_threads(team_size)
+  {
+    const int t = omp_get_thread_num();
+    const int team = omp_get_num_threads();
+    const std::int64_t lo = rows * t / team;
+    const std::int64_t hi = rows * (t + 1) / team;
+    std::vector<std::int32_t>& mine = found[static_cast<std::size_t>(t)];
+    mine.reserve(static_cast<std::size_t>(hi - lo) * 16);
+    for (std::int64_t k = lo; k < hi; ++k) {
+      start[static_cast<std::size_t>(k)] = static_cast<std::int64_t>(mine.size());  // shifted below
+      search_row(hash, test, particle_of(k), mine);
+    }
+    offset[static_cast<std::size_t>(t) + 1] = static_cast<std::int64_t>(mine.size());
+#pragma omp barrier
+#pragma omp single
+    {
+      for (int u = 0; u < team; ++u) {
+        offset[static_cast<std::size_t>(u) + 1] += offset[static_cast<std::size_t>(u)];
+      }
+      partner.resize(static_cast<std::size_t>(offset[static_cast<std::size_t>(team)]));
+      start[static_cast<std::size_t>(rows)] = offset[static_cast<std::size_t>(team)];
+    }
+    const std::int64_t shift = offset[static_cast<std::size_t>(t)];
+    for (std::int64_t k = lo; k < hi; ++k) start[static_cast<std::size_t>(k)] += shift;
+    std::copy(mine.begin(), mine.end(), partner.begin() + shift);
+  }
+}
+
 // The squared move of particle i since its reference position (periodic minimum image).
 float squared_move(const NeighbourList& list, const MinimumImage& image, const ParticleState& s,
                    std::int64_t i) {
@@ -139,40 +179,8 @@ void build_neighbour_list(NeighbourList& list, const SpatialHash& hash, const Pa
                       static_cast<float>(model.contact_margin_m) + skin_m,
                       MinimumImage(model)};
 
-  list.start.resize(n + 1);
-  std::int64_t* start = list.start.data();
-  const int team_size = std::max(threads, 1);
-  // Each thread lists a contiguous range of particles into its own buffer; the buffers are then
-  // concatenated in thread order, so the list does not depend on the thread count.
-  std::vector<std::vector<std::int32_t>> found(static_cast<std::size_t>(team_size));
-  std::vector<std::int64_t> offset(static_cast<std::size_t>(team_size) + 1, 0);
-#pragma omp parallel num_threads(team_size)
-  {
-    const int t = omp_get_thread_num();
-    const int team = omp_get_num_threads();
-    const std::int64_t lo = count * t / team;
-    const std::int64_t hi = count * (t + 1) / team;
-    std::vector<std::int32_t>& mine = found[static_cast<std::size_t>(t)];
-    mine.clear();
-    mine.reserve(static_cast<std::size_t>(hi - lo) * 16);
-    for (std::int64_t i = lo; i < hi; ++i) {
-      start[i] = static_cast<std::int64_t>(mine.size());  // local; shifted below
-      search_row(hash, test, i, mine);
-    }
-    offset[static_cast<std::size_t>(t) + 1] = static_cast<std::int64_t>(mine.size());
-#pragma omp barrier
-#pragma omp single
-    {
-      for (int u = 0; u < team; ++u) {
-        offset[static_cast<std::size_t>(u) + 1] += offset[static_cast<std::size_t>(u)];
-      }
-      list.partner.resize(static_cast<std::size_t>(offset[static_cast<std::size_t>(team)]));
-      start[count] = offset[static_cast<std::size_t>(team)];
-    }
-    const std::int64_t shift = offset[static_cast<std::size_t>(t)];
-    for (std::int64_t i = lo; i < hi; ++i) start[i] += shift;
-    std::copy(mine.begin(), mine.end(), list.partner.begin() + shift);
-  }
+  search_rows(
+      hash, test, count, [](std::int64_t i) { return i; }, threads, list.start, list.partner);
   list.x0_m = state.x_m;
   list.y0_m = state.y_m;
   list.z0_m = state.z_m;
@@ -213,8 +221,7 @@ void refresh_neighbour_list(NeighbourList& list, SpatialHash& hash, const Partic
     list.z0_m[i] = state.z_m[i];
   }
 
-  // 2. The movers' rows, searched in a hash of the reference positions; each thread searches a
-  // contiguous range of movers into its own buffer, concatenated in thread order.
+  // 2. The movers' rows, searched in a hash of the reference positions.
   build_spatial_hash(hash, model.broadphase, make_cell_grid(model, list.max_radius_m, skin_m),
                      model.hash_table_factor, list.x0_m.data(), list.y0_m.data(), list.z0_m.data(),
                      n, threads);
@@ -225,36 +232,11 @@ void refresh_neighbour_list(NeighbourList& list, SpatialHash& hash, const Partic
                       static_cast<float>(model.contact_margin_m) + skin_m,
                       image};
   const auto mover_count = static_cast<std::int64_t>(movers.size());
-  std::vector<std::int64_t> row_start(movers.size() + 1, 0);  // movers' rows in `rows`
+  std::vector<std::int64_t> row_start;  // the movers' rows in `rows`, in mover order
   std::vector<std::int32_t> rows;
-  const int team_size = std::max(threads, 1);
-  std::vector<std::vector<std::int32_t>> found(static_cast<std::size_t>(team_size));
-  std::vector<std::int64_t> offset(static_cast<std::size_t>(team_size) + 1, 0);
-#pragma omp parallel num_threads(team_size)
-  {
-    const int t = omp_get_thread_num();
-    const int team = omp_get_num_threads();
-    const std::int64_t lo = mover_count * t / team;
-    const std::int64_t hi = mover_count * (t + 1) / team;
-    std::vector<std::int32_t>& mine = found[static_cast<std::size_t>(t)];
-    for (std::int64_t m = lo; m < hi; ++m) {
-      row_start[static_cast<std::size_t>(m)] = static_cast<std::int64_t>(mine.size());
-      search_row(hash, test, movers[static_cast<std::size_t>(m)], mine);
-    }
-    offset[static_cast<std::size_t>(t) + 1] = static_cast<std::int64_t>(mine.size());
-#pragma omp barrier
-#pragma omp single
-    {
-      for (int u = 0; u < team; ++u) {
-        offset[static_cast<std::size_t>(u) + 1] += offset[static_cast<std::size_t>(u)];
-      }
-      rows.resize(static_cast<std::size_t>(offset[static_cast<std::size_t>(team)]));
-      row_start[movers.size()] = offset[static_cast<std::size_t>(team)];
-    }
-    const std::int64_t shift = offset[static_cast<std::size_t>(t)];
-    for (std::int64_t m = lo; m < hi; ++m) row_start[static_cast<std::size_t>(m)] += shift;
-    std::copy(mine.begin(), mine.end(), rows.begin() + shift);
-  }
+  search_rows(
+      hash, test, mover_count, [&](std::int64_t m) { return movers[static_cast<std::size_t>(m)]; },
+      threads, row_start, rows);
 
   // 3. The movers each non-mover gains, ascending: scattered in mover order.
   std::vector<std::int64_t> gained_start(n + 1, 0);
