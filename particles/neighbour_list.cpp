@@ -163,11 +163,6 @@ NeighbourListNeed neighbour_list_need(const NeighbourList& list, const ParticleM
   return 2 * movers > count ? NeighbourListNeed::kBuild : NeighbourListNeed::kRefresh;
 }
 
-bool neighbour_list_stale(const NeighbourList& list, const ParticleModel& model,
-                          const ParticleState& state, float skin_m, int threads) {
-  return neighbour_list_need(list, model, state, skin_m, threads) != NeighbourListNeed::kNothing;
-}
-
 void build_neighbour_list(NeighbourList& list, const SpatialHash& hash, const ParticleModel& model,
                           const ParticleState& state, float skin_m, int threads) {
   const std::size_t n = state.size();

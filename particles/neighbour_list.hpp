@@ -40,7 +40,8 @@ struct NeighbourList {
   float allowance_m = 0.0f;  ///< float rounding allowance of the staleness test [m] (1e-4 reach)
   std::vector<std::int64_t> start;    ///< per particle + 1: offsets into `partner`
   std::vector<std::int32_t> partner;  ///< listed partners of each particle, increasing
-  /// Positions [m] and radii [m] at the build (the rebuild test compares against them).
+  /// Per particle: its reference position [m] (where its row was last searched; moves are
+  /// measured from it) and its radius [m] at the build (a changed radius forces a build).
   std::vector<float> x0_m, y0_m, z0_m, radius0_m;
   float max_radius_m = 0.0f;  ///< the largest radius at the build [m] (its cell grid's)
   bool built = false;
@@ -70,10 +71,6 @@ enum class NeighbourListNeed {
 /// not depend on the thread count.
 NeighbourListNeed neighbour_list_need(const NeighbourList& list, const ParticleModel& model,
                                       const ParticleState& state, float skin_m, int threads);
-
-/// True when `list` does not cover `state` (neighbour_list_need is not kNothing).
-bool neighbour_list_stale(const NeighbourList& list, const ParticleModel& model,
-                          const ParticleState& state, float skin_m, int threads);
 
 /// Rebuilds `list` from `hash` (built on the same positions with cells of at least the contact
 /// reach plus skin_m): every pair closer than ri + rj + contact_margin + skin_m. Every particle's

@@ -77,22 +77,22 @@ inline float inverse_inertia(float inv_mass, float radius) {
 
 /// The detection pass. Fills `contacts` with every pair of particles closer than the sum of radii
 /// plus contact_margin_m (candidates from `neighbours` when given, a list that covers the current
-/// positions (neighbour_list_stale() false), else from `hash`, which must then be built on the
-/// current positions; both give the same rows),
-/// every particle within that distance of a container wall, and every particle within it of a
-/// body (signed_distance of the body's shape at the particle centre mapped into B, minus the
-/// radius; normal from outward_normal; the body's velocity at the surface point from its twist).
-/// The target normal speed of a contact with gap g is -g / dt for g > 0 (speculative: the pair may
-/// close the gap in one step) and 0 for g <= 0; a penetration -g > 0 is removed by the push-out
-/// speed min(baumgarte (-g) / dt, max_pushout_speed), paper 001's Baumgarte term (§II-A), solved
-/// as a split impulse (projected_jacobi.hpp) so that it moves positions without adding energy. With
-/// warm starting, each impulse starts from the impulse of the same (particle, partner) slot in
-/// `previous` (re-projected onto the new normal and friction cone), else zero. Also writes the
-/// initial Jacobi iterate record of every particle (kIterateStride floats each): w = v* +
-/// M^-1 sum(lambda) from the predicted velocities vp, the split inverse mass, s = 0. With
-/// model.rotation, also warm-starts each slot's rolling impulse (ContactList::rolling, projected
-/// off the new normal and onto the rolling cone) and writes each particle's angular iterate record
-/// into `spin` (kSpinStride floats): omega + I^-1 sum(-r n x lambda + rolling), and its radius.
+/// positions (neighbour_list_need() gives kNothing), else from `hash`, which must then be built on
+/// the current positions; both give the same rows), every particle within that distance of a
+/// container wall, and every particle within it of a body (signed_distance of the body's shape at
+/// the particle centre mapped into B, minus the radius; normal from outward_normal; the body's
+/// velocity at the surface point from its twist). The target normal speed of a contact with gap g
+/// is -g / dt for g > 0 (speculative: the pair may close the gap in one step) and 0 for g <= 0; a
+/// penetration -g > 0 is removed by the push-out speed min(baumgarte (-g) / dt, max_pushout_speed),
+/// paper 001's Baumgarte term (§II-A), solved as a split impulse (projected_jacobi.hpp) so that it
+/// moves positions without adding energy. With warm starting, each impulse starts from the impulse
+/// of the same (particle, partner) slot in `previous` (re-projected onto the new normal and
+/// friction cone), else zero. Also writes the initial Jacobi iterate record of every particle
+/// (kIterateStride floats each): w = v* + M^-1 sum(lambda) from the predicted velocities vp, the
+/// split inverse mass, s = 0. With model.rotation, also warm-starts each slot's rolling impulse
+/// (ContactList::rolling, projected off the new normal and onto the rolling cone) and writes each
+/// particle's angular iterate record into `spin` (kSpinStride floats): omega + I^-1 sum(-r n x
+/// lambda + rolling), and its radius.
 void detect_contacts(const ParticleModel& model, const ParticleState& state,
                      std::span<const BodyMotion> motions, const SpatialHash& hash,
                      const NeighbourList* neighbours, const ContactList* previous, const float* vpx,

@@ -99,9 +99,10 @@ struct ParticleModel {
   double hash_table_factor = 2.0;  ///< hash buckets per particle (paper 001 Fig. 3: 2), > 0
   /// Skin of the Verlet neighbour list (particles/neighbour_list.hpp) in units of the largest
   /// particle radius, >= 0: the hash is searched with the contact reach plus this skin, and the
-  /// search is repeated only after some particle has moved half the skin. Results are bit-identical
-  /// for any skin; 0 searches the hash at every step (paper 001). Larger skins list more partners
-  /// per particle but rebuild less often (docs/particles.md §5).
+  /// rows of the particles that moved are searched again only once the two largest moves sum to
+  /// the skin. Results are bit-identical for any skin; 0 searches the hash at every step (paper
+  /// 001). Larger skins list more partners per particle but refresh less often (docs/particles.md
+  /// §4-5).
   double neighbour_skin_radii = 0.3;
 
   /// OpenMP threads for the step, 0 to kMaxThreads; 0 uses the OpenMP default (OMP_NUM_THREADS).
