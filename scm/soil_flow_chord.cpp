@@ -57,7 +57,10 @@ inline double exp_nonpositive(double x) {
   p = p * r + 0.5;
   p = p * r + 1.0;
   p = p * r + 1.0;
-  const auto bits = static_cast<std::uint64_t>(static_cast<std::int64_t>(n) + 1023) << 52;
+  // n lies in [-1022, 0]: converted through int (AVX2 converts doubles to 32-bit integers only,
+  // not to 64-bit ones, so a direct conversion would keep this loop scalar), then widened.
+  const auto bits =
+      static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<int>(n)) + 1023) << 52;
   return x < -708.0 ? 0.0 : p * std::bit_cast<double>(bits);
 }
 
