@@ -42,10 +42,12 @@ struct FlowParameters {
   int field_stride = 2;
   /// Not a model parameter (the results are bit-identical either way): a call uses threads
   /// only when its fields can hold at least this many node contributions (fields x pi x (reach /
-  /// (cell x field_stride))^2), i.e. a few milliseconds of work. On the shared, loaded 2-core
-  /// machine a parallel region costs up to a scheduler time slice when the second thread has no
-  /// core, more than a small call takes (docs/soil_flow.md, Speed). 0: always.
-  double parallel_min_contributions = 1e5;
+  /// (cell x field_stride))^2), about 0.1 ms of work, from which splitting pays when every thread
+  /// has a core (a 2 cm wheel window holds 3,500, a 1 cm one 44,000). Where the threads share
+  /// cores with other busy processes a parallel region can wait a scheduler time slice, and small
+  /// calls run 2-3 x slower with 2 threads than with 1: run 1 thread there, or raise this
+  /// (docs/soil_flow.md, Determinism and threads). 0: always.
+  double parallel_min_contributions = 2e3;
 };
 
 /// A dense, row-major rectangle of grid nodes: node (i, j) of the window is global node
