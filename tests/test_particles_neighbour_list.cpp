@@ -23,12 +23,6 @@ using testing::box_model;
 using testing::expect_identical;
 using testing::kRadius;
 
-// Whether `list` no longer covers `state` (it needs a refresh or a build).
-bool stale(const NeighbourList& list, const ParticleModel& model, const ParticleState& state,
-           float skin, int threads) {
-  return neighbour_list_need(list, model, state, skin, threads) != NeighbourListNeed::kNothing;
-}
-
 // The list built for `state` (hash with cells of reach + skin), with 2 threads.
 NeighbourList list_for(const ParticleModel& model, const ParticleState& state, float skin) {
   SpatialHash hash;
@@ -81,32 +75,33 @@ TEST(NeighbourList,
   state.add(Vec3(0.0999, 0.05, 0.05), Vec3::Zero(), kRadius, m);  // at the x seam
   const float skin = 0.3f * static_cast<float>(kRadius);
   const NeighbourList list = list_for(model, state, skin);
-  EXPECT_FALSE(stale(list, model, state, skin, 1));
-  EXPECT_TRUE(stale(list, model, state, 0.5f * skin, 1));  // another skin
+  EXPECT_EQ(neighbour_list_need(list, model, state, skin, 1), NeighbourListNeed::kNothing);
+  EXPECT_EQ(neighbour_list_need(list, model, state, 0.5f * skin, 1),
+            NeighbourListNeed::kBuild);  // another skin
 
   // Stale when the two largest moves sum to the skin: one particle alone may move almost all of it.
   ParticleState moved = state;
   moved.y_m[0] += 0.9f * skin;
-  EXPECT_FALSE(stale(list, model, moved, skin, 2));
+  EXPECT_EQ(neighbour_list_need(list, model, moved, skin, 2), NeighbourListNeed::kNothing);
   moved.z_m[1] += 0.09f * skin;
-  EXPECT_FALSE(stale(list, model, moved, skin, 2));
+  EXPECT_EQ(neighbour_list_need(list, model, moved, skin, 2), NeighbourListNeed::kNothing);
   moved.z_m[1] = state.z_m[1] + 0.11f * skin;
-  EXPECT_TRUE(stale(list, model, moved, skin, 2));
+  EXPECT_EQ(neighbour_list_need(list, model, moved, skin, 2), NeighbourListNeed::kRefresh);
 
   // Across the seam: 0.0999 -> 0.0001 is a move of 0.2 mm (< skin = 1.5 mm), not 0.0998 m.
   ParticleState wrapped = state;
   wrapped.x_m[1] = 0.0001f;
-  EXPECT_FALSE(stale(list, model, wrapped, skin, 1));
+  EXPECT_EQ(neighbour_list_need(list, model, wrapped, skin, 1), NeighbourListNeed::kNothing);
   wrapped.x_m[1] = 0.0016f;  // 1.7 mm
-  EXPECT_TRUE(stale(list, model, wrapped, skin, 1));
+  EXPECT_EQ(neighbour_list_need(list, model, wrapped, skin, 1), NeighbourListNeed::kRefresh);
 
   ParticleState grown = state;
   grown.radius_m[1] *= 1.01f;
-  EXPECT_TRUE(stale(list, model, grown, skin, 1));
+  EXPECT_EQ(neighbour_list_need(list, model, grown, skin, 1), NeighbourListNeed::kBuild);
 
   ParticleState more = state;
   more.add(Vec3(0.06, 0.05, 0.05), Vec3::Zero(), kRadius, m);
-  EXPECT_TRUE(stale(list, model, more, skin, 1));
+  EXPECT_EQ(neighbour_list_need(list, model, more, skin, 1), NeighbourListNeed::kBuild);
 }
 
 // The particles of `state` moved: particle 0 across the bed, particles 1 and 2 by a third of the
