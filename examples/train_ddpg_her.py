@@ -4,11 +4,16 @@ multi-stroke trenching of letters) for the paper's budget of 10,000 episodes and
 the 26 letters (docs/envs.md defines a correct stroke).
 
 Usage: examples/train_ddpg_her.py OUT_DIR [--episodes N] [--seed S] [--threads T]
-       examples/train_ddpg_her.py OUT_DIR --evaluate CHECKPOINT
+                                   [--search-seeds K]
+       examples/train_ddpg_her.py OUT_DIR --evaluate CHECKPOINT [--search-seeds K]
 
 Writes into OUT_DIR: checkpoint.pt, log.csv, learning_curve.png, learning_curve_wall.png,
 training.json, evaluation.csv and evaluation.png (talus.agents.ddpg_her,
-talus.agents.stroke_eval). Needs Debian's python3-torch (scripts/install-deps.sh installs it) and
+talus.agents.stroke_eval) and evaluation.json. The evaluation acts with
+ddpg_her.EVALUATION_SEARCH and stops when no stroke is worth its cost, once per search seed 0 to
+K - 1 (the candidates are random: the letters counted vary with the seed); the csv and the
+picture are seed 0's, the json has every seed's totals, their median and seed 0's without the
+stop. Needs Debian's python3-torch (scripts/install-deps.sh installs it) and
 talus on PYTHONPATH (build/python).
 """
 
@@ -16,6 +21,8 @@ import argparse
 import json
 import pathlib
 import sys
+
+import numpy as np
 
 import talus.envs as E
 from talus.agents import ddpg_her, stroke_eval
@@ -30,9 +37,11 @@ def main():
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--evaluate", type=pathlib.Path, metavar="CHECKPOINT",
                         help="only evaluate this checkpoint")
+    parser.add_argument("--search-seeds", type=int, default=5,
+                        help="evaluations, one per seed of the policy's candidate search")
     args = parser.parse_args()
-    if args.episodes <= 0 or args.threads <= 0:
-        parser.error("--episodes and --threads must be positive")
+    if args.episodes <= 0 or args.threads <= 0 or args.search_seeds <= 0:
+        parser.error("--episodes, --threads and --search-seeds must be positive")
     args.out.mkdir(parents=True, exist_ok=True)
     checkpoint = args.evaluate
     if checkpoint is None:
@@ -47,16 +56,39 @@ def main():
         checkpoint = args.out / "checkpoint.pt"
     elif not checkpoint.is_file():
         parser.error(f"{checkpoint}: no such checkpoint")
-    policy = ddpg_her.load_policy(checkpoint, E.make("ShapingStrokes-v0").bed)
-    rows, frames = stroke_eval.evaluate(policy)
-    totals = stroke_eval.write_evaluation(rows, frames, args.out, "DDPG + HER on ShapingStrokes-v0")
-    for r in rows:
-        print(f"{r['letter']}: {r['strokes']} strokes for {r['goal_strokes']}, drawn "
-              f"{r['drawn']}, correct {r['correct_strokes']} "
-              f"{'ALL CORRECT' if r['all_correct'] else ''} IoU {r['iou']:.2f}")
-    print(json.dumps(totals))
-    (args.out / "evaluation.json").write_text(json.dumps(totals, indent=2))
+    evaluation = evaluate(checkpoint, args.search_seeds, args.out)
+    print(json.dumps(evaluation))
+    (args.out / "evaluation.json").write_text(json.dumps(evaluation, indent=2))
     return 0
+
+
+def evaluate(checkpoint, search_seeds, out):
+    """The letters with the evaluation's search and stop for each search seed (seed 0's rows and
+    picture written into `out`), and seed 0's without the stop (the protocol of the training)."""
+    bed = E.make("ShapingStrokes-v0").bed
+    per_seed = []
+    for seed in range(search_seeds):
+        policy = ddpg_her.load_policy(checkpoint, bed, seed=seed,
+                                      stop_below_q=ddpg_her.EVALUATION_STOP_BELOW_Q,
+                                      **ddpg_her.EVALUATION_SEARCH)
+        rows, frames = stroke_eval.evaluate(policy)
+        if seed == 0:
+            stroke_eval.write_evaluation(rows, frames, out, "DDPG + HER on ShapingStrokes-v0")
+            for r in rows:
+                print(f"{r['letter']}: {r['strokes']} strokes for {r['goal_strokes']}, drawn "
+                      f"{r['drawn']}, correct {r['correct_strokes']} "
+                      f"{'ALL CORRECT' if r['all_correct'] else ''} IoU {r['iou']:.2f}")
+        totals = stroke_eval.totals_of(rows)
+        totals["letters_correct"] = "".join(r["letter"] for r in rows if r["all_correct"])
+        print(f"search seed {seed}: {json.dumps(totals)}", flush=True)
+        per_seed.append(totals)
+    no_stop, _ = stroke_eval.evaluate(ddpg_her.load_policy(checkpoint, bed, seed=0,
+                                                           **ddpg_her.EVALUATION_SEARCH))
+    return {"search": ddpg_her.EVALUATION_SEARCH,
+            "stop_below_q": ddpg_her.EVALUATION_STOP_BELOW_Q, "per_search_seed": per_seed,
+            "median_all_strokes_correct": float(np.median(
+                [t["all_strokes_correct"] for t in per_seed])),
+            "seed_0_without_stop": stroke_eval.totals_of(no_stop)}
 
 
 if __name__ == "__main__":

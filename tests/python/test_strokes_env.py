@@ -205,14 +205,17 @@ class GoalReplay:
     """A policy that draws, for the letter whose goal it is given, the goal's strokes in order
     (optionally each reversed): every stroke correct by construction."""
 
-    def __init__(self, letter, reverse=False):
+    def __init__(self, letter, reverse=False, stop=False):
         env = E.make("ShapingStrokes-v0")
         env.reset(options={"goal": letter})
         strokes = env.goal_strokes[:, [2, 3, 0, 1]] if reverse else env.goal_strokes
         self.actions = [action_of(s) for s in strokes]
+        self.stop = stop
 
     def __call__(self, obs):
-        return self.actions.pop(0) if self.actions else np.array([0.9, 0.9, 0.95, 0.95])
+        if self.actions:
+            return self.actions.pop(0)
+        return None if self.stop else np.array([0.9, 0.9, 0.95, 0.95])
 
 
 def test_the_letter_evaluation_scores_strokes_by_their_ends_in_either_order():
@@ -225,6 +228,12 @@ def test_the_letter_evaluation_scores_strokes_by_their_ends_in_either_order():
     row, _ = stroke_eval.play_letter(GoalReplay("T", reverse=True), "T")
     assert row["drawn"] == 2 and row["drawn_in_direction"] == 0
     assert row["strokes"] == 4 and row["correct_strokes"] == 2 and not row["all_correct"]
+    assert not row["stopped"]
+    # A policy that says it is done (None) after its strokes ends the episode there.
+    row, _ = stroke_eval.play_letter(GoalReplay("T", reverse=True, stop=True), "T")
+    assert row["stopped"] and not row["success"] and row["strokes"] == 2 and row["all_correct"]
+    row, _ = stroke_eval.play_letter(lambda obs: None, "T")
+    assert row["stopped"] and row["strokes"] == row["drawn"] == 0 and row["l1_fraction"] == 1.0
     # One cell of tolerance at each end, no more.
     goal = np.array([[7.0, 27.0, 7.0, 3.0]])
     assert list(stroke_eval.stroke_correct([7.7, 26.4, 7.0, 2.1], goal)[0]) == [0]

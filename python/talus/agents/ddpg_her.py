@@ -21,7 +21,10 @@ What differs from a generic DDPG, and why (docs/envs.md has the measurements):
   highest among the actor's, perturbations of it and uniform strokes, refined once around the
   winner (Agent.act): the reward has a mode per goal stroke and nothing in between, and gradient
   ascent on a good critic (DDPG's actor step) stalls between modes. The actor is still trained by
-  DDPG's deterministic policy gradient and is the search's centre.
+  DDPG's deterministic policy gradient and is the search's centre;
+- the evaluation (EVALUATION_SEARCH) searches wider and refines by the cross-entropy method, and
+  the policy may stop (load_policy's stop_below_q): the environment runs each letter to its
+  stroke count plus two, and strokes past a drawn letter are stray ones.
 """
 
 from __future__ import annotations
@@ -62,6 +65,10 @@ class DdpgHerConfig:
     candidate_noise: float = 0.05    # spread of the candidates around the actor's stroke
     refine_candidates: int = 64      # a second search around the first's best (<= 1: none)
     refine_noise: float = 0.015      # its spread (a quarter cell)
+    cem_iterations: int = 0          # > 0: refine by the cross-entropy method instead (Agent.act)
+    cem_samples: int = 128           # strokes drawn per CEM iteration
+    cem_elites: int = 16             # the best of them, whose mean and spread the next draws use
+    cem_noise: float = 0.05          # the first draws' spread (0.8 cell)
     channels: int = 16
     hidden: int = 256
     line_sigma_cells: float = 1.0    # width of the critic's rasterised stroke
@@ -250,39 +257,70 @@ class Agent:
     def sigma(self, cells):
         return self.config.line_sigma_cells * 2.0 / (cells - 1)  # cells to action units
 
-    def act(self, sand, goal, generator=None):
+    def act(self, sand, goal, generator=None, with_q=False):
         """The policy's strokes for a batch of reliefs: the actor's, or with config.candidates
         > 0 the best under the critic of the actor's stroke, candidates/8 perturbations of it
         (standard deviation candidate_noise) and the rest uniform in [-1, 1]^4 (drawn from
-        `generator`, a torch.Generator: deterministic for a seeded one)."""
+        `generator`, a torch.Generator: deterministic for a seeded one), refined around the
+        winner. With `with_q`, also the critic's Q of each chosen stroke."""
         c = self.config
         with torch.no_grad():
             s, g = torch.from_numpy(sand), torch.from_numpy(goal)
-            mu = self.actor(s, g)
-            if c.candidates <= 0:
-                return mu.numpy()
-            b, k = mu.shape[0], c.candidates
-            near = max(1, k // 8)
-            noise = torch.randn((b, near - 1, 4), generator=generator) * c.candidate_noise
-            uniform = torch.rand((b, k - near, 4), generator=generator) * 2.0 - 1.0
-            cand = torch.cat([mu[:, None], (mu[:, None] + noise).clamp(-1, 1), uniform], dim=1)
-            best = self._best(s, g, cand)
-            if c.refine_candidates <= 1:
+            best = self.actor(s, g)
+            if c.candidates > 0:
+                best = self._search(s, g, best, generator)
+            if not with_q:
                 return best.numpy()
-            # A second, finer search around the first's winner (the ends of a correct stroke must
-            # lie within a cell, 0.065 action units, of the goal's).
-            k = c.refine_candidates
-            fine = (best[:, None] + torch.randn((b, k - 1, 4), generator=generator)
-                    * c.refine_noise).clamp(-1, 1)
-            return self._best(s, g, torch.cat([best[:, None], fine], dim=1)).numpy()
+            return best.numpy(), self.critic(s, g, best).numpy()
+
+    def _search(self, s, g, mu, generator):
+        c = self.config
+        b, k = mu.shape[0], c.candidates
+        near = max(1, k // 8)
+        noise = torch.randn((b, near - 1, 4), generator=generator) * c.candidate_noise
+        uniform = torch.rand((b, k - near, 4), generator=generator) * 2.0 - 1.0
+        cand = torch.cat([mu[:, None], (mu[:, None] + noise).clamp(-1, 1), uniform], dim=1)
+        best = self._best(s, g, cand)
+        if c.cem_iterations > 0:
+            return self._cross_entropy(s, g, best, generator)
+        if c.refine_candidates <= 1:
+            return best
+        # A second, finer search around the first's winner (the ends of a correct stroke must
+        # lie within a cell, 0.065 action units, of the goal's).
+        k = c.refine_candidates
+        fine = (best[:, None] + torch.randn((b, k - 1, 4), generator=generator)
+                * c.refine_noise).clamp(-1, 1)
+        return self._best(s, g, torch.cat([best[:, None], fine], dim=1))
+
+    def _cross_entropy(self, s, g, start, generator):
+        """The cross-entropy method (Rubinstein 1999; QT-Opt, Kalashnikov et al. 2018, maximises
+        its critic this way) started at `start`: each iteration draws cem_samples strokes from a
+        normal distribution per coordinate, keeps the cem_elites with the highest Q (the
+        distribution's mean among them) and refits mean and spread to them. The result is the
+        last elites' mean: the argmax of one draw picks the critic's noise as often as its mode,
+        where a mean over the best strokes averages that noise out."""
+        c = self.config
+        b = start.shape[0]
+        mean, spread = start, torch.full_like(start, c.cem_noise)
+        rows = torch.arange(b)[:, None]
+        for _ in range(c.cem_iterations):
+            draws = mean[:, None] + spread[:, None] * torch.randn(
+                (b, c.cem_samples, 4), generator=generator)
+            strokes = torch.cat([mean[:, None], draws.clamp(-1, 1)], dim=1)
+            elites = strokes[rows, self._q(s, g, strokes).topk(c.cem_elites, dim=1).indices]
+            mean, spread = elites.mean(1), elites.std(1).clamp_min(0.003)
+        return mean
+
+    def _q(self, s, g, cand):
+        """The critic's Q (b, k) of the candidates (b, k, 4) for each of the b states."""
+        b, k = cand.shape[:2]
+        return self.critic(s[:, None].expand(-1, k, -1, -1).reshape(b * k, *s.shape[1:]),
+                           g[:, None].expand(-1, k, -1, -1).reshape(b * k, *g.shape[1:]),
+                           cand.reshape(b * k, 4)).reshape(b, k)
 
     def _best(self, s, g, cand):
         """The candidate (b, k, 4) with the highest Q for each of the b states."""
-        b, k = cand.shape[:2]
-        q = self.critic(s[:, None].expand(-1, k, -1, -1).reshape(b * k, *s.shape[1:]),
-                        g[:, None].expand(-1, k, -1, -1).reshape(b * k, *g.shape[1:]),
-                        cand.reshape(b * k, 4)).reshape(b, k)
-        return cand[torch.arange(b), q.argmax(1)]
+        return cand[torch.arange(cand.shape[0]), self._q(s, g, cand).argmax(1)]
 
     def update(self, sand, action, next_sand, goal, reward, done):
         """One gradient step of critic and actor; returns (critic loss, mean Q of pi)."""
@@ -398,13 +436,31 @@ def save_checkpoint(path, agent, config, cells):
                 "config": dataclasses.asdict(config), "cells": cells}, path)
 
 
-def load_policy(path, bed, seed=0):
+# The search the evaluation acts with (docs/envs.md): four times the training's uniform
+# candidates, refined by the cross-entropy method; the policy stops when its best stroke's Q is
+# below zero (see load_policy).
+EVALUATION_SEARCH = {"candidates": 1024, "cem_iterations": 3, "cem_samples": 128,
+                     "cem_elites": 16, "cem_noise": 0.05}
+EVALUATION_STOP_BELOW_Q = 0.0
+
+
+def load_policy(path, bed, seed=0, stop_below_q=None, **search):
     """The policy of a checkpoint as a function of one observation dict (or a batch of them) to
     the stroke action(s) in [-1, 1]^4, choosing as in training without the exploration noise
     (Agent.act; the candidates drawn from a generator seeded with `seed`, so a sequence of calls
-    is reproducible); `bed` is the environment's (env.bed)."""
+    is reproducible); `bed` is the environment's (env.bed). `search` overrides the checkpoint's
+    search settings (DdpgHerConfig's candidates, refine_*, cem_*).
+
+    With `stop_below_q` a number, the agent may end its episode: when the critic's Q of the
+    stroke it chose is below that number the policy returns None (for a batch: that row NaN).
+    Q is the discounted return the critic expects from the stroke on, and stopping returns 0 from
+    then on, so with stop_below_q = 0 the agent stops when it expects no stroke to gain more than
+    it costs (the environment's step cost)."""
     data = torch.load(path, map_location="cpu")
-    config = DdpgHerConfig(**data["config"])
+    unknown = set(search) - {f.name for f in dataclasses.fields(DdpgHerConfig)}
+    if unknown:
+        raise ValueError(f"load_policy: unknown search settings {sorted(unknown)}")
+    config = dataclasses.replace(DdpgHerConfig(**data["config"]), **search)
     agent = Agent(config, data["cells"])
     agent.actor.load_state_dict(data["actor"])
     agent.critic.load_state_dict(data["critic"])
@@ -416,8 +472,13 @@ def load_policy(path, bed, seed=0):
         sand = relief(np.asarray(obs["achieved_goal"], np.float32), bed).astype(np.float32)
         goal = relief(np.asarray(obs["desired_goal"], np.float32), bed).astype(np.float32)
         single = sand.ndim == 2
-        a = agent.act(sand[None] if single else sand, goal[None] if single else goal, generator)
-        return a[0] if single else a
+        a, q = agent.act(sand[None] if single else sand, goal[None] if single else goal,
+                         generator, with_q=True)
+        if stop_below_q is not None:
+            a[q < stop_below_q] = np.nan
+        if single:
+            return None if np.isnan(a[0, 0]) else a[0]
+        return a
 
     policy.config = config
     policy.agent = agent

@@ -8,11 +8,13 @@ a correct stroke fixed before training (docs/envs.md):
 - a letter is **correct** (every stroke correct) when every goal stroke is drawn and every stroke
   the agent made is correct.
 
-Per letter the deterministic policy plays one episode (until the environment terminates it, the
-sand within its success fraction of the goal, or truncates it at the letter's stroke count plus
-two). The table also gives the strokes drawn in the goal's own direction, the final L1 distance
-as a fraction of the goal's, and the intersection over union of the trench cells (deeper than half
-the trench depth) of the final sand and the goal."""
+Per letter the deterministic policy plays one episode, until the environment terminates it (the
+sand within its success fraction of the goal), truncates it (at the letter's stroke count plus
+two) or the policy stops: a policy may return None instead of a stroke to say the letter is
+finished (the DDPG agent does when it expects no stroke to pay for itself, ddpg_her.load_policy).
+The table also gives the strokes drawn in the goal's own direction, the final L1 distance as a
+fraction of the goal's, and the intersection over union of the trench cells (deeper than half the
+trench depth) of the final sand and the goal."""
 
 from __future__ import annotations
 
@@ -54,10 +56,13 @@ def play_letter(policy, letter, **options):
     env = E.make("ShapingStrokes-v0", goals=letter, render_mode="rgb_array", **options)
     obs, info = env.reset(seed=0)
     goal_strokes = env.goal_strokes
-    strokes, terminated, truncated = [], False, False
-    while not (terminated or truncated):
-        obs, _, terminated, truncated, info = env.step(np.asarray(policy(obs), np.float64))
-        strokes.append(info["last_stroke"])
+    strokes, terminated, truncated, stopped = [], False, False, False
+    while not (terminated or truncated or stopped):
+        action = policy(obs)
+        stopped = action is None
+        if not stopped:
+            obs, _, terminated, truncated, info = env.step(np.asarray(action, np.float64))
+            strokes.append(info["last_stroke"])
     drawn, directed, correct = score_strokes(strokes, goal_strokes)
     bed = env.bed
     level = bed.sand_height_m - 0.5 * bed.trench_depth_m
@@ -69,7 +74,7 @@ def play_letter(policy, letter, **options):
            "drawn": drawn, "drawn_in_direction": directed, "correct_strokes": correct,
            "all_correct": bool(drawn == len(goal_strokes) and correct == len(strokes)),
            "l1_fraction": round(float(info["l1_fraction"]), 4), "iou": round(iou, 4),
-           "success": bool(terminated)}
+           "success": bool(terminated), "stopped": stopped}
     return row, frame
 
 
@@ -89,6 +94,7 @@ def totals_of(rows):
             "goal_strokes": sum(r["goal_strokes"] for r in rows),
             "goal_strokes_drawn": sum(r["drawn"] for r in rows),
             "terminated_success": sum(r["success"] for r in rows),
+            "stopped": sum(r.get("stopped", False) for r in rows),
             "mean_iou": round(float(np.mean([r["iou"] for r in rows])), 4)}
 
 
