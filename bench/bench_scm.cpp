@@ -4,8 +4,9 @@
 // paper 002 §4.2), so every step is a real step of a sinking, rolling wheel.
 //
 //   ScmWheelStep/cell_mm/method/threads   method 0 = border path, 1 = flow fields (defaults:
-//     clusters of 3 x 3 displacing nodes, field stride 2), 2 = flow fields exact (cluster_nodes =
-//     field_stride = 1, the paper's model; docs/soil_flow.md)
+//     clusters spanning 6 cm and a 4 cm field lattice, 3 and 2 nodes on 2 cm, 7 and 4 on 1 cm),
+//     2 = flow fields exact (cluster_nodes = field_stride = 1, the paper's model;
+//     docs/soil_flow.md)
 //     time per iteration = one SCM step; counters: nodes_visited (footprint nodes per step),
 //     window_nodes (deformation window), node_updates_per_s = (visited + window) nodes / s.
 //

@@ -32,18 +32,28 @@ struct FlowParameters {
   /// paper's model, one field per displacing node). The displacing nodes of every k x k block of
   /// the global grid share one field, built from the member nearest their volume-weighted
   /// centroid with their summed displaced volume and volume-weighted contact velocity. An odd k
-  /// keeps a full block's field at its centre. See docs/soil_flow.md (Approximations).
-  int cluster_nodes = 3;
+  /// keeps a full block's field at its centre. 0 (the default): sized in metres by
+  /// cluster_span_m (cluster_nodes_on). See docs/soil_flow.md (Approximations).
+  int cluster_nodes = 0;
+  /// With cluster_nodes = 0, k is the largest odd node count whose outer members lie at most
+  /// this far apart, (k - 1) cell <= cluster_span_m: 3 on a 2 cm grid, 7 on 1 cm, 1 (no
+  /// clusters) on grids coarser than 3 cm. Sized in metres so that the approximation, and its
+  /// error, is the same on every grid [m].
+  double cluster_span_m = 0.06;
   /// Field evaluation stride, c grid nodes (talus's approximation, for speed; 1 = every node,
   /// the paper's model). Fields are interpolated (Fig. 5) and superposed (eq. 24-27) on the
   /// global nodes whose indices are multiples of c only, and the sums are spread to the nodes
-  /// around them with bilinear (tent) weights, which keeps the deposits' total. See
-  /// docs/soil_flow.md (Approximations).
-  int field_stride = 2;
+  /// around them with bilinear (tent) weights, which keeps the deposits' total. 0 (the default):
+  /// sized in metres by field_spacing_m (field_stride_on). See docs/soil_flow.md
+  /// (Approximations).
+  int field_stride = 0;
+  /// With field_stride = 0, c is the largest node count with c cell <= field_spacing_m (at
+  /// least 1): 2 on a 2 cm grid, 4 on 1 cm [m].
+  double field_spacing_m = 0.04;
   /// Not a model parameter (the results are bit-identical either way): a call uses threads
   /// only when its fields can hold at least this many node contributions (fields x pi x (reach /
-  /// (cell x field_stride))^2), about 0.1 ms of work, from which splitting pays when every thread
-  /// has a core (a 2 cm wheel window holds 3,500, a 1 cm one 44,000). Where the threads share
+  /// (cell x field stride))^2), about 0.1 ms of work, from which splitting pays when every thread
+  /// has a core (a 2 cm wheel window holds 3,500). Where the threads share
   /// cores with other busy processes a parallel region can wait a scheduler time slice, and small
   /// calls run 2-3 x slower with 2 threads than with 1: run 1 thread there, or raise this
   /// (docs/soil_flow.md, Determinism and threads). 0: always.

@@ -8,6 +8,7 @@
 #include "core/image.hpp"
 #include "core/scenario_terrain.hpp"
 #include "core/units.hpp"
+#include "scm/soil_flow.hpp"
 
 namespace talus::scm {
 
@@ -124,14 +125,23 @@ void validate(const ScmModel& m) {
           "an exponent >= 0");
   require(std::isfinite(f.psi_distance) && f.psi_distance > 0.0, "flow.psi_distance",
           f.psi_distance, "an exponent > 0");
-  if (f.cluster_nodes < 1 || f.cluster_nodes > 64) {
-    throw std::invalid_argument(fmt::format(
-        "flow.cluster_nodes = {}: expected 1 (one field per displacing node) to 64 nodes",
-        f.cluster_nodes));
+  require(std::isfinite(f.cluster_span_m) && f.cluster_span_m >= 0.0, "flow.cluster_span_m",
+          f.cluster_span_m, "a length >= 0 [m]");
+  require(std::isfinite(f.field_spacing_m) && f.field_spacing_m >= 0.0, "flow.field_spacing_m",
+          f.field_spacing_m, "a length >= 0 [m]");
+  const int cluster = cluster_nodes_on(f, m.cell_size_m);
+  if (cluster < 1 || cluster > 64) {
+    throw std::invalid_argument(
+        fmt::format("flow.cluster_nodes = {} (cluster_span_m {} m on a {} m grid): expected 1 (one "
+                    "field per displacing node) to 64 nodes",
+                    cluster, f.cluster_span_m, m.cell_size_m));
   }
-  if (f.field_stride < 1 || f.field_stride > 64) {
-    throw std::invalid_argument(fmt::format(
-        "flow.field_stride = {}: expected 1 (every grid node) to 64 nodes", f.field_stride));
+  const int stride = field_stride_on(f, m.cell_size_m);
+  if (stride < 1 || stride > 64) {
+    throw std::invalid_argument(
+        fmt::format("flow.field_stride = {} (field_spacing_m {} m on a {} m grid): expected 1 "
+                    "(every grid node) to 64 nodes",
+                    stride, f.field_spacing_m, m.cell_size_m));
   }
   require(std::isfinite(m.erosion_tolerance_m) && m.erosion_tolerance_m > 0.0,
           "erosion_tolerance_m", m.erosion_tolerance_m, "a length > 0 [m]");

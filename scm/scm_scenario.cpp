@@ -141,8 +141,17 @@ void read_flow(const ScenarioTable& t, ScmModel& m) {
   f.psi_angle = t.number_or("psi_angle", f.psi_angle, non_negative(""));
   f.psi_distance = t.number_or("psi_distance", f.psi_distance, positive(""));
   f.seed = static_cast<std::uint64_t>(t.integer_or("seed", 1, 0, 2147483647));
+  // Each approximation is sized in metres (the default) or, for a given grid, in nodes.
+  if (t.has("cluster_nodes") && t.has("cluster_span_m")) {
+    t.fail("cluster_nodes", "give cluster_nodes or cluster_span_m, not both");
+  }
+  if (t.has("field_stride") && t.has("field_spacing_m")) {
+    t.fail("field_stride", "give field_stride or field_spacing_m, not both");
+  }
   f.cluster_nodes = t.integer_or("cluster_nodes", f.cluster_nodes, 1, 64);
+  f.cluster_span_m = t.number_or("cluster_span_m", f.cluster_span_m, non_negative("[m]"));
   f.field_stride = t.integer_or("field_stride", f.field_stride, 1, 64);
+  f.field_spacing_m = t.number_or("field_spacing_m", f.field_spacing_m, non_negative("[m]"));
   t.refuse_unknown_keys();
 }
 

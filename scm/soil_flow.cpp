@@ -291,14 +291,19 @@ void validate(const FlowParameters& p, double dt_s, const FlowWindow& w) {
   require(p.friction_angle_rad > 0.0 && p.friction_angle_rad < kPi / 2.0,
           "friction_angle_rad must be in (0, pi/2)");
   require(p.max_flow_depth_m > 0.0, "max_flow_depth_m must be > 0");
-  require(p.cluster_nodes >= 1 && p.cluster_nodes <= 64,
-          "cluster_nodes must be in [1, 64] (1: one field per displacing node), got " +
-              std::to_string(p.cluster_nodes));
-  require(p.field_stride >= 1 && p.field_stride <= 64,
-          "field_stride must be in [1, 64] (1: every grid node), got " +
-              std::to_string(p.field_stride));
   require(dt_s > 0.0, "dt_s must be > 0");
   require(w.cell_size_m > 0.0, "window cell_size_m must be > 0");
+  require(std::isfinite(p.cluster_span_m) && std::isfinite(p.field_spacing_m),
+          "cluster_span_m and field_spacing_m must be finite");
+  const int cluster = cluster_nodes_on(p, w.cell_size_m);
+  require(cluster >= 1 && cluster <= 64,
+          "cluster_nodes must be in [1, 64] (1: one field per displacing node; 0: from "
+          "cluster_span_m), got " +
+              std::to_string(cluster));
+  const int stride = field_stride_on(p, w.cell_size_m);
+  require(stride >= 1 && stride <= 64,
+          "field_stride must be in [1, 64] (1: every grid node; 0: from field_spacing_m), got " +
+              std::to_string(stride));
   require(w.nx >= 0 && w.ny >= 0, "window nx, ny must be >= 0");
   const std::size_t n = w.size();
   require(w.height_m.size() == n && w.displaced_volume_m3.size() == n && w.in_contact.size() == n &&
@@ -839,6 +844,29 @@ void spread_rows(const Lattice& lat, int row_begin, int row_end, std::size_t nx,
 
 }  // namespace
 
+namespace {
+
+/// floor(length / cell) as a node count, with a margin for lengths that are whole multiples of
+/// the cell up to rounding (0.06 / 0.02 is 2.9999999999999996 in doubles); 0 for length <= 0
+/// and at most 1e6 (validation refuses more than 64 anyway).
+int whole_cells(double length_m, double cell_m) {
+  if (!(length_m > 0.0) || !(cell_m > 0.0)) return 0;
+  return static_cast<int>(std::floor(std::min(length_m / cell_m + 1e-9, 1e6)));
+}
+
+}  // namespace
+
+int cluster_nodes_on(const FlowParameters& params, double cell_m) {
+  if (params.cluster_nodes != 0) return params.cluster_nodes;
+  const int k = whole_cells(params.cluster_span_m, cell_m) + 1;
+  return k % 2 == 1 ? k : k - 1;
+}
+
+int field_stride_on(const FlowParameters& params, double cell_m) {
+  if (params.field_stride != 0) return params.field_stride;
+  return std::max(1, whole_cells(params.field_spacing_m, cell_m));
+}
+
 double flow_reach_m(const FlowParameters& params, double max_flow_depth_m) {
   // A RANKINE failure line that runs down to the floor at the active angle and back up at the
   // passive one spans D (cot gamma_a + cot gamma_p); eq. 16 turns the chord gradually rather than
@@ -859,8 +887,8 @@ void flow_by_local_fields(const FlowParameters& params, double dt_s, FlowWindow&
   window.flow_velocity_W.resize(n);
 
   thread_local Workspace ws;
-  const int cluster = params.cluster_nodes;
-  const int stride = params.field_stride;
+  const int cluster = cluster_nodes_on(params, window.cell_size_m);
+  const int stride = field_stride_on(params, window.cell_size_m);
   gather_sources(window, cluster, ws);
   const int sources = static_cast<int>(ws.sources.size());
   if (ws.fields.size() < ws.sources.size()) ws.fields.resize(ws.sources.size());

@@ -151,10 +151,24 @@ TEST(ScmInputs, FlowApproximationKeysAreRangeChecked) {
   EXPECT_NE(scenario_error(with_flow("cluster_nodes = 0")).find("cluster_nodes"),
             std::string::npos);
   EXPECT_NE(scenario_error(with_flow("field_stride = 65")).find("field_stride"), std::string::npos);
+  EXPECT_EQ(scenario_error(with_flow("cluster_span_m = 0.1\nfield_spacing_m = 0")), "");
+  EXPECT_NE(scenario_error(with_flow("cluster_span_m = -0.1")).find("cluster_span_m"),
+            std::string::npos);
+  // One size per approximation: in nodes or in metres.
+  EXPECT_NE(scenario_error(with_flow("cluster_nodes = 3\ncluster_span_m = 0.06"))
+                .find("give cluster_nodes or cluster_span_m, not both"),
+            std::string::npos);
+  EXPECT_NE(scenario_error(with_flow("field_stride = 2\nfield_spacing_m = 0.04"))
+                .find("give field_stride or field_spacing_m, not both"),
+            std::string::npos);
   ScmModel m = good_model();
+  m.flow.field_stride = -1;
+  EXPECT_NE(error_of([&] { validate(m); }).find("flow.field_stride = -1"), std::string::npos);
   m.flow.field_stride = 0;
-  EXPECT_NE(error_of([&] { validate(m); }).find("flow.field_stride = 0"), std::string::npos);
-  m.flow.field_stride = 1;
+  m.flow.field_spacing_m = 65.5 * m.cell_size_m;  // 65 nodes
+  EXPECT_NE(error_of([&] { validate(m); }).find("flow.field_stride = 65 (field_spacing_m"),
+            std::string::npos);
+  m.flow.field_spacing_m = 0.04;
   m.flow.cluster_nodes = -2;
   EXPECT_NE(error_of([&] { validate(m); }).find("flow.cluster_nodes = -2"), std::string::npos);
 }

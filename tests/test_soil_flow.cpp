@@ -559,6 +559,45 @@ TEST(SoilFlow, ApproximationsStayCloseToTheExactFieldOnAWheelWindow) {
   }
 }
 
+TEST(SoilFlow, TheApproximationsAreSizedInMetresUnlessGivenInNodes) {
+  const FlowParameters defaults;
+  // The defaults: clusters spanning at most 6 cm, a lattice every 4 cm or less.
+  EXPECT_EQ(cluster_nodes_on(defaults, 0.02), 3);
+  EXPECT_EQ(field_stride_on(defaults, 0.02), 2);
+  EXPECT_EQ(cluster_nodes_on(defaults, 0.01), 7);
+  EXPECT_EQ(field_stride_on(defaults, 0.01), 4);
+  EXPECT_EQ(cluster_nodes_on(defaults, 0.005), 13);
+  EXPECT_EQ(field_stride_on(defaults, 0.005), 8);
+  EXPECT_EQ(cluster_nodes_on(defaults, 0.03), 3);  // span 6 cm exactly
+  EXPECT_EQ(field_stride_on(defaults, 0.03), 1);
+  EXPECT_EQ(cluster_nodes_on(defaults, 0.05), 1);  // coarser grids: the paper's model
+  EXPECT_EQ(field_stride_on(defaults, 0.05), 1);
+  FlowParameters p;
+  p.cluster_span_m = 0.0;
+  p.field_spacing_m = 0.0;
+  EXPECT_EQ(cluster_nodes_on(p, 0.01), 1);
+  EXPECT_EQ(field_stride_on(p, 0.01), 1);
+  p.cluster_span_m = 0.05;  // 6 nodes span 5 cm: the odd count below, 5
+  EXPECT_EQ(cluster_nodes_on(p, 0.01), 5);
+  // Node counts, when given, win on every grid (also even ones, for the tests).
+  p.cluster_nodes = 4;
+  p.field_stride = 3;
+  EXPECT_EQ(cluster_nodes_on(p, 0.01), 4);
+  EXPECT_EQ(field_stride_on(p, 0.02), 3);
+  // And a step with the defaults equals one with the node counts they give on its grid.
+  for (double cell : {0.01, 0.02}) {
+    FlowWindow a = random_window(7, 60, 50), b = a;
+    a.cell_size_m = b.cell_size_m = cell;
+    FlowParameters nodes;
+    nodes.cluster_nodes = cell == 0.01 ? 7 : 3;
+    nodes.field_stride = cell == 0.01 ? 4 : 2;
+    flow_by_local_fields(FlowParameters{}, 1e-3, a);
+    flow_by_local_fields(nodes, 1e-3, b);
+    EXPECT_EQ(a.deposited_volume_m3, b.deposited_volume_m3) << cell;
+    EXPECT_EQ(a.flow_depth_m, b.flow_depth_m) << cell;
+  }
+}
+
 TEST(SoilFlow, RefusesBadInput) {
   FlowWindow w = flat_window(5, 5, 0.02);
   FlowParameters p;
@@ -569,10 +608,16 @@ TEST(SoilFlow, RefusesBadInput) {
   p.friction_angle_rad = 2.0;
   EXPECT_THROW(flow_by_local_fields(p, 1e-3, w), std::invalid_argument);
   p = FlowParameters{};
-  p.cluster_nodes = 0;
+  p.cluster_nodes = -1;
   EXPECT_THROW(flow_by_local_fields(p, 1e-3, w), std::invalid_argument);
   p = FlowParameters{};
-  p.field_stride = 0;
+  p.field_stride = -1;
+  EXPECT_THROW(flow_by_local_fields(p, 1e-3, w), std::invalid_argument);
+  p = FlowParameters{};
+  p.cluster_span_m = 65.0 * w.cell_size_m;  // 66 nodes, made odd: 65
+  EXPECT_THROW(flow_by_local_fields(p, 1e-3, w), std::invalid_argument);
+  p = FlowParameters{};
+  p.field_spacing_m = std::nan("");
   EXPECT_THROW(flow_by_local_fields(p, 1e-3, w), std::invalid_argument);
   p = FlowParameters{};
   w.height_m.pop_back();

@@ -146,9 +146,9 @@ int main(int argc, char** argv) {
                                          {"seed 2", 1, 1, 2, false},
                                          {"clusters 3", 3, 1, 1},
                                          {"stride 2", 1, 2, 1},
-                                         {"defaults (3, 2)", 3, 2, 1},
-                                         // On 1 cm: about the 2 cm defaults' sizes in metres
-                                         // (docs/soil_flow.md, Speed, round 4).
+                                         // The defaults on 2 cm (cluster_span_m 0.06 m,
+                                         // field_spacing_m 0.04 m), and on 1 cm.
+                                         {"clusters 3, stride 2", 3, 2, 1},
                                          {"clusters 7, stride 4", 7, 4, 1, false}};
   struct Case {
     std::string name;
