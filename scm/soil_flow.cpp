@@ -842,10 +842,6 @@ void spread_rows(const Lattice& lat, int row_begin, int row_end, std::size_t nx,
   }
 }
 
-}  // namespace
-
-namespace {
-
 /// floor(length / cell) as a node count, with a margin for lengths that are whole multiples of
 /// the cell up to rounding (0.06 / 0.02 is 2.9999999999999996 in doubles); 0 for length <= 0
 /// and at most 1e6 (validation refuses more than 64 anyway).

@@ -94,7 +94,7 @@ def totals_of(rows):
             "goal_strokes": sum(r["goal_strokes"] for r in rows),
             "goal_strokes_drawn": sum(r["drawn"] for r in rows),
             "terminated_success": sum(r["success"] for r in rows),
-            "stopped": sum(r.get("stopped", False) for r in rows),
+            "stopped": sum(r["stopped"] for r in rows),
             "mean_iou": round(float(np.mean([r["iou"] for r in rows])), 4)}
 
 
