@@ -13,8 +13,6 @@ namespace talus {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr std::uint64_t kHeaderBytes = 32;
-
 [[noreturn]] void refuse(const fs::path& where, const std::string& what) {
   throw ViewRunError(fmt::format("'{}': {}", where.string(), what));
 }
@@ -66,13 +64,13 @@ SceneCounts scene_counts(const nlohmann::json& manifest, const fs::path& file) {
 void check_frame(const fs::path& frame, std::size_t index, const SceneCounts& scene) {
   std::ifstream in(frame, std::ios::binary);
   if (!in) refuse(frame, fmt::format("frame {} is missing or unreadable", index));
-  std::array<char, kHeaderBytes> header{};
+  std::array<char, kViewFrameHeaderBytes> header{};
   in.read(header.data(), header.size());
   std::error_code ec;
   const std::uint64_t size = fs::file_size(frame, ec);
-  if (in.gcount() < static_cast<std::streamsize>(kHeaderBytes)) {
+  if (in.gcount() < static_cast<std::streamsize>(kViewFrameHeaderBytes)) {
     refuse(frame, fmt::format("frame {} is truncated: {} bytes, shorter than its {}-byte header",
-                              index, size, kHeaderBytes));
+                              index, size, kViewFrameHeaderBytes));
   }
   if (std::memcmp(header.data(), "TVF1", 4) != 0) {
     refuse(frame,
@@ -147,7 +145,7 @@ nlohmann::json check_scene(const fs::path& run_dir, const fs::path& manifest_fil
 
 std::uint64_t view_frame_bytes(std::uint32_t particles, std::uint32_t heights, std::uint32_t bodies,
                                bool quantised) {
-  std::uint64_t bytes = kHeaderBytes;
+  std::uint64_t bytes = kViewFrameHeaderBytes;
   if (particles > 0) {
     const std::uint64_t positions = quantised ? 24 + ((6 * std::uint64_t{particles} + 3) / 4) * 4
                                               : 12 * std::uint64_t{particles};

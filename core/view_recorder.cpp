@@ -15,7 +15,6 @@
 namespace talus {
 namespace {
 
-constexpr std::size_t kHeaderBytes = 32;
 constexpr std::uint32_t kFlagQuantised = 1u;
 
 // The frame file is written by hand: it is a flat little-endian record that the viewer reads
@@ -188,7 +187,8 @@ void ViewRecorder::add_frame(const ViewFrame& f) {
 
   const bool quantised = layout_.quantised && n > 0;
   ByteWriter bytes;
-  bytes.reserve(kHeaderBytes + 28 + n * (quantised ? 10 : 16) + 4 * h + 28 * f.X_WB.size());
+  bytes.reserve(kViewFrameHeaderBytes + 28 + n * (quantised ? 10 : 16) + 4 * h +
+                28 * f.X_WB.size());
   const char magic[4] = {'T', 'V', 'F', '1'};
   for (char c : magic) bytes.put(c);
   bytes.put(static_cast<std::uint32_t>(times_s_.size()));

@@ -11,6 +11,7 @@
 // and the viewer refuses it rather than showing half a run as whole.
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -28,6 +29,9 @@ class OutputDir;
 inline constexpr const char* kViewFormatName = "talus-view";
 inline constexpr int kViewFormatVersion = 1;
 inline constexpr const char* kViewManifestPath = "view/manifest.json";
+/// Bytes of a frame file's fixed header (magic, version, flags, counts; view_recorder.cpp writes
+/// it, view_check.cpp reads it back).
+inline constexpr std::size_t kViewFrameHeaderBytes = 32;
 
 /// The regular grid of a heightmap: node (ix, iy) at (origin_x_m + ix cell_m, origin_y_m + iy
 /// cell_m); heights are row-major, index iy nx + ix.

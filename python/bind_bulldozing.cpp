@@ -18,7 +18,7 @@ using F32 = py::array_t<float, py::array::c_style>;
 
 #define TALUS_OPTION(name) .def_readwrite(#name, &BulldozingOptions::name)
 
-void bind_options(py::module_& p) {
+void bind_bulldozing_options(py::module_& p) {
   py::class_<BulldozingOptions>(p, "BulldozingOptions",
                                 "Bulldozing-v0's options (particles/bulldozing_world.hpp).")
       .def(py::init<>())
@@ -47,7 +47,7 @@ BulldozingObservations observations_of(const BulldozingEnvBatch& b, F32& ego, F3
           checked(sky, {n, o.sky_height_px, o.sky_width_px}, "sky"), checked(pose, {n, 3}, "pose")};
 }
 
-void bind_batch(py::module_& p) {
+void bind_bulldozing_batch(py::module_& p) {
   py::class_<BulldozingWorld, std::shared_ptr<BulldozingWorld>>(
       p, "BulldozingWorld", "The arena, the bulldozer and the settled heap, shared by a batch.")
       .def(py::init([](const BulldozingOptions& o) {
@@ -206,8 +206,8 @@ void bind_batch(py::module_& p) {
 }  // namespace
 
 void bind_bulldozing(py::module_& p) {
-  bind_options(p);
-  bind_batch(p);
+  bind_bulldozing_options(p);
+  bind_bulldozing_batch(p);
 }
 
 }  // namespace talus::python

@@ -19,7 +19,7 @@ using F32 = py::array_t<float, py::array::c_style>;
 
 #define TALUS_OPTION(name) .def_readwrite(#name, &ExcavationOptions::name)
 
-void bind_options(py::module_& m) {
+void bind_excavation_options(py::module_& m) {
   py::class_<ExcavationOptions>(m, "ExcavationOptions",
                                 "Excavation-v0's options (robot/excavation_world.hpp).")
       .def(py::init<>())
@@ -78,7 +78,7 @@ void bind_world(py::module_& m) {
           "The bucket's cavity (lo, hi) in the tool frame [m].");
 }
 
-void bind_batch(py::module_& m) {
+void bind_excavation_batch(py::module_& m) {
   m.attr("EXCAVATION_STATE_SIZE") = kExcavationStateSize;
   py::class_<ExcavationEnvBatch>(m, "ExcavationEnvBatch",
                                  "N Excavation-v0 environments stepped in one call.")
@@ -208,9 +208,9 @@ void bind_batch(py::module_& m) {
 }  // namespace
 
 void bind_excavation_env(py::module_& m) {
-  bind_options(m);
+  bind_excavation_options(m);
   bind_world(m);
-  bind_batch(m);
+  bind_excavation_batch(m);
 }
 
 }  // namespace talus::python

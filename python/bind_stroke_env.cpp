@@ -131,7 +131,7 @@ py::dict slot_info(const StrokeEnvBatch& b, int i) {
   return d;
 }
 
-void bind_batch(py::module_& m) {
+void bind_stroke_batch(py::module_& m) {
   using F32 = py::array_t<float, py::array::c_style>;
   py::class_<StrokeEnvBatch>(m, "StrokeEnvBatch",
                              "num_envs ShapingStrokes-v0 beds stepped in one call (next-step "
@@ -247,7 +247,7 @@ void bind_batch(py::module_& m) {
 
 void bind_stroke_env(py::module_& m) {
   bind_bed_and_goals(m);
-  bind_batch(m);
+  bind_stroke_batch(m);
 }
 
 }  // namespace talus::python

@@ -62,7 +62,7 @@ std::string combine_runs(const SweepPlan& plan, const SweepPaths& paths) {
                             {"medium", db.medium.name}};
   summary.update(wrench::database_quality(db));
   replace_file_atomically(dir / "database.json",
-                          [&](const fs::path& temp) { write_json(temp, summary); });
+                          [&](const fs::path& temp) { talus::write_json(temp, summary); });
   // The deepest depth's wrench sets, one per tilt, and the support against tilt at every depth:
   // what the parts add up to.
   double deepest = 0.0;  // a loop, not minCoeff(): GCC bug 105593 warns in its AVX-512 kernel

@@ -7,7 +7,7 @@
 namespace talus::test_support {
 
 template <class F>
-std::string error_of(F&& f) {
+std::string invalid_argument_of(F&& f) {
   try {
     f();
   } catch (const std::invalid_argument& e) {

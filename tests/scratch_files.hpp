@@ -62,7 +62,7 @@ inline std::vector<std::string> listing(const fs::path& dir) {
 }
 
 template <typename Fn>
-std::string error_of(Fn&& fn) {
+std::string runtime_error_of(Fn&& fn) {
   try {
     fn();
   } catch (const std::runtime_error& e) {

@@ -29,12 +29,12 @@ const std::shared_ptr<const BulldozingWorld>& small_world() {
   return world;
 }
 
-struct Buffers {
+struct BulldozingBuffers {
   std::vector<float> ego, sky, pose;
   std::vector<double> rewards;
   std::vector<std::uint8_t> terminated, truncated;
   BulldozingObservations out;
-  explicit Buffers(const BulldozingOptions& o, int n)
+  explicit BulldozingBuffers(const BulldozingOptions& o, int n)
       : ego(static_cast<std::size_t>(n * o.ego_width_px * o.ego_height_px)),
         sky(static_cast<std::size_t>(n * o.sky_width_px * o.sky_height_px)),
         pose(static_cast<std::size_t>(3 * n)),
@@ -76,7 +76,7 @@ TEST(Bulldozing, TheBulldozerStopsAtTheWallAndTheEpisodeIsTruncatedOnTime) {
   auto world = std::make_shared<BulldozingWorld>(*small_world());
   world->options.episode_s = 8.0;  // 8 m straight ahead: a wall is at most 5.6 m away
   BulldozingEnvBatch batch(world, 1);
-  Buffers b(world->options, 1);
+  BulldozingBuffers b(world->options, 1);
   batch.reset(std::vector<std::uint64_t>{9}, b.out);
   const std::vector<double> full_ahead{1.0, 0.0};
   for (int k = 0; k < batch.max_steps(); ++k) {
@@ -97,7 +97,7 @@ TEST(Bulldozing, ADivergingSimulationTruncatesTheEpisodeAndSaysWhy) {
   auto world = std::make_shared<BulldozingWorld>(*small_world());
   world->model.max_kinetic_energy_J = 1e-12;  // any motion at all counts as a blow-up
   BulldozingEnvBatch batch(world, 1);
-  Buffers b(world->options, 1);
+  BulldozingBuffers b(world->options, 1);
   batch.reset(std::vector<std::uint64_t>{1}, b.out);
   // Drive into the heap until particles move.
   const BulldozingSlot& s = batch.slot(0);
@@ -112,7 +112,7 @@ TEST(Bulldozing, ADivergingSimulationTruncatesTheEpisodeAndSaysWhy) {
 
 TEST(Bulldozing, ActionsOutsideTheBoxAreRefusedBeforeAnyEnvironmentMoves) {
   BulldozingEnvBatch batch(small_world(), 2);
-  Buffers b(small_world()->options, 2);
+  BulldozingBuffers b(small_world()->options, 2);
   batch.reset(std::vector<std::uint64_t>{1, 2}, b.out);
   const double x0 = batch.slot(0).x_m;
   try {

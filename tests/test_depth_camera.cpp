@@ -18,7 +18,7 @@
 namespace talus {
 namespace {
 
-using test_support::error_of;
+using test_support::invalid_argument_of;
 constexpr float kInfF = std::numeric_limits<float>::infinity();
 
 struct Cloud {
@@ -229,7 +229,7 @@ TEST(DepthCamera, WritesPngAndNpy) {
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(bytes.find("'shape': (9, 9"), std::string::npos);
   std::filesystem::remove_all(dir);
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(invalid_argument_of([&] {
               write_depth_png(dir / "x.png", img, 1.0, 1.0);
             }).find("need finite near_m < far_m"),
             std::string::npos);
@@ -238,18 +238,21 @@ TEST(DepthCamera, WritesPngAndNpy) {
 TEST(DepthCamera, RefusesBadCamerasAndSpans) {
   SkyCamera sky = unit_sky(8);
   sky.x_max_m = -1.0;
-  EXPECT_NE(error_of([&] { render_depth(sky, {}, {}); }).find("x_min_m < x_max_m"),
+  EXPECT_NE(invalid_argument_of([&] { render_depth(sky, {}, {}); }).find("x_min_m < x_max_m"),
             std::string::npos);
   PerspectiveCamera cam;
   cam.fov_y_rad = 4.0;
-  EXPECT_NE(error_of([&] { render_depth(cam, {}, {}); }).find("fov_y_rad must be in (0, pi)"),
-            std::string::npos);
+  EXPECT_NE(
+      invalid_argument_of([&] { render_depth(cam, {}, {}); }).find("fov_y_rad must be in (0, pi)"),
+      std::string::npos);
   cam.fov_y_rad = 1.0;
   cam.width_px = 0;
-  EXPECT_NE(error_of([&] { render_depth(cam, {}, {}); }).find("width_px must be in 1 .. 16384"),
+  EXPECT_NE(invalid_argument_of([&] {
+              render_depth(cam, {}, {});
+            }).find("width_px must be in 1 .. 16384"),
             std::string::npos);
   const std::vector<float> a{1, 2}, b{1};
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(invalid_argument_of([&] {
               render_depth(unit_sky(8), ParticleSpheres{a, a, a, b}, {});
             }).find("particle spans hold 2, 2, 2, 1 values"),
             std::string::npos);

@@ -14,7 +14,7 @@
 namespace talus {
 namespace {
 
-using talus::test_support::error_of;
+using talus::test_support::invalid_argument_of;
 
 // Largest elementwise difference, by plain loops: Eigen's vectorised reductions over 4x4 matrices
 // trip a GCC 12 -Wuninitialized false positive under -march=native with AVX-512.
@@ -179,38 +179,43 @@ TEST(DriverValidate, MessagesNameTheWaypointAndTheTimes) {
   WaypointDriver wp = three_waypoints();
   wp.times_s = {0.0, 0.5, 1.0, 1.0};
   wp.poses.push_back(make_pose(Vec3::Zero()));
-  EXPECT_EQ(error_of([&] { validate(wp); }), "waypoint 3: time 1 s is not after waypoint 2's 1 s");
+  EXPECT_EQ(invalid_argument_of([&] { validate(wp); }),
+            "waypoint 3: time 1 s is not after waypoint 2's 1 s");
   wp.times_s = {0.0, 0.5, 0.25, 1.0};
-  EXPECT_EQ(error_of([&] { validate(wp); }),
+  EXPECT_EQ(invalid_argument_of([&] { validate(wp); }),
             "waypoint 2: time 0.25 s is not after waypoint 1's 0.5 s");
   wp.times_s = {0.0, std::nan(""), 0.25, 1.0};
-  EXPECT_EQ(error_of([&] { validate(wp); }), "waypoint 1: time must be finite, got nan s");
+  EXPECT_EQ(invalid_argument_of([&] { validate(wp); }),
+            "waypoint 1: time must be finite, got nan s");
 
   WaypointDriver mismatch = three_waypoints();
   mismatch.poses.pop_back();
-  EXPECT_EQ(error_of([&] { validate(mismatch); }),
+  EXPECT_EQ(invalid_argument_of([&] { validate(mismatch); }),
             "waypoints: times_s has 3 entries but poses has 2; they must match");
   WaypointDriver single;
   single.times_s = {0.0};
   single.poses = {Pose::Identity()};
-  EXPECT_EQ(error_of([&] { validate(single); }), "waypoints: need at least 2 waypoints, got 1");
+  EXPECT_EQ(invalid_argument_of([&] { validate(single); }),
+            "waypoints: need at least 2 waypoints, got 1");
 
   WaypointDriver scaled = three_waypoints();
   scaled.poses[1].linear() *= 1.01;
-  EXPECT_EQ(error_of([&] {
+  EXPECT_EQ(invalid_argument_of([&] {
               validate(scaled);
             }).rfind("waypoint 1: pose rotation must be proper orthonormal", 0),
             0u);
   WaypointDriver mirrored = three_waypoints();
   mirrored.poses[2].linear().col(0) *= -1.0;
-  EXPECT_NE(error_of([&] { validate(mirrored); }).find("det R = -1"), std::string::npos);
+  EXPECT_NE(invalid_argument_of([&] { validate(mirrored); }).find("det R = -1"), std::string::npos);
 
   ConstantTwistDriver c = spinning_driver();
   c.V_WB.v_WBo.x() = std::numeric_limits<double>::infinity();
-  EXPECT_EQ(error_of([&] { validate(c); }).rfind("constant_twist.V_WB must be finite", 0), 0u);
+  EXPECT_EQ(
+      invalid_argument_of([&] { validate(c); }).rfind("constant_twist.V_WB must be finite", 0), 0u);
   ConstantTwistDriver nan_pose = spinning_driver();
   nan_pose.X_WB0.translation().y() = std::nan("");
-  EXPECT_EQ(error_of([&] { validate(nan_pose); }), "constant_twist.X_WB0 must be finite");
+  EXPECT_EQ(invalid_argument_of([&] { validate(nan_pose); }),
+            "constant_twist.X_WB0 must be finite");
 }
 
 }  // namespace

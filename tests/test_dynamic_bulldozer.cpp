@@ -34,12 +34,12 @@ BulldozingOptions options(double start_x_m) {
   return o;
 }
 
-struct Buffers {
+struct DynamicBulldozerBuffers {
   std::vector<float> ego, sky, pose;
   std::vector<double> rewards;
   std::vector<std::uint8_t> terminated, truncated;
   BulldozingObservations out;
-  explicit Buffers(const BulldozingOptions& o)
+  explicit DynamicBulldozerBuffers(const BulldozingOptions& o)
       : ego(static_cast<std::size_t>(o.ego_width_px * o.ego_height_px)),
         sky(static_cast<std::size_t>(o.sky_width_px * o.sky_height_px)),
         pose(3),
@@ -80,7 +80,7 @@ TEST(DynamicBulldozer, TheReactionOnTheBodyBalancesTheParticlesMomentumChange) {
   }
   world->settled_heap = cloud;
   BulldozingEnvBatch batch(world, 1, dynamic_bulldozer_factory());
-  Buffers b(o);
+  DynamicBulldozerBuffers b(o);
   batch.reset(std::vector<std::uint64_t>{1}, b.out);
   int touching = 0;
   double biggest_N = 0.0;
@@ -105,7 +105,7 @@ TEST(DynamicBulldozer, ItsWheelsDriveItAtTheCommandedSpeedOnBareFloor) {
   world->settled_heap = ParticleState{};  // nothing in the way
   world->settled_heap.add(Vec3(3.5, 1.5, 0.04), Vec3::Zero(), 0.04, 1.0);
   BulldozingEnvBatch batch(world, 1, dynamic_bulldozer_factory());
-  Buffers b(o);
+  DynamicBulldozerBuffers b(o);
   batch.reset(std::vector<std::uint64_t>{1}, b.out);
   for (int k = 0; k < 10; ++k) b.step(batch, 0.5, 0.0);  // 1 s to speed up
   const double x0 = batch.slot(0).x_m;
@@ -125,7 +125,7 @@ TEST(DynamicBulldozer, AHeapSlowsItWhereTheKinematicBulldozerPloughsOn) {
   BulldozingOptions kinematic_options = o;
   kinematic_options.vehicle = "kinematic";
   BulldozingEnvBatch kinematic(make_bulldozing_world(kinematic_options), 1);
-  Buffers b(o);
+  DynamicBulldozerBuffers b(o);
   dynamic.reset(std::vector<std::uint64_t>{1}, b.out);
   kinematic.reset(std::vector<std::uint64_t>{1}, b.out);
   double peak_force_N = 0.0;

@@ -34,12 +34,12 @@ const std::shared_ptr<const ExcavationWorld>& small_world() {
   return world;
 }
 
-struct Buffers {
+struct ExcavationBuffers {
   std::vector<float> state, sky;
   std::vector<double> rewards;
   std::vector<std::uint8_t> terminated, truncated;
   ExcavationObservations out;
-  Buffers(const ExcavationOptions& o, int n)
+  ExcavationBuffers(const ExcavationOptions& o, int n)
       : state(static_cast<std::size_t>(n * kExcavationStateSize)),
         sky(static_cast<std::size_t>(n * o.sky_width_px * o.sky_height_px)),
         rewards(static_cast<std::size_t>(n)),
@@ -122,7 +122,8 @@ TEST(Excavation, TheBucketsLoadCountsItsCavityAndWhatIsAboveTheBed) {
 }
 
 // Drives every environment with the same joint speeds until its episode ends.
-int run_until_end(ExcavationEnvBatch& batch, Buffers& b, const std::vector<double>& action) {
+int run_until_end(ExcavationEnvBatch& batch, ExcavationBuffers& b,
+                  const std::vector<double>& action) {
   for (int k = 1; k <= batch.max_steps(); ++k) {
     batch.step(action, b.out, b.rewards.data(), b.terminated.data(), b.truncated.data(), 1);
     if (b.terminated[0] || b.truncated[0]) return k;
@@ -137,7 +138,7 @@ TEST(Excavation, TheForceLimitEndsTheEpisodeWithItsReason) {
   ExcavationOptions o = small_options();
   o.force_limit_N = 40.0;
   ExcavationEnvBatch batch(make_excavation_world(o), 1);
-  Buffers b(o, 1);
+  ExcavationBuffers b(o, 1);
   const std::uint64_t seed = 3;
   batch.reset({&seed, 1}, b.out);
   const int steps = run_until_end(batch, b, kIntoTheBed);
@@ -158,7 +159,7 @@ TEST(Excavation, TheFloorEndsTheEpisodeWhenNoForceStopsTheBucket) {
   o.force_limit_N = 1e9;
   o.episode_s = 10.0;
   ExcavationEnvBatch batch(make_excavation_world(o), 1);
-  Buffers b(o, 1);
+  ExcavationBuffers b(o, 1);
   const std::uint64_t seed = 3;
   batch.reset({&seed, 1}, b.out);
   ASSERT_GT(run_until_end(batch, b, kIntoTheBed), 0);
@@ -171,7 +172,7 @@ TEST(Excavation, ADivergingSimulationTruncatesTheEpisodeAndSaysWhy) {
   auto world = std::make_shared<ExcavationWorld>(*small_world());
   world->model.max_kinetic_energy_J = 1e-12;  // any motion at all counts as a blow-up
   ExcavationEnvBatch batch(world, 1);
-  Buffers b(world->options, 1);
+  ExcavationBuffers b(world->options, 1);
   const std::uint64_t seed = 4;
   batch.reset({&seed, 1}, b.out);
   ASSERT_GT(run_until_end(batch, b, kIntoTheBed), 0);
@@ -187,7 +188,7 @@ TEST(Excavation, JointsStopAtTheirRanges) {
   o.particle_count = 40;
   o.episode_s = 10.0;
   ExcavationEnvBatch batch(make_excavation_world(o), 1);
-  Buffers b(o, 1);
+  ExcavationBuffers b(o, 1);
   const std::uint64_t seed = 1;
   batch.reset({&seed, 1}, b.out);
   const std::vector<double> up{0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0};  // joint 7 only
@@ -221,7 +222,7 @@ TEST(Excavation, BadOptionsAreRefusedByName) {
 
 TEST(Excavation, BadActionsAreRefusedAndNothingMoves) {
   ExcavationEnvBatch batch(small_world(), 1);
-  Buffers b(small_world()->options, 1);
+  ExcavationBuffers b(small_world()->options, 1);
   const std::uint64_t seed = 2;
   batch.reset({&seed, 1}, b.out);
   const auto before = b.state;

@@ -12,7 +12,7 @@
 namespace talus {
 namespace {
 
-using test_support::error_of;
+using test_support::invalid_argument_of;
 
 GearParams test_gear() {
   GearParams g;
@@ -148,15 +148,15 @@ TEST(Gear, SdfSeesTheTeeth) {
 TEST(Gear, RefusesBadParameters) {
   GearParams g = test_gear();
   g.teeth = 3;
-  EXPECT_NE(error_of([&] { gear_mesh(g); }).find("gear.teeth must be in 6 .. 1000"),
+  EXPECT_NE(invalid_argument_of([&] { gear_mesh(g); }).find("gear.teeth must be in 6 .. 1000"),
             std::string::npos);
   g = test_gear();
   g.pressure_angle_rad = deg_to_rad(44.0);
   g.teeth = 6;
-  EXPECT_NE(error_of([&] { gear_mesh(g); }).find("pointed"), std::string::npos);
+  EXPECT_NE(invalid_argument_of([&] { gear_mesh(g); }).find("pointed"), std::string::npos);
   g = test_gear();
   g.module_m = -1.0;
-  EXPECT_NE(error_of([&] { validate(g); }).find("gear.module_m must be finite and > 0"),
+  EXPECT_NE(invalid_argument_of([&] { validate(g); }).find("gear.module_m must be finite and > 0"),
             std::string::npos);
 }
 

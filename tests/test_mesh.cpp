@@ -11,10 +11,10 @@
 namespace talus {
 namespace {
 
-using test_support::error_of;
+using test_support::invalid_argument_of;
 using test_support::mesh_data;
 
-std::string runtime_error_of(const std::function<void()>& f) {
+std::string mesh_runtime_error_of(const std::function<void()>& f) {
   try {
     f();
   } catch (const std::runtime_error& e) {
@@ -46,12 +46,13 @@ TEST(MeshLoad, ScaleConvertsToMetres) {
 }
 
 TEST(MeshLoad, ErrorsNameTheFile) {
-  const std::string missing = runtime_error_of([] { load_mesh(mesh_data("no_such_mesh.stl")); });
+  const std::string missing =
+      mesh_runtime_error_of([] { load_mesh(mesh_data("no_such_mesh.stl")); });
   EXPECT_NE(missing.find("no_such_mesh.stl"), std::string::npos) << missing;
   EXPECT_NE(missing.find("no such file"), std::string::npos) << missing;
-  const std::string junk = runtime_error_of([] { load_mesh(mesh_data("../CMakeLists.txt")); });
+  const std::string junk = mesh_runtime_error_of([] { load_mesh(mesh_data("../CMakeLists.txt")); });
   EXPECT_NE(junk.find("CMakeLists.txt"), std::string::npos) << junk;
-  const std::string scale = error_of([] { load_mesh(mesh_data("cube.stl"), -1.0); });
+  const std::string scale = invalid_argument_of([] { load_mesh(mesh_data("cube.stl"), -1.0); });
   EXPECT_NE(scale.find("scale must be finite and > 0"), std::string::npos) << scale;
 }
 
@@ -64,7 +65,7 @@ TEST(MeshClosedness, OpenBoxIsRefusedWithItsBoundaryEdges) {
   // Every boundary edge lies on the missing top face (z = 1).
   EXPECT_EQ(r.example_edge[0].z(), 1.0);
   EXPECT_EQ(r.example_edge[1].z(), 1.0);
-  const std::string msg = error_of([&] { require_closed(m, "open_box.obj"); });
+  const std::string msg = invalid_argument_of([&] { require_closed(m, "open_box.obj"); });
   EXPECT_NE(msg.find("mesh open_box.obj: is not closed"), std::string::npos) << msg;
   EXPECT_NE(msg.find("4 boundary edges"), std::string::npos) << msg;
   EXPECT_NE(msg.find("e.g. the edge from ("), std::string::npos) << msg;
@@ -75,7 +76,7 @@ TEST(MeshClosedness, NonManifoldEdgeIsCounted) {
   const ClosednessReport r = check_closedness(m);
   EXPECT_EQ(r.non_manifold_edges, 1u);
   EXPECT_EQ(r.boundary_edges, 2u);
-  const std::string msg = error_of([&] { require_closed(m, "nm"); });
+  const std::string msg = invalid_argument_of([&] { require_closed(m, "nm"); });
   EXPECT_NE(msg.find("1 non-manifold edges"), std::string::npos) << msg;
 }
 
@@ -85,7 +86,7 @@ TEST(MeshClosedness, FlippedTriangleIsMisoriented) {
   const ClosednessReport r = check_closedness(m);
   EXPECT_EQ(r.misoriented_edges, 3u);
   EXPECT_EQ(r.boundary_edges, 0u);
-  EXPECT_NE(error_of([&] { require_closed(m, "x"); }).find("3 misoriented edges"),
+  EXPECT_NE(invalid_argument_of([&] { require_closed(m, "x"); }).find("3 misoriented edges"),
             std::string::npos);
 }
 
@@ -101,7 +102,7 @@ TEST(MeshClosedness, BadIndexIsReported) {
   TriangleMesh m;
   m.vertices_m = {Vec3::Zero(), Vec3::UnitX(), Vec3::UnitY()};
   m.triangles = {{0, 1, 5}};
-  EXPECT_NE(error_of([&] { check_closedness(m); }).find("triangle 0 indexes vertex 5"),
+  EXPECT_NE(invalid_argument_of([&] { check_closedness(m); }).find("triangle 0 indexes vertex 5"),
             std::string::npos);
 }
 

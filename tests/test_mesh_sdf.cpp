@@ -14,8 +14,8 @@
 namespace talus {
 namespace {
 
-using test_support::error_of;
 using test_support::icosphere;
+using test_support::invalid_argument_of;
 using test_support::mesh_data;
 
 TEST(PointTriangleDistance, Regions) {
@@ -128,17 +128,17 @@ TEST(MeshSdfGrid, SameGridForOneAndTwoThreads) {
 }
 
 TEST(MeshSdfGrid, RefusesOpenMeshesAndBadCells) {
-  const std::string open = error_of(
+  const std::string open = invalid_argument_of(
       [] { MeshSdfGrid::build(load_mesh(mesh_data("open_box.obj")), 0.1, -1.0, "open_box.obj"); });
   EXPECT_NE(open.find("open_box.obj: is not closed"), std::string::npos) << open;
-  const std::string cell =
-      error_of([] { MeshSdfGrid::build(load_mesh(mesh_data("cube.stl")), 0.0, -1.0, "c"); });
+  const std::string cell = invalid_argument_of(
+      [] { MeshSdfGrid::build(load_mesh(mesh_data("cube.stl")), 0.0, -1.0, "c"); });
   EXPECT_NE(cell.find("sdf cell size must be finite and > 0"), std::string::npos) << cell;
-  const std::string margin = error_of(
+  const std::string margin = invalid_argument_of(
       [] { MeshSdfGrid::build(load_mesh(mesh_data("cube.stl")), 0.1, std::nan(""), "c"); });
   EXPECT_NE(margin.find("sdf margin must be finite"), std::string::npos) << margin;
-  const std::string huge =
-      error_of([] { MeshSdfGrid::build(load_mesh(mesh_data("cube.stl")), 1e-4, -1.0, "c"); });
+  const std::string huge = invalid_argument_of(
+      [] { MeshSdfGrid::build(load_mesh(mesh_data("cube.stl")), 1e-4, -1.0, "c"); });
   EXPECT_NE(huge.find("more than 2^28 grid nodes"), std::string::npos) << huge;
 }
 
@@ -174,7 +174,9 @@ TEST(MeshShape, BehavesLikeTheBoxItSamples) {
   }
   EXPECT_GT(hits, 100);
   EXPECT_EQ(lowest_point_z(mesh, X_WB, 5.0, 5.0), std::numeric_limits<double>::infinity());
-  const std::string msg = error_of([] { validate(Shape(MeshShape{nullptr, "gone.stl"})); });
+  const std::string msg = invalid_argument_of([] {
+    validate(Shape(MeshShape{nullptr, "gone.stl"}));
+  });
   EXPECT_NE(msg.find("mesh gone.stl: has no signed-distance grid"), std::string::npos);
 }
 

@@ -197,7 +197,7 @@ TEST(OutputDir, FailedCommitLeavesTheEarlierOutputAsItWas) {
   OutputDir out(OutputTarget(final_dir, ExistingOutput::replace));
   // The manifest cannot be written into a temporary folder that is gone.
   fs::remove_all(out.temp_path());
-  const std::string message = error_of([&] { out.commit(); });
+  const std::string message = runtime_error_of([&] { out.commit(); });
   EXPECT_NE(message.find(out.temp_path().string()), std::string::npos) << message;
   EXPECT_FALSE(out.committed());
   EXPECT_EQ(listing(scratch.path()),

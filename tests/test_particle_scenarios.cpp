@@ -270,7 +270,7 @@ ParticleScenario load_text(const std::string& text) {
   return load_particle_scenario(doc->root());
 }
 
-std::string error_of(const std::string& text) {
+std::string particle_scenario_error_of(const std::string& text) {
   try {
     load_text(text);
   } catch (const ScenarioError& e) {
@@ -295,8 +295,8 @@ TEST(ParticleScenario, EveryShippedScenarioChecks) {
 }
 
 TEST(ParticleScenario, UnknownKeyIsRefusedWithLineAndKey) {
-  const std::string msg =
-      error_of(with(kSmallDrag, "friction = 0.577", "friction = 0.5\nfrction = 1"));
+  const std::string msg = particle_scenario_error_of(
+      with(kSmallDrag, "friction = 0.577", "friction = 0.5\nfrction = 1"));
   EXPECT_NE(msg.find("bad.toml:8:"), std::string::npos) << msg;
   EXPECT_NE(msg.find("particles.frction: unknown key"), std::string::npos) << msg;
 }
@@ -308,56 +308,60 @@ TEST(ParticleScenario, GrainKeysAreReadAndBadRollingFrictionIsRefusedWithItsKey)
   EXPECT_EQ(rolling.model.rolling_friction, 0.2);
   EXPECT_FALSE(load_text(with(kSmallDrag, "friction = 0.577", "friction = 0.577\nrotation = false"))
                    .model.rotation);
-  std::string msg =
-      error_of(with(kSmallDrag, "friction = 0.577", "friction = 0.577\nrolling_friction = -0.1"));
+  std::string msg = particle_scenario_error_of(
+      with(kSmallDrag, "friction = 0.577", "friction = 0.577\nrolling_friction = -0.1"));
   EXPECT_NE(msg.find("bad.toml:8:"), std::string::npos) << msg;
   EXPECT_NE(msg.find("particles.rolling_friction"), std::string::npos) << msg;
-  msg = error_of(with(kSmallDrag, "friction = 0.577",
-                      "friction = 0.577\nrotation = false\nrolling_friction = 0.1"));
+  msg = particle_scenario_error_of(
+      with(kSmallDrag, "friction = 0.577",
+           "friction = 0.577\nrotation = false\nrolling_friction = 0.1"));
   EXPECT_NE(msg.find("particles.rolling_friction: needs rotation = true"), std::string::npos)
       << msg;
-  msg = error_of(with(kSmallDrag, "friction = 0.577", "friction = 0.577\nrotation = 1"));
+  msg = particle_scenario_error_of(
+      with(kSmallDrag, "friction = 0.577", "friction = 0.577\nrotation = 1"));
   EXPECT_NE(msg.find("particles.rotation"), std::string::npos) << msg;
 }
 
 TEST(ParticleScenario, TheOldTimeStepKeyIsRefusedNamingTheNewOne) {
-  const std::string msg =
-      error_of(with(kSmallDrag, "threads = 1", "threads = 1\ntime_step_s = 0.001"));
+  const std::string msg = particle_scenario_error_of(
+      with(kSmallDrag, "threads = 1", "threads = 1\ntime_step_s = 0.001"));
   EXPECT_NE(msg.find("bad.toml:21:15: solver.time_step_s: moved to [simulation] time_step_s"),
             std::string::npos)
       << msg;
 }
 
 TEST(ParticleScenario, TheTimeStepIsRequiredUnderSimulation) {
-  const std::string msg = error_of(with(kSmallDrag, "time_step_s = 0.001\n", ""));
+  const std::string msg = particle_scenario_error_of(with(kSmallDrag, "time_step_s = 0.001\n", ""));
   EXPECT_NE(msg.find("simulation: missing key 'time_step_s'"), std::string::npos) << msg;
 }
 
 TEST(ParticleScenario, EngineChecksSurfaceWithTheFileName) {
   // A time step that breaks the no-tunnelling bound (1 m/s * 0.01 s > 5 mm radius).
-  std::string msg = error_of(with(kSmallDrag, "time_step_s = 0.001", "time_step_s = 0.01"));
+  std::string msg =
+      particle_scenario_error_of(with(kSmallDrag, "time_step_s = 0.001", "time_step_s = 0.01"));
   EXPECT_NE(msg.find("bad.toml:"), std::string::npos) << msg;
   EXPECT_NE(msg.find("bed"), std::string::npos) << msg;
   // A bed outside its container.
-  msg = error_of(with(kSmallDrag, "hi_m = [0.2, 0.04, 0.2]", "hi_m = [0.1, 0.04, 0.2]"));
+  msg = particle_scenario_error_of(
+      with(kSmallDrag, "hi_m = [0.2, 0.04, 0.2]", "hi_m = [0.1, 0.04, 0.2]"));
   EXPECT_NE(msg.find("bad.toml:"), std::string::npos) << msg;
   EXPECT_NE(msg.find("particle"), std::string::npos) << msg;
   // A negative Baumgarte factor, refused by the reader's range check.
-  msg = error_of(with(kSmallDrag, "threads = 1", "threads = 1\nbaumgarte = -1"));
+  msg = particle_scenario_error_of(with(kSmallDrag, "threads = 1", "threads = 1\nbaumgarte = -1"));
   EXPECT_NE(msg.find("solver.baumgarte"), std::string::npos) << msg;
   // A plate faster than the no-tunnelling bound allows.
-  msg = error_of(with(kSmallDrag, "speed_m_per_s = 0.2", "speed_m_per_s = 2.0"));
+  msg = particle_scenario_error_of(with(kSmallDrag, "speed_m_per_s = 0.2", "speed_m_per_s = 2.0"));
   EXPECT_NE(msg.find("measure.speed_m_per_s"), std::string::npos) << msg;
   // A bed file that is not there.
-  msg =
-      error_of(with(with(kSmallDrag, "kind = \"lattice\"", "kind = \"file\"\npath = \"nope.tps\""),
-                    "lo_m = [0.0051, -0.0349, 0.0051]\nhi_m = [0.1949, 0.0349, 0.05]\n", ""));
+  msg = particle_scenario_error_of(
+      with(with(kSmallDrag, "kind = \"lattice\"", "kind = \"file\"\npath = \"nope.tps\""),
+           "lo_m = [0.0051, -0.0349, 0.0051]\nhi_m = [0.1949, 0.0349, 0.05]\n", ""));
   EXPECT_NE(msg.find("bed.path"), std::string::npos) << msg;
   EXPECT_NE(msg.find("nope.tps: cannot open"), std::string::npos) << msg;
   // A bed file of no particles (a valid state file, but nothing to simulate).
   const fs::path empty = temp_dir() / "empty.tps";
   save_particle_state(ParticleState{}, empty);
-  msg = error_of(with(
+  msg = particle_scenario_error_of(with(
       with(kSmallDrag, "kind = \"lattice\"", "kind = \"file\"\npath = \"" + empty.string() + "\""),
       "lo_m = [0.0051, -0.0349, 0.0051]\nhi_m = [0.1949, 0.0349, 0.05]\n", ""));
   EXPECT_NE(msg.find("bed.path: " + empty.string() + " holds no particles"), std::string::npos)

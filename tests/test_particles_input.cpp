@@ -11,7 +11,7 @@
 namespace talus::particles {
 namespace {
 
-using talus::test_support::error_of;
+using talus::test_support::invalid_argument_of;
 using testing::kRadius;
 
 ParticleState two_particles(const Vec3& a, const Vec3& b) {
@@ -25,7 +25,7 @@ ParticleState two_particles(const Vec3& a, const Vec3& b) {
 
 TEST(ParticlesInput, OverlappingParticlesAreNamed) {
   const ParticleModel model = testing::box_model(0.1, 0.1);
-  const std::string msg = error_of([&] {
+  const std::string msg = invalid_argument_of([&] {
     check_initial_state(model, two_particles(Vec3(0.05, 0.05, 0.05), Vec3(0.058, 0.05, 0.05)));
   });
   EXPECT_NE(msg.find("particles 1 and 2 overlap"), std::string::npos) << msg;
@@ -38,7 +38,7 @@ TEST(ParticlesInput, TimeStepBeyondTheNoTunnellingBoundIsRefused) {
   ParticleModel model = testing::box_model(0.1, 0.1);
   model.expected_speed_m_per_s = 2.0;
   model.time_step_s = 0.004;  // 8 mm per step > 5 mm radius
-  const std::string msg = error_of([&] {
+  const std::string msg = invalid_argument_of([&] {
     check_initial_state(model, two_particles(Vec3(0.05, 0.05, 0.05), Vec3(0.07, 0.05, 0.05)));
   });
   EXPECT_NE(msg.find("no-tunnelling"), std::string::npos) << msg;
@@ -47,20 +47,21 @@ TEST(ParticlesInput, TimeStepBeyondTheNoTunnellingBoundIsRefused) {
       check_initial_state(model, two_particles(Vec3(0.05, 0.05, 0.05), Vec3(0.07, 0.05, 0.05))));
   ParticleState fast = two_particles(Vec3(0.05, 0.05, 0.05), Vec3(0.07, 0.05, 0.05));
   fast.vz_m_per_s[2] = 3.0f;
-  EXPECT_NE(error_of([&] { check_initial_state(model, fast); }).find("particle 2: speed"),
-            std::string::npos);
+  EXPECT_NE(
+      invalid_argument_of([&] { check_initial_state(model, fast); }).find("particle 2: speed"),
+      std::string::npos);
 }
 
 TEST(ParticlesInput, ParticlesOutsideTheContainerAreNamed) {
   ParticleModel model = testing::box_model(0.1, 0.1);
-  std::string msg = error_of([&] {
+  std::string msg = invalid_argument_of([&] {
     check_initial_state(model, two_particles(Vec3(0.05, 0.05, 0.05), Vec3(0.05, 0.05, 0.098)));
   });
   EXPECT_NE(msg.find("particle 2: z"), std::string::npos) << msg;
   model.container.kind = Container::Kind::kCylinder;
   model.container.cylinder_radius_m = 0.03;
   model.container.cylinder_axis_xy_m = Vec2(0.05, 0.05);
-  msg = error_of([&] {
+  msg = invalid_argument_of([&] {
     check_initial_state(model, two_particles(Vec3(0.05, 0.05, 0.05), Vec3(0.079, 0.05, 0.05)));
   });
   // Particle 0 at (0.02, 0.02) is outside the cylinder too, and is named first.
@@ -70,22 +71,24 @@ TEST(ParticlesInput, ParticlesOutsideTheContainerAreNamed) {
 TEST(ParticlesInput, BadModelFieldsAndStateArraysAreNamed) {
   ParticleModel model = testing::box_model(0.1, 0.1);
   model.iterations = 0;
-  EXPECT_NE(error_of([&] { validate(model); }).find("iterations"), std::string::npos);
+  EXPECT_NE(invalid_argument_of([&] { validate(model); }).find("iterations"), std::string::npos);
   model = testing::box_model(0.1, 0.1);
   model.relaxation = 1.5;
-  EXPECT_NE(error_of([&] { validate(model); }).find("relaxation"), std::string::npos);
+  EXPECT_NE(invalid_argument_of([&] { validate(model); }).find("relaxation"), std::string::npos);
   model = testing::box_model(0.1, 0.1);
   model.periodic_axis = 1;
   model.container.kind = Container::Kind::kNone;
-  EXPECT_NE(error_of([&] { validate(model); }).find("periodic_axis"), std::string::npos);
+  EXPECT_NE(invalid_argument_of([&] { validate(model); }).find("periodic_axis"), std::string::npos);
   model = testing::box_model(0.1, 0.1);
   model.bodies.push_back(CoupledBody{"blade", BoxShape{Vec3(0.1, -1.0, 0.1)}, Vec3::Zero()});
-  EXPECT_NE(error_of([&] { validate(model); }).find("body 'blade'"), std::string::npos);
+  EXPECT_NE(invalid_argument_of([&] { validate(model); }).find("body 'blade'"), std::string::npos);
   ParticleState s = two_particles(Vec3(0.05, 0.05, 0.05), Vec3(0.07, 0.05, 0.05));
   s.radius_m[1] = -1.0f;
-  EXPECT_NE(error_of([&] { validate(s); }).find("particle 1: radius_m"), std::string::npos);
+  EXPECT_NE(invalid_argument_of([&] { validate(s); }).find("particle 1: radius_m"),
+            std::string::npos);
   s.radius_m.pop_back();
-  EXPECT_NE(error_of([&] { validate(s); }).find("radius_m holds 2 values"), std::string::npos);
+  EXPECT_NE(invalid_argument_of([&] { validate(s); }).find("radius_m holds 2 values"),
+            std::string::npos);
 }
 
 TEST(ParticlesInput, NaNStopsTheRunNamingStepAndParticleAndKeepsTheState) {

@@ -47,11 +47,12 @@ TEST(ImagePng, RoundTripKeepsEveryPixel) {
 TEST(ImagePng, WriteErrorNamesThePathAndTheReason) {
   ScratchDir scratch;
   const fs::path file = scratch.path() / "no_such_folder" / "x.png";
-  const std::string message = error_of([&] { write_png(file, RgbImage(4, 4)); });
+  const std::string message = runtime_error_of([&] { write_png(file, RgbImage(4, 4)); });
   EXPECT_NE(message.find(file.string()), std::string::npos) << message;
   EXPECT_NE(message.find(std::strerror(ENOENT)), std::string::npos) << message;
-  EXPECT_NE(error_of([&] { write_png(scratch.path() / "e.png", RgbImage()); }).find("empty"),
-            std::string::npos);
+  EXPECT_NE(
+      runtime_error_of([&] { write_png(scratch.path() / "e.png", RgbImage()); }).find("empty"),
+      std::string::npos);
   EXPECT_FALSE(fs::exists(scratch.path() / "e.png"));
 }
 
@@ -63,7 +64,7 @@ TEST(ImagePng, WriteFailureOnAFullDeviceIsReported) {
   ScratchDir scratch;
   const fs::path link = scratch.path() / "picture.png";
   fs::create_symlink("/dev/full", link);
-  const std::string message = error_of([&] { write_png(link, RgbImage(64, 64)); });
+  const std::string message = runtime_error_of([&] { write_png(link, RgbImage(64, 64)); });
   EXPECT_NE(message.find(link.string()), std::string::npos) << message;
   EXPECT_NE(message.find(std::strerror(ENOSPC)), std::string::npos) << message;
   EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link))) << "the user's link was removed";
@@ -103,12 +104,12 @@ TEST(ImagePng, ReadsGreyAndTransparentPngsAsRgb) {
 TEST(ImagePng, ReadErrorsNameThePath) {
   ScratchDir scratch;
   const fs::path missing = scratch.path() / "missing.png";
-  std::string message = error_of([&] { read_png(missing); });
+  std::string message = runtime_error_of([&] { read_png(missing); });
   EXPECT_NE(message.find(missing.string()), std::string::npos) << message;
   EXPECT_NE(message.find(std::strerror(ENOENT)), std::string::npos) << message;
   const fs::path not_png = scratch.path() / "text.png";
   write_text(not_png, "this is not a PNG file at all");
-  message = error_of([&] { read_png(not_png); });
+  message = runtime_error_of([&] { read_png(not_png); });
   EXPECT_NE(message.find(not_png.string()), std::string::npos) << message;
 }
 
@@ -636,7 +637,7 @@ TEST(RecorderPlot, RejectsMismatchedSeriesAndEmptyRanges) {
   s.x = {1.0, 2.0};
   s.y = {1.0};
   spec.series.push_back(s);
-  EXPECT_NE(error_of([&] { plot_lines(spec); }).find("'bad'"), std::string::npos);
+  EXPECT_NE(runtime_error_of([&] { plot_lines(spec); }).find("'bad'"), std::string::npos);
   PlotSpec empty;
   empty.x_min = 1.0;
   empty.x_max = 1.0;
@@ -718,7 +719,7 @@ TEST(CsvWriter, ErrorsNameThePath) {
   ScratchDir scratch;
   const fs::path file = scratch.path() / "log.csv";
   CsvWriter csv(file, {"a", "b", "c"});
-  std::string message = error_of([&] { csv.write_row({1.0, 2.0}); });
+  std::string message = runtime_error_of([&] { csv.write_row({1.0, 2.0}); });
   EXPECT_NE(message.find(file.string()), std::string::npos) << message;
   EXPECT_NE(message.find("2 values"), std::string::npos) << message;
   EXPECT_NE(message.find("has 3"), std::string::npos) << message;
@@ -729,7 +730,7 @@ TEST(CsvWriter, ErrorsNameThePath) {
   EXPECT_EQ(read_text(file), "a,b,c\n1,2,3\n");  // the rejected rows wrote nothing
 
   if (fs::exists("/dev/full")) {  // a full disc shows up at a write, flush or close
-    message = error_of([&] {
+    message = runtime_error_of([&] {
       CsvWriter full("/dev/full", {"a"});
       for (int k = 0; k < 10000; ++k) full.write_row({1.0});
       full.close();
@@ -739,7 +740,7 @@ TEST(CsvWriter, ErrorsNameThePath) {
   }
 
   const fs::path bad = scratch.path() / "missing" / "log.csv";
-  message = error_of([&] { CsvWriter nope(bad, {"a"}); });
+  message = runtime_error_of([&] { CsvWriter nope(bad, {"a"}); });
   EXPECT_NE(message.find(bad.string()), std::string::npos) << message;
   EXPECT_NE(message.find(std::strerror(ENOENT)), std::string::npos) << message;
   EXPECT_THROW(CsvWriter(scratch.path() / "x.csv", {}), std::runtime_error);

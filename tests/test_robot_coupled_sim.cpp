@@ -10,17 +10,12 @@
 namespace talus::robot {
 namespace {
 
+using test_support::body_entry;
 using test_support::contains;
 using test_support::robot_data;
 using test_support::robot_error_of;
 using test_support::SpringGroundParams;
 using test_support::SpringGroundTier;
-
-CouplingEntry body_entry(const std::string& body) {
-  CouplingEntry e;
-  e.body = body;
-  return e;
-}
 
 // The ball of bodies.xml: 10 kg, radius 0.1 m, free joint qpos[0..6], qvel[0..5].
 constexpr double kBallMass = 10.0;

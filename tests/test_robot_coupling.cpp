@@ -12,15 +12,10 @@
 namespace talus::robot {
 namespace {
 
+using test_support::body_entry;
 using test_support::contains;
 using test_support::robot_data;
 using test_support::robot_error_of;
-
-CouplingEntry body_entry(const std::string& body) {
-  CouplingEntry e;
-  e.body = body;
-  return e;
-}
 
 TEST(RobotCoupling, CylinderGeomKeepsItsOffsetPoseInTheBody) {
   MujocoModel robot = MujocoModel::load(robot_data("bodies.xml"));

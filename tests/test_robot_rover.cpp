@@ -21,11 +21,12 @@ using test_support::rover_file;
 using test_support::SpringGroundParams;
 using test_support::SpringGroundTier;
 
-const std::vector<std::string> kWheels = {"wheel_fl", "wheel_fr", "wheel_rl", "wheel_rr"};
+using test_support::kRoverWheels;
 
 std::vector<CoupledLink> wheel_links(const MujocoModel& rover) {
   std::vector<CouplingEntry> entries;
-  for (const auto& w : kWheels) entries.push_back(CouplingEntry{w, "", {}, Pose::Identity(), ""});
+  for (const auto& w : kRoverWheels)
+    entries.push_back(CouplingEntry{w, "", {}, Pose::Identity(), ""});
   return resolve_coupling(rover, entries);
 }
 
@@ -52,7 +53,7 @@ TEST(RobotRover, HasFourActuatedHingesAndTheDocumentedMass) {
     ASSERT_EQ(m->actuator_trntype[a], mjTRN_JOINT);
     const int j = m->actuator_trnid[2 * a];
     EXPECT_EQ(m->jnt_type[j], mjJNT_HINGE);
-    EXPECT_EQ(rover.joint_names()[j], kWheels[a]);
+    EXPECT_EQ(rover.joint_names()[j], kRoverWheels[a]);
     EXPECT_DOUBLE_EQ(m->jnt_axis[3 * j + 1], 1.0);              // about the chassis y axis
     EXPECT_DOUBLE_EQ(m->actuator_gainprm[mjNGAIN * a], 100.0);  // velocity servo kv
   }
@@ -122,7 +123,7 @@ TEST(RobotRover, RecorderReportsSinkageSlipAndDistance) {
   soft.damping_n_s_per_m = 2.0 * 0.5 * std::sqrt(2e4 * 25.0);
   SpringGroundTier ground(tier_bodies(links), soft);
   CoupledSim sim(rover, links, ground, 1);
-  DriveRecorder recorder(rover, "chassis", links, kWheels, [](double, double) { return 0.0; });
+  DriveRecorder recorder(rover, "chassis", links, kRoverWheels, [](double, double) { return 0.0; });
   EXPECT_DOUBLE_EQ(recorder.wheel_radius_m(), 0.25);
   for (int i = 0; i < 1500; ++i) sim.step();  // sinks and settles
   const DriveSample rest = recorder.sample(rover);
@@ -150,7 +151,7 @@ TEST(RobotRover, RecorderReportsSinkageSlipAndDistance) {
   const auto dir = std::filesystem::temp_directory_path() /
                    ("talus_test_drive_report_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  write_drive_report(dir, {rest, s}, kWheels);
+  write_drive_report(dir, {rest, s}, kRoverWheels);
   std::ifstream csv(dir / "drive.csv");
   std::stringstream buffer;
   buffer << csv.rdbuf();
@@ -163,9 +164,9 @@ TEST(RobotRover, RecorderReportsSinkageSlipAndDistance) {
   EXPECT_GT(std::filesystem::file_size(dir / "slip.png"), 1000u);
   EXPECT_GT(std::filesystem::file_size(dir / "sinkage.png"), 1000u);
   s.sinkage_m.pop_back();
-  EXPECT_THROW(write_drive_report(dir, {s}, kWheels), std::invalid_argument);
+  EXPECT_THROW(write_drive_report(dir, {s}, kRoverWheels), std::invalid_argument);
   std::filesystem::remove_all(dir);
-  EXPECT_THROW(DriveRecorder(rover, "wheel_fl", links, kWheels, {}), RobotError);
+  EXPECT_THROW(DriveRecorder(rover, "wheel_fl", links, kRoverWheels, {}), RobotError);
   EXPECT_THROW(DriveRecorder(rover, "chassis", links, {"chassis_free"}, {}), RobotError);
 }
 

@@ -18,7 +18,7 @@ RobotScenario read(const std::string& text) {
   return read_robot_scenario(root.table("robot"), root.table("simulation"));
 }
 
-std::string error_of(const std::string& text) {
+std::string robot_scenario_error_of(const std::string& text) {
   try {
     read(text);
   } catch (const ScenarioError& e) {
@@ -88,7 +88,7 @@ TEST(RobotScenario, TheOldTimeStepKeyIsRefusedNamingTheNewOne) {
   std::string text = kRover;
   const std::string steps = "mujoco_steps_per_tier_step = 2";
   text.replace(text.find(steps), steps.size(), steps + "\ntime_step_s = 0.002");
-  const std::string msg = error_of(text);
+  const std::string msg = robot_scenario_error_of(text);
   EXPECT_TRUE(contains(msg,
                        "test.toml:8:15: robot.time_step_s: moved to [simulation] "
                        "time_step_s (one key for every tier)"))
@@ -101,28 +101,31 @@ TEST(RobotScenario, ErrorsNameTheLineAndWhatExists) {
     t.replace(t.find(from), from.size(), to);
     return t;
   };
-  const std::string body = error_of(with("body = \"wheel_rr\"", "body = \"wheel_xx\""));
+  const std::string body =
+      robot_scenario_error_of(with("body = \"wheel_rr\"", "body = \"wheel_xx\""));
   EXPECT_TRUE(contains(body, "test.toml:"));
   EXPECT_TRUE(contains(body, "robot.coupling[3].body"));
   EXPECT_TRUE(contains(body, "no body named 'wheel_xx'"));
   EXPECT_TRUE(contains(body, "chassis, wheel_fl, wheel_fr, wheel_rl, wheel_rr"));
-  const std::string model = error_of(with("rover/rover.xml", "rover/missing.xml"));
+  const std::string model = robot_scenario_error_of(with("rover/rover.xml", "rover/missing.xml"));
   EXPECT_TRUE(contains(model, "robot.model"));
   EXPECT_TRUE(contains(model, "no such robot file"));
-  const std::string broken =
-      error_of(with("../../robots/rover/rover.xml", "../../tests/data/robot/unknown_element.xml"));
+  const std::string broken = robot_scenario_error_of(
+      with("../../robots/rover/rover.xml", "../../tests/data/robot/unknown_element.xml"));
   EXPECT_TRUE(contains(broken, "unknown_element.xml:5: MuJoCo rejected the model"));
-  EXPECT_TRUE(contains(error_of(with("\"wheel_rl\", \"wheel_rr\"]", "\"wheel_rl\", \"motor\"]")),
-                       "no actuator named 'motor'"));
-  EXPECT_TRUE(contains(error_of(with("time_step_s = 0.002", "time_step_s = -1")),
+  EXPECT_TRUE(contains(
+      robot_scenario_error_of(with("\"wheel_rl\", \"wheel_rr\"]", "\"wheel_rl\", \"motor\"]")),
+      "no actuator named 'motor'"));
+  EXPECT_TRUE(contains(robot_scenario_error_of(with("time_step_s = 0.002", "time_step_s = -1")),
                        "simulation.time_step_s"));
-  EXPECT_TRUE(contains(error_of(with("settle_s", "settle_time_s")), "settle_s"));
-  EXPECT_TRUE(
-      contains(error_of(with("body = \"wheel_fl\"", "body = \"wheel_fl\"\nrpy_deg = [0, 0, 1]")),
-               "only an explicit [shape] takes an offset"));
-  EXPECT_TRUE(contains(error_of(with("geom = \"wheel_fr\"", "geom = \"wheel_fl\"")),
+  EXPECT_TRUE(contains(robot_scenario_error_of(with("settle_s", "settle_time_s")), "settle_s"));
+  EXPECT_TRUE(contains(robot_scenario_error_of(
+                           with("body = \"wheel_fl\"", "body = \"wheel_fl\"\nrpy_deg = [0, 0, 1]")),
+                       "only an explicit [shape] takes an offset"));
+  EXPECT_TRUE(contains(robot_scenario_error_of(with("geom = \"wheel_fr\"", "geom = \"wheel_fl\"")),
                        "'wheel_fl' is coupled twice"));
-  EXPECT_TRUE(contains(error_of(with("yaw_deg = 90", "yaw_deg = 90\nspeed = 3")), "speed"));
+  EXPECT_TRUE(
+      contains(robot_scenario_error_of(with("yaw_deg = 90", "yaw_deg = 90\nspeed = 3")), "speed"));
 }
 
 }  // namespace

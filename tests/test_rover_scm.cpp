@@ -20,7 +20,7 @@ namespace {
 using test_support::robot_data;
 using test_support::rover_file;
 
-const std::vector<std::string> kWheels = {"wheel_fl", "wheel_fr", "wheel_rl", "wheel_rr"};
+using test_support::kRoverWheels;
 
 std::vector<CoupledLink> links_of(const MujocoModel& robot,
                                   const std::vector<std::string>& bodies) {
@@ -63,12 +63,12 @@ struct RoverRun {
 // The rover placed 1 cm above the soil, wheels held at zero speed, for `seconds`.
 RoverRun stand_rover(const scm::SoilParameters& soil, double seconds) {
   MujocoModel rover = MujocoModel::load(rover_file());
-  const auto links = links_of(rover, kWheels);
+  const auto links = links_of(rover, kRoverWheels);
   scm::ScmModel m = flat_soil(soil, 0.9, 0.7, 0.04);  // 4 cm grid: a fast test
   m.bodies = tier_bodies(links);
   scm::ScmContactTier tier(std::move(m));
   CoupledSim sim(rover, links, tier, 1);
-  DriveRecorder rec(rover, "chassis", links, kWheels, [](double, double) { return 0.0; });
+  DriveRecorder rec(rover, "chassis", links, kRoverWheels, [](double, double) { return 0.0; });
   for (int a = 0; a < rover.model()->nu; ++a) rover.data()->ctrl[a] = 0.0;
   RoverRun r;
   const double* q = rover.data()->qpos;

@@ -48,7 +48,7 @@ std::string terrain_file(const std::string& tier, const std::string& terrain,
          extra;
 }
 
-const std::string kTerrain =
+const std::string kScmTerrainTable =
     "lo_m = [0.0, -0.1]\nhi_m = [0.3, 0.1]\nsurface_z_m = 0.05\nmaterial = \"dry_sand\"\n"
     "cell_size_m = 0.005\nparticle_radius_m = 0.005";
 
@@ -113,7 +113,7 @@ TEST(ScenarioTerrain, TheDrivenWheelFileLoadsOnThreeTiers) {
 
 TEST(ScenarioTerrain, ScmNeedsADurationForABodyThatNeverStops) {
   const std::string wheel =
-      "[scenario]\nname = \"w\"\ntier = \"scm\"\n[terrain]\n" + kTerrain +
+      "[scenario]\nname = \"w\"\ntier = \"scm\"\n[terrain]\n" + kScmTerrainTable +
       "\n[simulation]\ntime_step_s = 0.001\n[[body]]\nname = \"wheel\"\n[body.shape]\n"
       "kind = \"wheel\"\nradius_m = 0.05\nwidth_m = 0.04\n[body.motion]\nkind = "
       "\"constant_twist\"\nposition_m = [0.1, 0.0, 0.09]\nvelocity_m_per_s = [0.1, 0.0, 0.0]\n";
@@ -131,46 +131,50 @@ TEST(ScenarioTerrain, WithTierChangesOnlyTheTierAndLeavesTheFileAlone) {
 }
 
 TEST(ScenarioTerrain, EveryTierRefusesItsOwnGroundTablesBesideATerrain) {
-  EXPECT_NE(error_loading(terrain_file("shaping", kTerrain, "[heightmap]\nsize_m = [1.0, 1.0]\n"),
-                          "shaping")
-                .find("the file has a [terrain]; describe the ground once, with [terrain] or "
-                      "with [heightmap]"),
-            std::string::npos);
-  EXPECT_NE(error_loading(terrain_file("scm", kTerrain, "[soil]\npreset = \"dry_sand\"\n"), "scm")
-                .find("with [terrain] or with [soil]"),
-            std::string::npos);
   EXPECT_NE(
-      error_loading(terrain_file("particles", kTerrain, "[bed]\nkind = \"lattice\"\n"), "particles")
+      error_loading(terrain_file("shaping", kScmTerrainTable, "[heightmap]\nsize_m = [1.0, 1.0]\n"),
+                    "shaping")
+          .find("the file has a [terrain]; describe the ground once, with [terrain] or "
+                "with [heightmap]"),
+      std::string::npos);
+  EXPECT_NE(
+      error_loading(terrain_file("scm", kScmTerrainTable, "[soil]\npreset = \"dry_sand\"\n"), "scm")
+          .find("with [terrain] or with [soil]"),
+      std::string::npos);
+  EXPECT_NE(
+      error_loading(terrain_file("particles", kScmTerrainTable, "[bed]\nkind = \"lattice\"\n"),
+                    "particles")
           .find("with [terrain] or with [bed]"),
       std::string::npos);
 }
 
 TEST(ScenarioTerrain, BadTerrainKeysAreNamed) {
-  std::string t = kTerrain;
+  std::string t = kScmTerrainTable;
   t.replace(t.find("dry_sand"), 8, "gravel");
   EXPECT_NE(error_loading(terrain_file("scm", t), "scm")
                 .find("terrain.toml:8:12: terrain.material: expected one of \"dry_sand\", "
                       "\"lunar_regolith\", got \"gravel\""),
             std::string::npos)
       << error_loading(terrain_file("scm", t), "scm");
-  t = kTerrain;
+  t = kScmTerrainTable;
   t.replace(t.find("hi_m = [0.3, 0.1]"), 17, "hi_m = [0.3, -0.2]");
   EXPECT_NE(error_loading(terrain_file("shaping", t), "shaping")
                 .find("terrain.hi_m: must exceed lo_m in x and in y"),
             std::string::npos);
-  t = kTerrain;
+  t = kScmTerrainTable;
   t.replace(t.find("particle_radius_m = 0.005"), 25, "particle_radius_m = 0.02");
   EXPECT_NE(error_loading(terrain_file("particles", t), "particles")
                 .find("terrain.particle_radius_m: 0.02 m: expected at most a quarter"),
             std::string::npos);
-  EXPECT_NE(error_loading(terrain_file("particles", kTerrain + "\ndepth_m = 1"), "particles")
-                .find("depth_m"),
-            std::string::npos);
+  EXPECT_NE(
+      error_loading(terrain_file("particles", kScmTerrainTable + "\ndepth_m = 1"), "particles")
+          .find("depth_m"),
+      std::string::npos);
 }
 
 TEST(ScenarioTerrain, SmallTerrainFilesLoadOnEveryTier) {
   for (const char* tier : {"shaping", "scm", "particles"}) {
-    EXPECT_EQ(error_loading(terrain_file(tier, kTerrain), tier), "") << tier;
+    EXPECT_EQ(error_loading(terrain_file(tier, kScmTerrainTable), tier), "") << tier;
   }
 }
 

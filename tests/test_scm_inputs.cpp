@@ -17,7 +17,7 @@
 namespace talus::scm {
 namespace {
 
-using test_support::error_of;
+using test_support::invalid_argument_of;
 
 ScmModel good_model() {
   ScmModel m;
@@ -30,7 +30,7 @@ ScmModel good_model() {
 
 TEST(ScmInputs, NamedSoilsAreValidAndUnknownNamesListed) {
   for (const std::string& n : named_soil_names()) EXPECT_NO_THROW(validate(named_soil(n))) << n;
-  EXPECT_NE(error_of([] { named_soil("mud"); }).find("dry_sand, lunar_regolith"),
+  EXPECT_NE(invalid_argument_of([] { named_soil("mud"); }).find("dry_sand, lunar_regolith"),
             std::string::npos);
 }
 
@@ -38,7 +38,7 @@ TEST(ScmInputs, NonPhysicalSoilIsRefused) {
   auto msg = [](auto change) {
     SoilParameters s = named_soil("dry_sand");
     change(s);
-    return error_of([&] { validate(s); });
+    return invalid_argument_of([&] { validate(s); });
   };
   EXPECT_NE(msg([](SoilParameters& s) { s.kphi = -1.0; }).find("soil.kphi = -1"),
             std::string::npos);
@@ -163,14 +163,17 @@ TEST(ScmInputs, FlowApproximationKeysAreRangeChecked) {
             std::string::npos);
   ScmModel m = good_model();
   m.flow.field_stride = -1;
-  EXPECT_NE(error_of([&] { validate(m); }).find("flow.field_stride = -1"), std::string::npos);
+  EXPECT_NE(invalid_argument_of([&] { validate(m); }).find("flow.field_stride = -1"),
+            std::string::npos);
   m.flow.field_stride = 0;
   m.flow.field_spacing_m = 65.5 * m.cell_size_m;  // 65 nodes
-  EXPECT_NE(error_of([&] { validate(m); }).find("flow.field_stride = 65 (field_spacing_m"),
-            std::string::npos);
+  EXPECT_NE(
+      invalid_argument_of([&] { validate(m); }).find("flow.field_stride = 65 (field_spacing_m"),
+      std::string::npos);
   m.flow.field_spacing_m = 0.04;
   m.flow.cluster_nodes = -2;
-  EXPECT_NE(error_of([&] { validate(m); }).find("flow.cluster_nodes = -2"), std::string::npos);
+  EXPECT_NE(invalid_argument_of([&] { validate(m); }).find("flow.cluster_nodes = -2"),
+            std::string::npos);
 }
 
 const char* kBladeBody = R"([[body]]

@@ -17,7 +17,7 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // The message of the std::invalid_argument that f throws, or "" when it throws none.
-using talus::test_support::error_of;
+using talus::test_support::invalid_argument_of;
 
 WheelShape grousered_wheel(int count = 12, double thickness_m = 0.004) {
   WheelShape w;
@@ -223,8 +223,9 @@ TEST(ShapeBounds, ExactForKnownPoses) {
   const Aabb wb = world_bounds(w, Pose::Identity());
   const double corner = std::hypot(0.12, 0.002);
   EXPECT_TRUE(wb.hi.isApprox(Vec3(corner, 0.03, corner)));
-  EXPECT_NE(error_of([] { world_bounds(PlaneShape{}, Pose::Identity()); }).find("unbounded"),
-            std::string::npos);
+  EXPECT_NE(
+      invalid_argument_of([] { world_bounds(PlaneShape{}, Pose::Identity()); }).find("unbounded"),
+      std::string::npos);
 }
 
 // Surface points come from projecting random points along the normal (q = p - f(p) n(p)), which
@@ -469,11 +470,11 @@ TEST(ShapeWheel, SolvesThicknessForPaper003Table1) {
   // Thin plates: area fraction ~ count * thickness * height / annulus area.
   const double annulus = kPi * (0.053 * 0.053 - 0.048 * 0.048);
   EXPECT_NEAR(w.grouser_thickness_m, 0.1 * annulus / (12 * 0.005), 5e-5);
-  EXPECT_NE(error_of([] {
+  EXPECT_NE(invalid_argument_of([] {
               wheel_with_grouser_fraction(0.048, 0.05, 12, 0.005, 0.99);
             }).find("grouser fraction must be in (0, "),
             std::string::npos);
-  EXPECT_NE(error_of([] {
+  EXPECT_NE(invalid_argument_of([] {
               wheel_with_grouser_fraction(0.048, 0.05, 0, 0.005, 0.1);
             }).find("wheel.grouser_count must be >= 1"),
             std::string::npos);
@@ -482,34 +483,35 @@ TEST(ShapeWheel, SolvesThicknessForPaper003Table1) {
 // ------------------------------------------------------------------------------------ validation
 
 TEST(ShapeValidate, MessagesNameTheFieldAndTheExpectation) {
-  EXPECT_EQ(error_of([] { validate(SphereShape{-1}); }), "sphere.radius_m must be > 0, got -1");
-  EXPECT_EQ(error_of([] {
+  EXPECT_EQ(invalid_argument_of([] { validate(SphereShape{-1}); }),
+            "sphere.radius_m must be > 0, got -1");
+  EXPECT_EQ(invalid_argument_of([] {
               validate(CylinderShape{1, 0});
             }),
             "cylinder.half_length_m must be > 0, got 0");
-  EXPECT_EQ(error_of([] {
+  EXPECT_EQ(invalid_argument_of([] {
               validate(CapsuleShape{1, -0.5});
             }),
             "capsule.half_length_m must be >= 0, got -0.5");
-  EXPECT_EQ(error_of([] { validate(BoxShape{Vec3(1, -2, 3)}); }),
+  EXPECT_EQ(invalid_argument_of([] { validate(BoxShape{Vec3(1, -2, 3)}); }),
             "box.half_extents_m must be finite and > 0 in every component, got (1, -2, 3)");
-  EXPECT_EQ(error_of([] {
+  EXPECT_EQ(invalid_argument_of([] {
               validate(WheelShape{std::nan(""), 0.1, 0, 0, 0.005});
             }),
             "wheel.radius_m must be finite, got nan");
-  EXPECT_EQ(error_of([] {
+  EXPECT_EQ(invalid_argument_of([] {
               validate(WheelShape{0.1, 0.1, -2, 0, 0.005});
             }),
             "wheel.grouser_count must be >= 0, got -2");
-  EXPECT_EQ(error_of([] {
+  EXPECT_EQ(invalid_argument_of([] {
               validate(WheelShape{0.1, 0.1, 12, 0, 0.005});
             }),
             "wheel.grouser_height_m must be > 0, got 0");
-  EXPECT_EQ(error_of([] {
+  EXPECT_EQ(invalid_argument_of([] {
               validate(WheelShape{0.1, 0.1, 12, 0.01, 0.06});
             }).rfind("wheel.grouser_thickness_m must be < 0.0517", 0),
             0u);
-  EXPECT_NE(error_of([] {
+  EXPECT_NE(invalid_argument_of([] {
               validate(WheelShape{0.1, 0.1, 12, 0.01, 0.06});
             }).find("got 0.06"),
             std::string::npos);

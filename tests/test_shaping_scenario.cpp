@@ -73,7 +73,7 @@ std::string with(std::string text, const std::string& from, const std::string& t
 }
 
 // The message of the ScenarioError that checking `text` raises.
-std::string error_of(const std::string& text) {
+std::string shaping_error_of(const std::string& text) {
   const fs::path dir = temp_dir();
   const fs::path file = write_file(dir, "bad.toml", text);
   try {
@@ -100,8 +100,8 @@ TEST(ShapingScenario, EveryShippedScenarioLoads) {
 }
 
 TEST(ShapingScenario, UnknownKeyIsRefusedWithLineAndTheKnownKeys) {
-  const std::string msg =
-      error_of(with(kSmallPush, "cell_size_m = 0.005", "cell_size_m = 0.005\ncell_sise = 1"));
+  const std::string msg = shaping_error_of(
+      with(kSmallPush, "cell_size_m = 0.005", "cell_size_m = 0.005\ncell_sise = 1"));
   EXPECT_NE(msg.find("bad.toml:8:"), std::string::npos) << msg;
   EXPECT_NE(msg.find("heightmap.cell_sise: unknown key"), std::string::npos) << msg;
   EXPECT_NE(msg.find("cell_size_m"), std::string::npos) << msg;
@@ -109,7 +109,7 @@ TEST(ShapingScenario, UnknownKeyIsRefusedWithLineAndTheKnownKeys) {
 
 TEST(ShapingScenario, WrongTypeNamesWhatWasExpected) {
   const std::string msg =
-      error_of(with(kSmallPush, "cell_size_m = 0.005", "cell_size_m = \"fine\""));
+      shaping_error_of(with(kSmallPush, "cell_size_m = 0.005", "cell_size_m = \"fine\""));
   EXPECT_NE(msg.find("bad.toml:7:"), std::string::npos) << msg;
   EXPECT_NE(msg.find("heightmap.cell_size_m: expected a number > 0 [m], got the string \"fine\""),
             std::string::npos)
@@ -117,7 +117,8 @@ TEST(ShapingScenario, WrongTypeNamesWhatWasExpected) {
 }
 
 TEST(ShapingScenario, NegativeCellSizeIsRefused) {
-  const std::string msg = error_of(with(kSmallPush, "cell_size_m = 0.005", "cell_size_m = -0.005"));
+  const std::string msg =
+      shaping_error_of(with(kSmallPush, "cell_size_m = 0.005", "cell_size_m = -0.005"));
   EXPECT_NE(msg.find("heightmap.cell_size_m: expected a number > 0 [m], got -0.005"),
             std::string::npos)
       << msg;
@@ -125,7 +126,7 @@ TEST(ShapingScenario, NegativeCellSizeIsRefused) {
 
 TEST(ShapingScenario, ReposeAngleOutsideZeroToNinetyIsRefused) {
   for (const char* bad : {"0.0", "90", "120.5", "-3"}) {
-    const std::string msg = error_of(
+    const std::string msg = shaping_error_of(
         with(kSmallPush, "repose_angle_deg = 30.0", std::string("repose_angle_deg = ") + bad));
     EXPECT_NE(msg.find("heightmap.repose_angle_deg: expected a number in (0, 90) [deg]"),
               std::string::npos)
@@ -142,14 +143,14 @@ speed_m_per_s = 0.05)",
                                 R"(kind = "waypoints"
 times_s = [0.0, 1.0, 1.0]
 positions_m = [[0.05, 0.05, 0.06], [0.1, 0.05, 0.06], [0.12, 0.05, 0.06]])");
-  const std::string msg = error_of(text);
+  const std::string msg = shaping_error_of(text);
   EXPECT_NE(msg.find("body[0].motion.times_s"), std::string::npos) << msg;
   EXPECT_NE(msg.find("bad.toml:18:"), std::string::npos) << msg;
   EXPECT_NE(msg.find("not after"), std::string::npos) << msg;
 }
 
 TEST(ShapingScenario, MissingKeyNamesTheTableAndTheExpectedForm) {
-  const std::string msg = error_of(with(kSmallPush, "depth_m = 0.01\n", ""));
+  const std::string msg = shaping_error_of(with(kSmallPush, "depth_m = 0.01\n", ""));
   EXPECT_NE(msg.find("body[0].motion: missing key 'depth_m': expected a number >= 0 [m] below the "
                      "initial surface"),
             std::string::npos)
@@ -158,15 +159,15 @@ TEST(ShapingScenario, MissingKeyNamesTheTableAndTheExpectedForm) {
 
 TEST(ShapingScenario, SyntaxErrorNamesLineAndColumn) {
   const std::string msg =
-      error_of(with(kSmallPush, "initial_height_m = 0.05", "initial_height_m = = 0.05"));
+      shaping_error_of(with(kSmallPush, "initial_height_m = 0.05", "initial_height_m = = 0.05"));
   EXPECT_TRUE(std::regex_search(msg, std::regex("bad\\.toml:8:\\d+: TOML syntax error"))) << msg;
 }
 
 TEST(ShapingScenario, MissingSectionAndBadChoiceAreNamed) {
-  EXPECT_NE(error_of(with(kSmallPush, "[simulation]\ntime_step_s = 0.05\n", ""))
+  EXPECT_NE(shaping_error_of(with(kSmallPush, "[simulation]\ntime_step_s = 0.05\n", ""))
                 .find("missing table [simulation]"),
             std::string::npos);
-  const std::string msg = error_of(with(kSmallPush, "kind = \"box\"", "kind = \"cube\""));
+  const std::string msg = shaping_error_of(with(kSmallPush, "kind = \"box\"", "kind = \"cube\""));
   EXPECT_NE(msg.find("body[0].shape.kind: expected one of \"box\", \"sphere\""), std::string::npos)
       << msg;
 }
@@ -176,7 +177,7 @@ TEST(ShapingScenario, TheOldToolTableIsRefusedNamingBodyAndItsLine) {
   std::string old = with(kSmallPush, "[[body]]", "[[tool]]");
   old = with(old, "[body.shape]", "[tool.shape]");
   old = with(old, "[body.motion]", "[tool.motion]");
-  const std::string msg = error_of(old);
+  const std::string msg = shaping_error_of(old);
   EXPECT_NE(msg.find("bad.toml:11:1: tool: renamed to [[body]] (one table for every tier's "
                      "bodies)"),
             std::string::npos)
@@ -185,7 +186,7 @@ TEST(ShapingScenario, TheOldToolTableIsRefusedNamingBodyAndItsLine) {
 
 TEST(ShapingScenario, AnUnknownMotionKindNamesTheKindsOfTheShapingTier) {
   const std::string msg =
-      error_of(with(kSmallPush, "kind = \"straight_push\"", "kind = \"static\""));
+      shaping_error_of(with(kSmallPush, "kind = \"straight_push\"", "kind = \"static\""));
   EXPECT_NE(msg.find("bad.toml:17:8: body[0].motion.kind: expected one of \"wheel_trench\", "
                      "\"straight_push\", \"trench_plan\", \"waypoints\", \"constant_twist\", got "
                      "\"static\""),
@@ -203,7 +204,7 @@ end_m = [0.12, 0.05]
 depth_m = 0.01
 speed_m_per_s = 0.05)",
            "kind = \"trench_plan\"");
-  const std::string msg = error_of(planned);
+  const std::string msg = shaping_error_of(planned);
   EXPECT_NE(msg.find("body[0].shape: a trench_plan motion sizes its body; expected no "
                      "[body.shape]"),
             std::string::npos)
@@ -214,7 +215,7 @@ TEST(ShapingScenario, TwoBodiesWithOneNameAreRefused) {
   const std::string body = std::string(kSmallPush).substr(std::string(kSmallPush).find("[[body]]"));
   const std::string twice =
       with(kSmallPush, "[simulation]", body.substr(0, body.find("[simulation]")) + "[simulation]");
-  const std::string msg = error_of(twice);
+  const std::string msg = shaping_error_of(twice);
   EXPECT_NE(msg.find("body[1].name: body 'blade' is named twice"), std::string::npos) << msg;
 }
 
@@ -367,7 +368,7 @@ TEST(ShapingScenario, NanInTheHeightmapStopsTheRunNamingStepAndCell) {
 // reported success. The reader refuses it; a model built in code stops at the step.
 TEST(ShapingScenario, AToolMovingMoreThanACellPerStepIsRefusedAndStopsTheRun) {
   const std::string fast = with(kSmallPush, "speed_m_per_s = 0.05", "speed_m_per_s = 1.8");
-  const std::string msg = error_of(fast);
+  const std::string msg = shaping_error_of(fast);
   EXPECT_NE(msg.find("bad.toml:24:15: simulation.time_step_s: tool 'blade' moves up to 0.09 m "
                      "per step (1.8 m/s), more than one 0.005 m cell"),
             std::string::npos)

@@ -19,11 +19,11 @@ std::array<double, 4> action_of(const StrokeBed& bed, const Stroke& s) {
           s.end_cell.x() * scale - 1.0, s.end_cell.y() * scale - 1.0};
 }
 
-struct Buffers {
+struct StrokeBuffers {
   std::vector<float> achieved, desired;
   std::vector<double> rewards;
   std::vector<std::uint8_t> terminated, truncated;
-  Buffers(int n, int cells)
+  StrokeBuffers(int n, int cells)
       : achieved(static_cast<std::size_t>(n * cells * cells)),
         desired(achieved.size()),
         rewards(static_cast<std::size_t>(n)),
@@ -31,7 +31,8 @@ struct Buffers {
         truncated(rewards.size()) {}
 };
 
-void step(StrokeEnvBatch& b, Buffers& buf, const std::vector<double>& actions, int threads = 1) {
+void step(StrokeEnvBatch& b, StrokeBuffers& buf, const std::vector<double>& actions,
+          int threads = 1) {
   b.step(actions, buf.achieved.data(), buf.desired.data(), buf.rewards.data(),
          buf.terminated.data(), buf.truncated.data(), threads);
 }
@@ -117,7 +118,7 @@ TEST(StrokeEnvBatch, TheGoalsStrokesReachTheGoalWithTheL1DecreaseAsReward) {
   StrokeEnvRules rules;
   rules.step_cost = 0.02;
   StrokeEnvBatch batch(bed, StrokeGoalSource::of_letters(bed, "T"), rules, 1);
-  Buffers buf(1, bed.cells);
+  StrokeBuffers buf(1, bed.cells);
   batch.reset(std::vector<std::uint64_t>{7}, buf.achieved.data(), buf.desired.data());
   const StrokeGoal& goal = *batch.slot(0).goal;
   ASSERT_EQ(goal.strokes.size(), 2u);
@@ -154,7 +155,7 @@ TEST(StrokeEnvBatch, TheGoalsStrokesReachTheGoalWithTheL1DecreaseAsReward) {
 TEST(StrokeEnvBatch, AnEpisodeIsTruncatedAfterTheGoalsStrokesPlusTwo) {
   const StrokeBed bed;
   StrokeEnvBatch batch(bed, StrokeGoalSource::of_letters(bed, "L"), StrokeEnvRules{}, 1);
-  Buffers buf(1, bed.cells);
+  StrokeBuffers buf(1, bed.cells);
   batch.reset(std::vector<std::uint64_t>{1}, buf.achieved.data(), buf.desired.data());
   EXPECT_EQ(batch.slot(0).max_strokes(batch.rules()), 4);
   for (int k = 1; k <= 4; ++k) {
@@ -168,7 +169,7 @@ TEST(StrokeEnvBatch, AnEpisodeIsTruncatedAfterTheGoalsStrokesPlusTwo) {
 TEST(StrokeEnvBatch, ABadActionMovesNoEnvironment) {
   const StrokeBed bed;
   StrokeEnvBatch batch(bed, StrokeGoalSource::of_letters(bed, "XZ"), StrokeEnvRules{}, 2);
-  Buffers buf(2, bed.cells);
+  StrokeBuffers buf(2, bed.cells);
   batch.reset(std::vector<std::uint64_t>{1, 2}, buf.achieved.data(), buf.desired.data());
   const std::vector<double> before = batch.slot(0).sand.height_m;
   EXPECT_THROW(step(batch, buf, {0, 0, 0.5, 0.5, 0, 0, 0.5, NAN}), std::invalid_argument);
@@ -182,11 +183,11 @@ TEST(StrokeEnvBatch, ABatchEqualsItsEnvironmentsOneByOneOnAnyThreadCount) {
   const StrokeBed bed;
   const int n = 4;
   StrokeEnvBatch together(bed, StrokeGoalSource::random(bed, 1, 3), StrokeEnvRules{}, n);
-  Buffers all(n, bed.cells);
+  StrokeBuffers all(n, bed.cells);
   const std::vector<std::uint64_t> seeds = {11, 12, 13, 14};
   together.reset(seeds, all.achieved.data(), all.desired.data());
   std::vector<StrokeEnvBatch> alone;
-  std::vector<Buffers> one;
+  std::vector<StrokeBuffers> one;
   for (int i = 0; i < n; ++i) {
     alone.emplace_back(bed, StrokeGoalSource::random(bed, 1, 3), StrokeEnvRules{}, 1);
     one.emplace_back(1, bed.cells);

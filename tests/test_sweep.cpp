@@ -24,8 +24,8 @@
 namespace {
 
 namespace fs = std::filesystem;
-using talus::testing_files::error_of;
 using talus::testing_files::read_text;
+using talus::testing_files::runtime_error_of;
 using talus::testing_files::ScratchDir;
 using talus::testing_files::write_text;
 using namespace talus::sweep;
@@ -145,12 +145,12 @@ TEST(SweepPlan, ValuesGoIntoArraysOfTablesByIndex) {
   const auto bodies = changed->root().tables("bodies");
   EXPECT_DOUBLE_EQ(bodies[1].number("mass_kg", talus::positive("[kg]")), 5.0);
   EXPECT_DOUBLE_EQ(bodies[0].number("mass_kg", talus::positive("[kg]")), 1.0);
-  const std::string beyond = error_of([&] {
+  const std::string beyond = runtime_error_of([&] {
     doc->with_values({{{"bodies", "2", "mass_kg"}, value}});
   });
   EXPECT_NE(beyond.find("sweep.toml:1:5: bodies.2.mass_kg: '2' is not an item"), std::string::npos)
       << beyond;
-  const std::string through = error_of([&] {
+  const std::string through = runtime_error_of([&] {
     doc->with_values({{{"bodies", "0", "name", "x"}, value}});
   });
   EXPECT_NE(through.find("a value, not a table, before 'x'"), std::string::npos) << through;
@@ -161,7 +161,7 @@ TEST(SweepPlan, BadInputNamesTheSweepFilesLineAndKey) {
   ScratchDir scratch;
   const auto refusal = [&](const std::string& body) {
     const fs::path file = sweep_file(scratch.path(), body);
-    return error_of([&] { check_sweep_plan(load_sweep_plan(file)); });
+    return runtime_error_of([&] { check_sweep_plan(load_sweep_plan(file)); });
   };
   const std::string s = (scratch.path() / "s.toml").string();
   const std::string unknown = refusal("[grid]\n\"experiment.lod_n\" = [1.0, 2.0]\n");
@@ -197,8 +197,9 @@ TEST(SweepPlan, BadInputNamesTheSweepFilesLineAndKey) {
             std::string::npos);
   const fs::path missing = scratch.path() / "m.toml";
   write_text(missing, "[sweep]\nname = \"m\"\nscenario = \"nowhere.toml\"\n[grid]\na = [1]\n");
-  EXPECT_NE(error_of([&] { load_sweep_plan(missing); }).find("the base scenario cannot be read"),
-            std::string::npos);
+  EXPECT_NE(
+      runtime_error_of([&] { load_sweep_plan(missing); }).find("the base scenario cannot be read"),
+      std::string::npos);
 }
 
 // Reads the names of the groups under /runs of a sweep.h5.
@@ -283,7 +284,7 @@ TEST(Sweep, FilesTalusDidNotWriteAreRefusedAndLeftAsTheyAre) {
 
   // A damaged or foreign sweep.h5.
   write_text(out / "sweep.h5", "my notes, not HDF5");
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(runtime_error_of([&] {
               SweepFolder folder(out, plan);
             }).find("sweep.h5: cannot be read as HDF5 (damaged, or not an HDF5 file)"),
             std::string::npos);
@@ -293,7 +294,7 @@ TEST(Sweep, FilesTalusDidNotWriteAreRefusedAndLeftAsTheyAre) {
       H5Fcreate((out / "sweep.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   H5Fclose(foreign);
   const std::string foreign_bytes = read_text(out / "sweep.h5");
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(runtime_error_of([&] {
               SweepFolder folder(out, plan);
             }).find("not a talus sweep file (no 'talus_sweep' attribute)"),
             std::string::npos);
@@ -302,17 +303,20 @@ TEST(Sweep, FilesTalusDidNotWriteAreRefusedAndLeftAsTheyAre) {
 
   // Someone else's file in the folder, a foreign sweep.csv, another sweep's folder.
   write_text(out / "notes.txt", "mine");
-  EXPECT_NE(error_of([&] { SweepFolder folder(out, plan); }).find("notes.txt: not written by"),
-            std::string::npos);
+  EXPECT_NE(
+      runtime_error_of([&] { SweepFolder folder(out, plan); }).find("notes.txt: not written by"),
+      std::string::npos);
   fs::remove(out / "notes.txt");
   write_text(out / "sweep.csv", "a,b\n1,2\n");
-  EXPECT_NE(error_of([&] { SweepFolder folder(out, plan); }).find("not a sweep table talus wrote"),
+  EXPECT_NE(runtime_error_of([&] {
+              SweepFolder folder(out, plan);
+            }).find("not a sweep table talus wrote"),
             std::string::npos);
   EXPECT_EQ(read_text(out / "sweep.csv"), "a,b\n1,2\n");
   fs::remove(out / "sweep.csv");
   const fs::path other =
       sweep_file(scratch.path(), "[grid]\n\"experiment.load_n\" = [300.0]\n", "o");
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(runtime_error_of([&] {
               SweepFolder folder(out, load_sweep_plan(other));
             }).find("holds the results of another sweep"),
             std::string::npos);
@@ -398,11 +402,11 @@ TEST(Sweep, CombineRefusesAScenarioItCannotMerge) {
   ScratchDir scratch;
   const fs::path file = sweep_file(
       scratch.path(), "combine = \"wrench_database\"\n[grid]\n\"experiment.load_n\" = [1.0]\n");
-  EXPECT_NE(error_of([&] { load_sweep_plan(file); })
+  EXPECT_NE(runtime_error_of([&] { load_sweep_plan(file); })
                 .find(":4:11: sweep.combine: \"wrench_database\" merges the databases of "
                       "wrench-tier scenarios of kind \"acquire\"; "),
             std::string::npos)
-      << error_of([&] { load_sweep_plan(file); });
+      << runtime_error_of([&] { load_sweep_plan(file); });
 }
 
 TEST(WrenchDatabaseMerge, PartsMergeInAcquisitionOrderAndMustBeOneAcquisitions) {
@@ -428,18 +432,18 @@ TEST(WrenchDatabaseMerge, PartsMergeInAcquisitionOrderAndMustBeOneAcquisitions) 
   expected << 0.0, 0.0, 0.0, 0.3, -0.02, 0.0, -0.02, 0.3;
   EXPECT_EQ(merged.configurations, expected);
   EXPECT_DOUBLE_EQ(merged.wrenches[1](0, 0), 1.3);  // (0, 0.3) came with its wrenches
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(runtime_error_of([&] {
               talus::wrench::merge_databases({a, part({{0.0, 0.0}}, 0.6)}, {"a", "c"});
             }).find("c: medium differs from a's"),
             std::string::npos);
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(runtime_error_of([&] {
               talus::wrench::merge_databases({a, a}, {"a", "a2"});
             }).find("both measured depth 0 m, tilt 0.3 rad"),
             std::string::npos);
   WrenchDatabase lowest = part({{0.0, 0.6}}, 0.5);
   lowest.depth_reference = talus::wrench::DepthReference::kLowestPoint;
   lowest.foot_radius_m = 0.04;
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(runtime_error_of([&] {
               talus::wrench::merge_databases({a, lowest}, {"a", "d"});
             }).find("d: depth_reference differs from a's"),
             std::string::npos);

@@ -15,7 +15,7 @@ namespace talus {
 namespace {
 
 namespace fs = std::filesystem;
-using test_support::error_of;
+using test_support::invalid_argument_of;
 
 class Scratch {
  public:
@@ -111,20 +111,20 @@ INSTANTIATE_TEST_SUITE_P(Encodings, VtpRoundTrip,
 TEST(VtpWriter, RefusesMismatchedArrays) {
   Scratch dir;
   const std::vector<float> a{1, 2}, b{1};
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(invalid_argument_of([&] {
               write_vtp_points(dir / "f.vtp", a, b, a, {});
             }).find("x, y, z hold 2, 1, 2 values"),
             std::string::npos);
-  const std::string msg = error_of([&] {
+  const std::string msg = invalid_argument_of([&] {
     write_vtp_points(dir / "f.vtp", a, a, a, {{"v", {a, b}}});
   });
   EXPECT_NE(msg.find("array \"v\" component 1 holds 1 values; expected 2"), std::string::npos)
       << msg;
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(invalid_argument_of([&] {
               write_vtp_points(dir / "f.vtp", a, a, a, {{"r", {a}}, {"r", {a}}});
             }).find("two point-data arrays are named \"r\""),
             std::string::npos);
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(invalid_argument_of([&] {
               write_vtp_points(dir / "f.vtp", a, a, a, {{"a<b", {a}}});
             }).find("XML special character"),
             std::string::npos);
@@ -138,7 +138,7 @@ TEST(PvdWriter, ListsFramesWithTimes) {
   EXPECT_EQ(attribute(xml, "p_0000.vtp", "timestep"), "0");
   EXPECT_EQ(attribute(xml, "p_0001.vtp", "timestep"), "0.05");
   EXPECT_EQ(attribute(xml, "p_0001.vtp", "file"), "frames/p_0001.vtp");
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(invalid_argument_of([&] {
               write_pvd(dir / "x.pvd", {{1.0, "a.vtp"}, {1.0, "b.vtp"}});
             }).find("frame 1 has time 1 s; expected finite times increasing"),
             std::string::npos);

@@ -99,17 +99,22 @@ TEST(WongReece, PullSaturatesTorqueRisesSinkageNearlyConstant) {
 }
 
 TEST(WongReece, RefusesNonPhysicalInputAndLoadsItCannotCarry) {
-  using test_support::error_of;
+  using test_support::invalid_argument_of;
   WongReeceWheel wheel;
   WongReeceSoil soil = dry_sand();
   soil.n = 0.0;
-  EXPECT_NE(error_of([&] { wong_reece_at_slip(wheel, soil, 0.2); }).find("exponent n must be > 0"),
+  EXPECT_NE(invalid_argument_of([&] {
+              wong_reece_at_slip(wheel, soil, 0.2);
+            }).find("exponent n must be > 0"),
             std::string::npos);
   soil = dry_sand();
   soil.friction_angle_rad = deg_to_rad(95.0);
-  EXPECT_NE(error_of([&] { wong_reece_at_slip(wheel, soil, 0.2); }).find("(0, 90) degrees"),
-            std::string::npos);
-  EXPECT_NE(error_of([&] { wong_reece_at_slip(wheel, dry_sand(), 1.0); }).find("slip must be in"),
+  EXPECT_NE(
+      invalid_argument_of([&] { wong_reece_at_slip(wheel, soil, 0.2); }).find("(0, 90) degrees"),
+      std::string::npos);
+  EXPECT_NE(invalid_argument_of([&] {
+              wong_reece_at_slip(wheel, dry_sand(), 1.0);
+            }).find("slip must be in"),
             std::string::npos);
   wheel.load_N = 1e7;
   EXPECT_THROW(wong_reece_at_slip(wheel, dry_sand(), 0.2), std::runtime_error);
