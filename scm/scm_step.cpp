@@ -57,14 +57,25 @@ void fill_window(const ScmModel& m, const NodeBlock& b, std::span<const ContactN
   w.cell_size_m = m.cell_size_m;
   // Every input is written below (one pass; the methods write every output).
   w.reshape(b.nx, b.ny);
-  for (std::size_t k = 0; k < b.size(); ++k) {
-    w.height_m[k] = b.height_m[k];
-    // Outside the contact block the stored V_zeta is an earlier step's: only contact nodes
-    // displaced soil in this one.
-    w.displaced_volume_m3[k] = b.in_contact[k] ? b.displaced_m3[k] : 0.0;
-    w.in_contact[k] = b.in_contact[k];
-    w.contact_velocity_W[k] = Vec3::Zero();
-    w.previous_flow_velocity_W[k] = Vec3(b.flow_vx[k], b.flow_vy[k], b.flow_vz[k]);
+  // Loops over raw pointers, one array pair at a time: through the vectors, every byte store
+  // (in_contact) may alias the vectors' own pointers, so GCC reloaded them per node and kept the
+  // pass scalar (a fields window at 1 cm has 10,000 nodes).
+  const std::size_t n = b.size();
+  std::copy_n(b.height_m.data(), n, w.height_m.data());
+  std::copy_n(b.in_contact.data(), n, w.in_contact.data());
+  std::fill_n(w.contact_velocity_W.data(), n, Vec3::Zero());
+  // Outside the contact block the stored V_zeta is an earlier step's: only contact nodes
+  // displaced soil in this one.
+  const std::uint8_t* contact = b.in_contact.data();
+  const double* displaced = b.displaced_m3.data();
+  double* __restrict window_displaced = w.displaced_volume_m3.data();
+  for (std::size_t k = 0; k < n; ++k) window_displaced[k] = contact[k] ? displaced[k] : 0.0;
+  const double *vx = b.flow_vx.data(), *vy = b.flow_vy.data(), *vz = b.flow_vz.data();
+  double* __restrict previous = w.previous_flow_velocity_W.data()->data();  // packed Vec3s
+  for (std::size_t k = 0; k < n; ++k) {
+    previous[3 * k] = vx[k];
+    previous[3 * k + 1] = vy[k];
+    previous[3 * k + 2] = vz[k];
   }
   for (const ContactNode& c : contacts) {
     const int i = m.nearest_i(c.p_W.x());
@@ -95,6 +106,13 @@ int erode_window(const ScmModel& m, NodeBlock& b, std::vector<double>& scratch) 
       .updates;
 }
 
+// 1 when x is not finite (NaN or infinite): exactly when its exponent bits are all ones, a test
+// that needs no branch, so a pass can OR it over every node and name the node only on failure.
+inline std::uint64_t non_finite_bit(double x) {
+  constexpr std::uint64_t kExponent = 0x7ff0000000000000ULL;
+  return static_cast<std::uint64_t>((std::bit_cast<std::uint64_t>(x) & kExponent) == kExponent);
+}
+
 void check_finite(const NodeBlock& b, long step_number) {
   for (std::size_t k = 0; k < b.size(); ++k) {
     const double v[] = {b.height_m[k], b.plastic_sinkage_m[k], b.shear_x_m[k], b.shear_y_m[k],
@@ -117,8 +135,8 @@ void check_finite(const NodeBlock& b, long step_number) {
 // the nodes in body order; the contacts get the nodes' final shear displacement; each body gets
 // the bounding box of its contact nodes and the relief of its box (for the deformation window).
 void contact_box(const ScmModel& m, ScmState& state, const IndexBox& box,
-                 std::span<const BodyMotion> motions, double dt_s, ScmWorkspace& work,
-                 ScmStepReport& report) {
+                 std::span<const BodyMotion> motions, double dt_s, long step_number,
+                 ScmWorkspace& work, ScmStepReport& report) {
   NodeBlock& cb = work.contact_block;
   resize_block(cb, box);
   state.gather(cb);
@@ -134,6 +152,14 @@ void contact_box(const ScmModel& m, ScmState& state, const IndexBox& box,
     contact_body(m, static_cast<int>(b), motions[b], fp, dt_s, cb, work.rows, work.contacts);
   }
   release_nodes(m.soil, cb, work.was_in_contact);
+  // The node states only this stage writes (sinkage, shear) are checked here, on the contact
+  // block; the deformation window checks what it writes (check_finite names the first bad node).
+  std::uint64_t non_finite = 0;
+  for (std::size_t k = 0; k < cb.size(); ++k) {
+    non_finite |= non_finite_bit(cb.height_m[k]) | non_finite_bit(cb.plastic_sinkage_m[k]) |
+                  non_finite_bit(cb.shear_x_m[k]) | non_finite_bit(cb.shear_y_m[k]);
+  }
+  if (non_finite != 0) check_finite(cb, step_number);
 
   double lowest = cb.height_m[0], highest = lowest;
   for (double h : cb.height_m) {
@@ -180,12 +206,11 @@ IndexBox deformation_box(const ScmModel& m, const IndexBox& contact_nodes, doubl
 // window is checked for NaN, and the nodes not in contact erode to the angle of repose.
 void deform_window(const ScmModel& m, ScmState& state, const IndexBox& box, double dt_s,
                    long step_number, ScmWorkspace& work, ScmStepReport& report) {
-  // The window copies only what this stage reads (the step's inputs, and what the finite check
-  // names) and writes back only what it changes; the other fields were settled by the contact
-  // stage, and the window's copies of them would be unchanged.
+  // The window copies only what this stage reads (the step's inputs) and writes back only what it
+  // changes; the other fields were settled (and checked) by the contact stage, and the window's
+  // copies of them would be unchanged.
   constexpr unsigned kFlowVelocity = kFlowVx | kFlowVy | kFlowVz;
-  constexpr unsigned kRead = kHeight | kPlasticSinkage | kShearX | kShearY | kFlowVelocity |
-                             kDisplaced | kInContact | kLooseLayer;
+  constexpr unsigned kRead = kHeight | kFlowVelocity | kDisplaced | kInContact | kLooseLayer;
   constexpr unsigned kWritten =
       kHeight | kFlowVelocity | kFlowDepth | kDeposited | kDisplaced | kLooseLayer;
   NodeBlock& wb = work.window_block;
@@ -203,41 +228,57 @@ void deform_window(const ScmModel& m, ScmState& state, const IndexBox& box, doub
 
   // Height update (eq. 30). The cut V_zeta / A_grid was already applied in the contact stage (the
   // window's heights are after the cut), so only the deposits are added here.
-  // The same pass also looks for a non-finite node state (before erosion, which would spread a
-  // NaN): a value is non-finite exactly when its exponent bits are all ones, a test that needs
-  // no branch; check_finite then names the first such node and the step.
+  // The same pass also looks for a non-finite node state in what this stage wrote (before
+  // erosion, which would spread a NaN); check_finite then names the first such node and the step.
+  // Raw pointers, as in fill_window, so that the pass vectorises; the deposits' total is summed
+  // in a loop of its own, in node order as before.
   const FlowWindow& w = work.window;
+  const std::size_t n = wb.size();
   const double area = m.cell_area_m2();
-  std::uint64_t non_finite = 0;
-  const auto bad = [](double x) {
-    constexpr std::uint64_t kExponent = 0x7ff0000000000000ULL;
-    return static_cast<std::uint64_t>((std::bit_cast<std::uint64_t>(x) & kExponent) == kExponent);
-  };
-  for (std::size_t k = 0; k < wb.size(); ++k) {
-    wb.displaced_m3[k] = w.displaced_volume_m3[k];
-    wb.height_m[k] += w.deposited_volume_m3[k] / area;
-    add_loose(wb.loose_layer_m[k], w.deposited_volume_m3[k] / area);
-    wb.deposited_m3[k] = w.deposited_volume_m3[k];
-    wb.flow_depth_m[k] = w.flow_depth_m[k];
-    wb.flow_vx[k] = w.flow_velocity_W[k].x();
-    wb.flow_vy[k] = w.flow_velocity_W[k].y();
-    wb.flow_vz[k] = w.flow_velocity_W[k].z();
-    report.deposited_volume_m3 += w.deposited_volume_m3[k];
-    non_finite |= bad(wb.height_m[k]) | bad(wb.plastic_sinkage_m[k]) | bad(wb.shear_x_m[k]) |
-                  bad(wb.shear_y_m[k]) | bad(wb.flow_vx[k]) | bad(wb.flow_vy[k]) |
-                  bad(wb.flow_vz[k]) | bad(wb.flow_depth_m[k]);
+  const double* deposited = w.deposited_volume_m3.data();
+  const double* flow_velocity = w.flow_velocity_W.data()->data();  // three packed doubles
+  const double* flow_depth = w.flow_depth_m.data();
+  // Distinct arrays (the block's and the window's own vectors): restrict lets GCC vectorise
+  // without checking them for overlap at run time.
+  double* __restrict height = wb.height_m.data();
+  double* __restrict loose = wb.loose_layer_m.data();
+  double* __restrict vx = wb.flow_vx.data();
+  double* __restrict vy = wb.flow_vy.data();
+  double* __restrict vz = wb.flow_vz.data();
+  for (std::size_t k = 0; k < n; ++k) {
+    height[k] += deposited[k] / area;
+    add_loose(loose[k], deposited[k] / area);
   }
-  report.window_nodes += static_cast<int>(wb.size());
-  if (non_finite != 0) check_finite(wb, step_number);
+  for (std::size_t k = 0; k < n; ++k) {
+    vx[k] = flow_velocity[3 * k];
+    vy[k] = flow_velocity[3 * k + 1];
+    vz[k] = flow_velocity[3 * k + 2];
+  }
+  std::uint64_t non_finite = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    non_finite |= non_finite_bit(height[k]) | non_finite_bit(vx[k]) | non_finite_bit(vy[k]) |
+                  non_finite_bit(vz[k]) | non_finite_bit(flow_depth[k]);
+  }
+  std::copy_n(w.displaced_volume_m3.data(), n, wb.displaced_m3.data());
+  std::copy_n(deposited, n, wb.deposited_m3.data());
+  std::copy_n(flow_depth, n, wb.flow_depth_m.data());
+  double deposited_sum = report.deposited_volume_m3;
+  for (std::size_t k = 0; k < n; ++k) deposited_sum += deposited[k];
+  report.deposited_volume_m3 = deposited_sum;
+  report.window_nodes += static_cast<int>(n);
+  if (non_finite != 0) {
+    // The message shows every state of the node; the window did not copy the contact stage's.
+    state.gather(wb, kPlasticSinkage | kShearX | kShearY);
+    check_finite(wb, step_number);
+  }
 
   // Erosion of the nodes not in contact to the angle of repose (keeps finite heights finite);
   // what it moves is loose where it lands and taken from the loose layer where it leaves.
   work.heights_before_erosion = wb.height_m;
   report.erosion_updates =
       std::max(report.erosion_updates, erode_window(m, wb, work.erosion_scratch));
-  for (std::size_t k = 0; k < wb.size(); ++k) {
-    add_loose(wb.loose_layer_m[k], wb.height_m[k] - work.heights_before_erosion[k]);
-  }
+  const double* before = work.heights_before_erosion.data();
+  for (std::size_t k = 0; k < n; ++k) add_loose(loose[k], height[k] - before[k]);
   state.scatter(wb, kWritten);
 }
 
@@ -284,7 +325,7 @@ ScmStepReport step(const ScmModel& m, ScmState& state, double dt_s,
   work.body_contact_boxes.assign(n_bodies, IndexBox{});
   work.body_relief_m.assign(n_bodies, 0.0);
   for (const IndexBox& box : disjoint_boxes(std::move(boxes))) {
-    contact_box(m, state, box, motions, dt_s, work, report);
+    contact_box(m, state, box, motions, dt_s, step_number, work, report);
   }
   report.nodes_in_contact = static_cast<int>(work.contacts.size());
 
