@@ -55,7 +55,7 @@ void fill_window(const ScmModel& m, const NodeBlock& b, std::span<const ContactN
   w.i0 = b.i0;
   w.j0 = b.j0;
   w.cell_size_m = m.cell_size_m;
-  // Every input is written below (one pass; the methods write every output).
+  // Every input is written below (the methods write every output).
   w.reshape(b.nx, b.ny);
   // Loops over raw pointers, one array pair at a time: through the vectors, every byte store
   // (in_contact) may alias the vectors' own pointers, so GCC reloaded them per node and kept the
@@ -228,10 +228,10 @@ void deform_window(const ScmModel& m, ScmState& state, const IndexBox& box, doub
 
   // Height update (eq. 30). The cut V_zeta / A_grid was already applied in the contact stage (the
   // window's heights are after the cut), so only the deposits are added here.
-  // The same pass also looks for a non-finite node state in what this stage wrote (before
-  // erosion, which would spread a NaN); check_finite then names the first such node and the step.
-  // Raw pointers, as in fill_window, so that the pass vectorises; the deposits' total is summed
-  // in a loop of its own, in node order as before.
+  // Then a non-finite node state is looked for in what this stage wrote (before erosion, which
+  // would spread a NaN); check_finite names the first such node and the step. Raw pointers and one
+  // concern per loop, as in fill_window, so that each loop vectorises; the deposits' total is
+  // summed in node order as before.
   const FlowWindow& w = work.window;
   const std::size_t n = wb.size();
   const double area = m.cell_area_m2();

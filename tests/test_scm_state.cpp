@@ -245,5 +245,28 @@ TEST(ScmStep, NanStopsWithNodeAndStep) {
   }
 }
 
+// The shear displacement is written by the contact stage only, which checks it on its block (the
+// deformation window does not copy it): a NaN there stops the step that meets it.
+TEST(ScmStep, NanShearUnderTheBodyStopsWithNodeAndStep) {
+  ScmModel m = map(0.01, 41, 41);
+  m.bodies = {CoupledBody{"box", BoxShape{Vec3(0.05, 0.05, 0.05)}, Vec3::Zero()}};
+  ScmState s(m);
+  ScmWorkspace w;
+  std::vector<BodyMotion> motion(1);
+  std::vector<Wrench> wrench(1);
+  motion[0].X_WB = make_pose(Vec3(0.205, 0.205, 0.05 - 0.003));
+  step(m, s, motion, wrench, w);
+  ScmTile* tile = s.allocated_tile(0, 0);
+  ASSERT_NE(tile, nullptr);
+  tile->shear_x_m[static_cast<std::size_t>(20 * kTileNodes + 20)] =
+      std::numeric_limits<double>::quiet_NaN();
+  try {
+    step(m, s, motion, wrench, w);
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("step 2: node (20, 20)"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace talus::scm
