@@ -152,12 +152,22 @@ struct Lattice {
   std::vector<double> col_wa, col_wb, row_wa, row_wb;
 };
 
+/// A displacing node as gather_sources sees it: its window index, its block and its offset in
+/// the block.
+struct ClusterMember {
+  int node = 0;
+  int cluster = 0;
+  int li = 0, lj = 0;
+};
+
 /// Per-call scratch of the calling thread; vectors keep their capacity between calls.
 struct Workspace {
   std::vector<Source> sources;
   std::vector<double> cluster_volume, cluster_x, cluster_y, cluster_best;
   std::vector<Vec3> cluster_momentum;
   std::vector<int> cluster_member;
+  std::vector<int> column_cluster, column_offset;  ///< per window column: block - ci0, offset
+  std::vector<ClusterMember> members;              ///< the displacing nodes, in row order
   Lattice lattice;
   std::vector<double> lattice_deposit, lattice_flow, lattice_depth_times_flow,
       lattice_flow_magnitude;
@@ -198,41 +208,46 @@ void gather_sources(const FlowWindow& w, int k, Workspace& ws) {
   ws.cluster_momentum.assign(clusters, Vec3::Zero());
   ws.cluster_best.assign(clusters, 0.0);
   ws.cluster_member.assign(clusters, -1);
-  // Offsets inside a block are taken from its global corner, so they do not depend on the window.
-  auto cluster_of = [&](int i, int j, int& li, int& lj) {
-    const int gi = w.i0 + i, gj = w.j0 + j;
-    const int ci = floor_div(gi, k), cj = floor_div(gj, k);
-    li = gi - ci * k;
-    lj = gj - cj * k;
-    return static_cast<std::size_t>(cj - cj0) * static_cast<std::size_t>(cnx) +
-           static_cast<std::size_t>(ci - ci0);
-  };
+  // Offsets inside a block are taken from its global corner, so they do not depend on the
+  // window. A column's block and offset are the same in every row: computed once per call.
+  ws.column_cluster.resize(static_cast<std::size_t>(w.nx));
+  ws.column_offset.resize(static_cast<std::size_t>(w.nx));
+  for (int i = 0; i < w.nx; ++i) {
+    const int ci = floor_div(w.i0 + i, k);
+    ws.column_cluster[static_cast<std::size_t>(i)] = ci - ci0;
+    ws.column_offset[static_cast<std::size_t>(i)] = w.i0 + i - ci * k;
+  }
+  // One scan of the window: the displacing nodes (in row order) with their blocks, summed per
+  // block; the members are then chosen from that list only.
+  ws.members.clear();
   for (int j = 0; j < w.ny; ++j) {
+    const int cj = floor_div(w.j0 + j, k);
+    const int lj = w.j0 + j - cj * k;
+    const std::size_t row_clusters =
+        static_cast<std::size_t>(cj - cj0) * static_cast<std::size_t>(cnx);
+    const double* volume = w.displaced_volume_m3.data() + w.index(0, j);
     for (int i = 0; i < w.nx; ++i) {
-      const std::size_t n = w.index(i, j);
-      const double v = w.displaced_volume_m3[n];
+      const double v = volume[i];
       if (!(v > 0.0)) continue;
-      int li = 0, lj = 0;
-      const std::size_t c = cluster_of(i, j, li, lj);
+      const auto iu = static_cast<std::size_t>(i);
+      const int li = ws.column_offset[iu];
+      const std::size_t c = row_clusters + static_cast<std::size_t>(ws.column_cluster[iu]);
+      const std::size_t n = w.index(i, j);
       ws.cluster_volume[c] += v;
       ws.cluster_x[c] += v * static_cast<double>(li);
       ws.cluster_y[c] += v * static_cast<double>(lj);
       ws.cluster_momentum[c] += v * w.contact_velocity_W[n];
+      ws.members.push_back({static_cast<int>(n), static_cast<int>(c), li, lj});
     }
   }
-  for (int j = 0; j < w.ny; ++j) {
-    for (int i = 0; i < w.nx; ++i) {
-      const std::size_t n = w.index(i, j);
-      if (!(w.displaced_volume_m3[n] > 0.0)) continue;
-      int li = 0, lj = 0;
-      const std::size_t c = cluster_of(i, j, li, lj);
-      const double dx = static_cast<double>(li) - ws.cluster_x[c] / ws.cluster_volume[c];
-      const double dy = static_cast<double>(lj) - ws.cluster_y[c] / ws.cluster_volume[c];
-      const double d2 = dx * dx + dy * dy;
-      if (ws.cluster_member[c] < 0 || d2 < ws.cluster_best[c]) {
-        ws.cluster_member[c] = static_cast<int>(n);
-        ws.cluster_best[c] = d2;
-      }
+  for (const ClusterMember& m : ws.members) {
+    const auto c = static_cast<std::size_t>(m.cluster);
+    const double dx = static_cast<double>(m.li) - ws.cluster_x[c] / ws.cluster_volume[c];
+    const double dy = static_cast<double>(m.lj) - ws.cluster_y[c] / ws.cluster_volume[c];
+    const double d2 = dx * dx + dy * dy;
+    if (ws.cluster_member[c] < 0 || d2 < ws.cluster_best[c]) {
+      ws.cluster_member[c] = m.node;
+      ws.cluster_best[c] = d2;
     }
   }
   for (std::size_t c = 0; c < clusters; ++c) {
@@ -842,6 +857,45 @@ void spread_rows(const Lattice& lat, int row_begin, int row_end, std::size_t nx,
   }
 }
 
+/// Eq. 27-29 for nodes [k_begin, k_end): the flow depth h = sum(h |Q|) / sum |Q| and the flow
+/// velocity v = Q / (A_Flow dt), 0 where no flow. Written without branches on plain arrays
+/// (Vec3 is three packed doubles), so that it vectorises: as a per-node loop with branches its
+/// two square roots and three divisions ran one node at a time and were the largest part of the
+/// superposition (2026-11-28 profile). The same operations in the same order as that loop.
+void flow_depth_and_velocity(const Sums& sums, std::size_t k_begin, std::size_t k_end, double dx,
+                             double dy, double dt_s, double* __restrict flow_depth_m,
+                             double* __restrict flow_velocity) {
+  const double* __restrict q_sum = sums.flow_magnitude;
+  const double* __restrict depth_times_flow = sums.depth_times_flow;
+  const double* __restrict flow = sums.flow;
+#pragma omp simd
+  for (std::size_t k = k_begin; k < k_end; ++k) {
+    // Every division is done on every node (by 1 where the formula would divide by 0) and its
+    // result selected afterwards, so that the loop has no branches (with -fno-trapping-math,
+    // CMakeLists.txt) and vectorises.
+    const bool flows = q_sum[k] > 0.0;
+    const double h_flowing = depth_times_flow[k] / (flows ? q_sum[k] : 1.0);
+    const double h = flows ? h_flowing : 0.0;  // eq. 27
+    const double qx = flow[3 * k], qy = flow[3 * k + 1], qz = flow[3 * k + 2];
+    const double q_norm = std::sqrt(qx * qx + qy * qy + qz * qz);
+    const bool has_direction = flows && q_norm > 0.0;
+    const double norm = has_direction ? q_norm : 1.0;
+    // Eq. 28 (reconstructed): the cross-section of the dx x dy x h cell perpendicular to the
+    // flow direction n, taken as the norm of the face-area vector (dy h n_x, dx h n_y, dx dy
+    // n_z); exact for flow along an axis (dy h for flow along x, dx dy for vertical flow).
+    const double nx = qx / norm, ny = qy / norm, nz = qz / norm;
+    const double ax = dy * h * nx, ay = dx * h * ny, az = dx * dy * nz;
+    const double area = std::sqrt(ax * ax + ay * ay + az * az);
+    const bool moves = has_direction && area > 0.0;
+    const double time_area = moves ? area * dt_s : 1.0;
+    const double vx = qx / time_area, vy = qy / time_area, vz = qz / time_area;  // eq. 29
+    flow_depth_m[k] = h;
+    flow_velocity[3 * k] = moves ? vx : 0.0;
+    flow_velocity[3 * k + 1] = moves ? vy : 0.0;
+    flow_velocity[3 * k + 2] = moves ? vz : 0.0;
+  }
+}
+
 /// floor(length / cell) as a node count, with a margin for lengths that are whole multiples of
 /// the cell up to rounding (0.06 / 0.02 is 2.9999999999999996 in doubles); 0 for length <= 0
 /// and at most 1e6 (validation refuses more than 64 anyway).
@@ -972,28 +1026,8 @@ void flow_by_local_fields(const FlowParameters& params, double dt_s, FlowWindow&
       }
     }
 
-    // Eq. 27-29 per node (0 where no flow).
-    for (std::size_t k = k_begin; k < k_end; ++k) {
-      const double q_sum = flow_magnitude[k];
-      double h = 0.0;
-      Vec3 v = Vec3::Zero();
-      if (q_sum > 0.0) {
-        h = depth_times_flow[k] / q_sum;
-        const Vec3& q = window.volumetric_flow_W[k];
-        const double q_norm = q.norm();
-        if (q_norm > 0.0) {
-          // Eq. 28 (reconstructed): the cross-section of the dx x dy x h cell perpendicular to
-          // the flow direction n, taken as the norm of the face-area vector (dy h n_x, dx h n_y,
-          // dx dy n_z); exact for flow along an axis (dy h for flow along x, dx dy for vertical
-          // flow).
-          const Vec3 dir = q / q_norm;
-          const double area = Vec3(dy * h * dir.x(), dx * h * dir.y(), dx * dy * dir.z()).norm();
-          if (area > 0.0) v = q / (area * dt_s);  // eq. 29
-        }
-      }
-      window.flow_depth_m[k] = h;
-      window.flow_velocity_W[k] = v;
-    }
+    flow_depth_and_velocity(grid, k_begin, k_end, dx, dy, dt_s, window.flow_depth_m.data(),
+                            window.flow_velocity_W.data()->data());
   }
 }
 

@@ -198,6 +198,41 @@ TEST(SoilFlow, ConservesVolumeOnRandomWindows) {
   }
 }
 
+// Eq. 27-29 as the outputs must satisfy them at every node: the flow depth lies within the
+// chords' depths (0 to max_flow_depth_m), and the flow velocity is the node's flow Q through the
+// cross-section A_Flow of eq. 28 (from that depth and Q's direction) in dt; 0 where no soil flows.
+TEST(SoilFlow, FlowVelocityIsTheFlowThroughTheCrossSectionOfEq28) {
+  const double dt_s = 2e-3;
+  for (FlowParameters p : all_settings()) {
+    SCOPED_TRACE(p.cluster_nodes * 100 + p.field_stride);
+    for (unsigned seed = 1; seed <= 6; ++seed) {
+      SCOPED_TRACE(seed);
+      FlowWindow w = random_window(seed, 28 + static_cast<int>(seed), 23);
+      p.seed = seed;
+      flow_by_local_fields(p, dt_s, w);
+      const double d = w.cell_size_m;
+      int flowing = 0;
+      for (std::size_t k = 0; k < w.size(); ++k) {
+        const double h = w.flow_depth_m[k];
+        const Vec3& q = w.volumetric_flow_W[k];
+        const Vec3& v = w.flow_velocity_W[k];
+        ASSERT_GE(h, 0.0) << k;
+        ASSERT_LE(h, p.max_flow_depth_m * (1.0 + 1e-12)) << k;
+        if (q.norm() > 0.0 && h > 0.0) {
+          const Vec3 n = q / q.norm();
+          const double area = Vec3(d * h * n.x(), d * h * n.y(), d * d * n.z()).norm();
+          const Vec3 expected = q / (area * dt_s);
+          ASSERT_NEAR((v - expected).norm(), 0.0, 1e-12 * expected.norm()) << k;
+          ++flowing;
+        } else if (q.norm() == 0.0) {
+          ASSERT_EQ(v, Vec3::Zero()) << k;
+        }
+      }
+      EXPECT_GT(flowing, 0);
+    }
+  }
+}
+
 TEST(SoilFlow, ConservesVolumeWhenChordsLeaveTheWindow) {
   // A displacing node in the corner of a small window: most chords leave at once.
   FlowWindow w = flat_window(4, 3, 0.02);
