@@ -155,6 +155,33 @@ def test_the_cross_entropy_search_climbs_to_the_critics_maximum():
     assert (((strokes - best) ** 2).sum(1) < ((plain - best) ** 2).sum(1)).all()
 
 
+def test_the_end_slide_moves_each_end_along_the_stroke_only():
+    """Agent._slide_ends: start and end slide along the stroke's own line, on a grid of quarter
+    cells up to end_slide_cells either way, to the offsets the critic rates highest; the line
+    itself does not move, however the critic rates strokes off it."""
+    from talus.agents import ddpg_her
+    cell = 2.0 / 31.0  # action units per cell on the 32 x 32 bed
+    config = ddpg_her.DdpgHerConfig(cem_iterations=3, end_slide_cells=2.0,
+                                    end_slide_step_cells=0.25)
+    agent = ddpg_her.Agent(config, 32)
+    agent.critic = Bowl([-0.5 - 1.5 * cell, 0.1, 0.5 + 0.75 * cell, 0.1])  # above the line
+    sand = torch.zeros((1, 32, 32))
+    stroke = torch.tensor([[-0.5, 0.0, 0.5, 0.0]])
+    slid = agent._slide_ends(sand, sand, stroke)[0]
+    assert slid[1] == 0.0 and slid[3] == 0.0, slid  # still on y = 0
+    assert abs(slid[0] - (-0.5 - 1.5 * cell)) < 1e-6 and abs(slid[2] - (0.5 + 0.75 * cell)) < 1e-6
+    # Beyond the slide's reach it stops at end_slide_cells; the bed's edge clamps it.
+    agent.critic = Bowl([-0.5 - 5 * cell, 0.0, 1.5, 0.0])
+    slid = agent._slide_ends(sand, sand, stroke)[0]
+    assert abs(slid[0] - (-0.5 - 2 * cell)) < 1e-6 and abs(slid[2] - (0.5 + 2 * cell)) < 1e-6
+    # In act(), it follows the CEM only when end_slide_cells > 0.
+    generator = torch.Generator().manual_seed(0)
+    with_slide = agent.act(sand.numpy(), sand.numpy(), torch.Generator().manual_seed(0))
+    agent.config.end_slide_cells = 0.0
+    without = agent.act(sand.numpy(), sand.numpy(), generator)
+    assert not np.array_equal(with_slide, without)
+
+
 def test_the_policy_stops_when_no_stroke_is_worth_its_cost(tmp_path):
     """load_policy's stop: None (a batch: NaN rows) when the chosen stroke's Q is below the
     threshold, the stroke otherwise; unknown search settings are refused."""

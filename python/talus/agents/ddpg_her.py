@@ -22,8 +22,8 @@ What differs from a generic DDPG, and why (docs/envs.md has the measurements):
   winner (Agent.act): the reward has a mode per goal stroke and nothing in between, and gradient
   ascent on a good critic (DDPG's actor step) stalls between modes. The actor is still trained by
   DDPG's deterministic policy gradient and is the search's centre;
-- the evaluation (EVALUATION_SEARCH) searches wider and refines by the cross-entropy method, and
-  the policy may stop (load_policy's stop_below_q): the environment runs each letter to its
+- the evaluation (EVALUATION_SEARCH) searches wider, refines by the cross-entropy method and
+  then slides each end of the stroke along it (Agent._slide_ends), and the policy may stop (load_policy's stop_below_q): the environment runs each letter to its
   stroke count plus two, and strokes past a drawn letter are stray ones.
 """
 
@@ -69,6 +69,8 @@ class DdpgHerConfig:
     cem_samples: int = 128           # strokes drawn per CEM iteration
     cem_elites: int = 16             # the best of them, whose mean and spread the next draws use
     cem_noise: float = 0.05          # the first draws' spread (0.8 cell)
+    end_slide_cells: float = 0.0     # > 0: then slide each end along the stroke by up to this
+    end_slide_step_cells: float = 0.25  # many cells, in these steps (Agent._slide_ends)
     channels: int = 16
     hidden: int = 256
     line_sigma_cells: float = 1.0    # width of the critic's rasterised stroke
@@ -282,7 +284,8 @@ class Agent:
         cand = torch.cat([mu[:, None], (mu[:, None] + noise).clamp(-1, 1), uniform], dim=1)
         best = self._best(s, g, cand)
         if c.cem_iterations > 0:
-            return self._cross_entropy(s, g, best, generator)
+            best = self._cross_entropy(s, g, best, generator)
+            return self._slide_ends(s, g, best) if c.end_slide_cells > 0 else best
         if c.refine_candidates <= 1:
             return best
         # A second, finer search around the first's winner (the ends of a correct stroke must
@@ -310,6 +313,26 @@ class Agent:
             elites = strokes[rows, self._q(s, g, strokes).topk(c.cem_elites, dim=1).indices]
             mean, spread = elites.mean(1), elites.std(1).clamp_min(0.003)
         return mean
+
+    def _slide_ends(self, s, g, strokes):
+        """Each stroke with its start and its end moved along the stroke's own line, each by
+        every multiple of end_slide_step_cells up to end_slide_cells either way (a grid of both
+        offsets; clamped to the bed), the one with the highest Q. The random search and the CEM
+        perturb all four coordinates alike and place a stroke across a goal trench to a fraction
+        of a cell, its ends along it less well (docs/envs.md): this search is along that one
+        direction per end."""
+        c = self.config
+        cells = s.shape[-1]
+        n = int(round(c.end_slide_cells / c.end_slide_step_cells))
+        offsets = (torch.arange(-n, n + 1, dtype=strokes.dtype) * c.end_slide_step_cells
+                   * 2.0 / (cells - 1))  # cells to action units
+        back, ahead = (o.reshape(-1) for o in torch.meshgrid(offsets, offsets, indexing="ij"))
+        start, end = strokes[:, :2], strokes[:, 2:]
+        along = end - start
+        along = along / along.norm(dim=1, keepdim=True).clamp_min(1e-6)
+        cand = torch.cat([start[:, None] - back[None, :, None] * along[:, None],
+                          end[:, None] + ahead[None, :, None] * along[:, None]], dim=2)
+        return self._best(s, g, cand.clamp(-1, 1))
 
     def _q(self, s, g, cand):
         """The critic's Q (b, k) of the candidates (b, k, 4) for each of the b states."""
@@ -437,10 +460,12 @@ def save_checkpoint(path, agent, config, cells):
 
 
 # The search the evaluation acts with (docs/envs.md): four times the training's uniform
-# candidates, refined by the cross-entropy method; the policy stops when its best stroke's Q is
-# below zero (see load_policy).
+# candidates, refined by the cross-entropy method, then each end slid along the stroke by up to
+# two cells (Agent._slide_ends); the policy stops when its best stroke's Q is below zero (see
+# load_policy).
 EVALUATION_SEARCH = {"candidates": 1024, "cem_iterations": 3, "cem_samples": 128,
-                     "cem_elites": 16, "cem_noise": 0.05}
+                     "cem_elites": 16, "cem_noise": 0.05, "end_slide_cells": 2.0,
+                     "end_slide_step_cells": 0.25}
 EVALUATION_STOP_BELOW_Q = 0.0
 
 
