@@ -861,7 +861,9 @@ void spread_rows(const Lattice& lat, int row_begin, int row_end, std::size_t nx,
 /// velocity v = Q / (A_Flow dt), 0 where no flow. Written without branches on plain arrays
 /// (Vec3 is three packed doubles), so that it vectorises: as a per-node loop with branches its
 /// two square roots and three divisions ran one node at a time and were the largest part of the
-/// superposition (2026-11-28 profile). The same operations in the same order as that loop.
+/// superposition (2026-11-28 profile). The same operations in the same order as that loop; the
+/// vectorised code may contract a multiply and an add differently, so a velocity can differ in
+/// its last digit.
 void flow_depth_and_velocity(const Sums& sums, std::size_t k_begin, std::size_t k_end, double dx,
                              double dy, double dt_s, double* __restrict flow_depth_m,
                              double* __restrict flow_velocity) {

@@ -6,10 +6,13 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
+#include <utility>
 
 #include "scm/scm_contact_tier.hpp"
 #include "scm/scm_forces.hpp"
 #include "scm/scm_rigs.hpp"
+#include "scratch_files.hpp"
 
 namespace talus::scm {
 namespace {
@@ -23,6 +26,25 @@ ScmModel map(double cell_m, int nx, int ny) {
   m.time_step_s = 1e-3;
   return m;
 }
+
+// A 10 cm box at rest on a 41 x 41 map of 1 cm cells, its faces midway between nodes (10 x 10
+// nodes under it) and its bottom 3 mm below the surface.
+struct PressedBox {
+  ScmModel m;
+  ScmState s;
+  ScmWorkspace w;
+  std::vector<BodyMotion> motion = std::vector<BodyMotion>(1);
+  std::vector<Wrench> wrench = std::vector<Wrench>(1);
+
+  explicit PressedBox(ScmModel model) : m(with_box(std::move(model))), s(m) {
+    motion[0].X_WB = make_pose(Vec3(0.205, 0.205, 0.05 - 0.003));
+  }
+  static ScmModel with_box(ScmModel model) {
+    model.bodies = {CoupledBody{"box", BoxShape{Vec3(0.05, 0.05, 0.05)}, Vec3::Zero()}};
+    return model;
+  }
+  ScmStepReport step() { return talus::scm::step(m, s, motion, wrench, w); }
+};
 
 TEST(ScmState, UntouchedNodesReadBaseTerrainWithoutTiles) {
   ScmModel m = map(0.01, 100, 80);
@@ -83,25 +105,18 @@ TEST(ScmState, MemoryGrowsWithTouchedAreaOnly) {
 }
 
 TEST(ScmContact, FlatBoxDisplacesItsOverlapTimesNodeArea) {
-  ScmModel m = map(0.01, 41, 41);
-  m.bodies = {CoupledBody{"box", BoxShape{Vec3(0.05, 0.05, 0.05)}, Vec3::Zero()}};
-  ScmState s(m);
-  ScmWorkspace w;
-  std::vector<BodyMotion> motion(1);
-  std::vector<Wrench> wrench(1);
-  // Box centre chosen so its faces lie midway between nodes: 10 x 10 nodes under it, bottom 3 mm
-  // below the surface.
-  motion[0].X_WB = make_pose(Vec3(0.205, 0.205, 0.05 - 0.003));
-  const ScmStepReport r = step(m, s, motion, wrench, w);
+  PressedBox box(map(0.01, 41, 41));
+  const ScmStepReport r = box.step();
   EXPECT_EQ(r.nodes_in_contact, 100);
   EXPECT_NEAR(r.displaced_volume_m3, 100 * 0.003 * 1e-4, 1e-15);
   EXPECT_NEAR(r.deposited_volume_m3, r.displaced_volume_m3, 1e-18);
-  EXPECT_NEAR(s.height(20, 20), -0.003, 1e-12);
+  EXPECT_NEAR(box.s.height(20, 20), -0.003, 1e-12);
   // Bekker: 100 nodes * A * k * 0.003^n, vertical, no shear (the box does not move).
-  const double k = m.soil.bekker_k();
-  EXPECT_NEAR(wrench[0].f_W.z(), 100 * 1e-4 * k * std::pow(0.003, m.soil.exponent_n), 1e-9);
-  EXPECT_NEAR(wrench[0].f_W.x(), 0.0, 1e-12);
-  EXPECT_NEAR(wrench[0].tau_W.norm(), 0.0, 1e-9);  // symmetric about the box centre
+  const double k = box.m.soil.bekker_k();
+  const Wrench& f = box.wrench[0];
+  EXPECT_NEAR(f.f_W.z(), 100 * 1e-4 * k * std::pow(0.003, box.m.soil.exponent_n), 1e-9);
+  EXPECT_NEAR(f.f_W.x(), 0.0, 1e-12);
+  EXPECT_NEAR(f.tau_W.norm(), 0.0, 1e-9);  // symmetric about the box centre
 }
 
 TEST(ScmForces, ShearStressFollowsJanosiAndOpposesSlip) {
@@ -230,42 +245,22 @@ TEST(ScmStep, NanStopsWithNodeAndStep) {
   ScmModel m = map(0.01, 41, 41);
   m.base_image_m.assign(41 * 41, 0.0);
   m.base_image_m[static_cast<std::size_t>(20 * 41 + 20)] = std::numeric_limits<double>::quiet_NaN();
-  m.bodies = {CoupledBody{"box", BoxShape{Vec3(0.05, 0.05, 0.05)}, Vec3::Zero()}};
-  ScmState s(m);
-  ScmWorkspace w;
-  std::vector<BodyMotion> motion(1);
-  std::vector<Wrench> wrench(1);
-  motion[0].X_WB = make_pose(Vec3(0.205, 0.205, 0.05 - 0.003));
-  try {
-    step(m, s, motion, wrench, w);
-    FAIL() << "no error";
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("step 1: node (20, 20)"), std::string::npos) << e.what();
-    return;
-  }
+  PressedBox box(m);
+  const std::string error = talus::testing_files::runtime_error_of([&] { box.step(); });
+  EXPECT_NE(error.find("step 1: node (20, 20)"), std::string::npos) << error;
 }
 
 // The shear displacement is written by the contact stage only, which checks it on its block (the
 // deformation window does not copy it): a NaN there stops the step that meets it.
 TEST(ScmStep, NanShearUnderTheBodyStopsWithNodeAndStep) {
-  ScmModel m = map(0.01, 41, 41);
-  m.bodies = {CoupledBody{"box", BoxShape{Vec3(0.05, 0.05, 0.05)}, Vec3::Zero()}};
-  ScmState s(m);
-  ScmWorkspace w;
-  std::vector<BodyMotion> motion(1);
-  std::vector<Wrench> wrench(1);
-  motion[0].X_WB = make_pose(Vec3(0.205, 0.205, 0.05 - 0.003));
-  step(m, s, motion, wrench, w);
-  ScmTile* tile = s.allocated_tile(0, 0);
+  PressedBox box(map(0.01, 41, 41));
+  box.step();
+  ScmTile* tile = box.s.allocated_tile(0, 0);
   ASSERT_NE(tile, nullptr);
   tile->shear_x_m[static_cast<std::size_t>(20 * kTileNodes + 20)] =
       std::numeric_limits<double>::quiet_NaN();
-  try {
-    step(m, s, motion, wrench, w);
-    FAIL() << "no error";
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("step 2: node (20, 20)"), std::string::npos) << e.what();
-  }
+  const std::string error = talus::testing_files::runtime_error_of([&] { box.step(); });
+  EXPECT_NE(error.find("step 2: node (20, 20)"), std::string::npos) << error;
 }
 
 }  // namespace

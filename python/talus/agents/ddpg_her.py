@@ -23,8 +23,9 @@ What differs from a generic DDPG, and why (docs/envs.md has the measurements):
   ascent on a good critic (DDPG's actor step) stalls between modes. The actor is still trained by
   DDPG's deterministic policy gradient and is the search's centre;
 - the evaluation (EVALUATION_SEARCH) searches wider, refines by the cross-entropy method and
-  then slides each end of the stroke along it (Agent._slide_ends), and the policy may stop (load_policy's stop_below_q): the environment runs each letter to its
-  stroke count plus two, and strokes past a drawn letter are stray ones.
+  then slides each end of the stroke along it (Agent._slide_ends), and the policy may stop
+  (load_policy's stop_below_q): the environment runs each letter to its stroke count plus two,
+  and strokes past a drawn letter are stray ones.
 """
 
 from __future__ import annotations
