@@ -6,8 +6,9 @@
 # it crashed:
 #   - in talus's code (or with no library frame on top): the script fails. Turn the input into a
 #     regression test (tests/data/fuzz/) and add it to the seed corpus;
-#   - inside Debian's libhdf5 (its own parser overflows on some corrupted files, with no talus
-#     frame between the crash and the HDF5 call): listed as a third-party crash, not a failure.
+#   - inside Debian's libhdf5 (its own parser overflows, or runs past the timeout, on some
+#     corrupted files, with no talus frame between the failure and the HDF5 call;
+#     scripts/fuzz_crash_site.sh decides): listed as a third-party crash, not a failure.
 # Usage: scripts/fuzz.sh [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,17 +42,8 @@ for target in scenario mesh particle_state wrench_database; do
       echo "   no longer fails: $input"
       continue
     fi
-    # The first stack frame that is not an allocator, a sanitizer interceptor or glibc's string
-    # functions (a memcpy that HDF5 calls with a bad length faults inside glibc's sysdeps/; ASan's
-    # string interceptors appear under the libc name, e.g. "in strdup (fuzz_...)", when HDF5's
-    # H5MM_strdup reads past a corrupted name).
-    libc='malloc|calloc|realloc|free|strdup|strndup|strlen|strnlen|strcmp|strncmp|strcpy|strncpy'
-    libc+='|memcpy|memmove|memset|memcmp'
-    frame=$(grep -E '^ +#[0-9]+ ' <<< "$report" |
-            grep -vE "__interceptor_|__asan|in ($libc)\b|operator (new|delete)" |
-            grep -vE 'sysdeps/|/libc\.so' |
-            head -n 1 || true)
-    if [[ "$frame" == *libhdf5* ]]; then
+    site=$(bash scripts/fuzz_crash_site.sh <<< "$report")
+    if [ "$site" = libhdf5 ]; then
       echo "   third-party crash inside libhdf5: $input"
     else
       grep -E 'ERROR|SUMMARY|^ +#[0-9]+ ' <<< "$report" | head -n 20 || true
