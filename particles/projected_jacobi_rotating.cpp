@@ -164,20 +164,33 @@ __m256 solve_slots8_rotating(const SlotPass& p, const SpinPass& r, std::int64_t 
   constexpr std::size_t R = kSlotStride;
   const std::int32_t* k = p.slot + q;
   const std::int32_t* i = p.row + q;
-  std::int32_t j_safe[8];              // a wall's or body's lane reads its own row's records
-  alignas(32) float partner_om[3][8];  // per lane: a wall's (0) or a body's angular velocity
-  for (int l = 0; l < 8; ++l) {
-    const std::int32_t j = p.partner[q + l];
-    j_safe[l] = j >= 0 ? j : i[l];
-    const std::int32_t b = partner_body(j);
-    for (int a = 0; a < 3; ++a) {
-      partner_om[a][l] = b >= 0 ? r.body_omega[3 * static_cast<std::size_t>(b) + a] : 0.0f;
-    }
-  }
+  // Lane masks and the partners' record indices in vector registers, stored once: a wall's or
+  // body's lane reads its own row's records (a safe address). (Built lane by lane, with each
+  // lane's partner spin stored as a float and reloaded as a vector, this prologue stalled on
+  // store forwarding: the loads of the records waited on it.)
+  const __m256i partner = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.partner + q));
+  const __m256i is_particle = _mm256_cmpgt_epi32(partner, _mm256_set1_epi32(-1));
+  alignas(32) std::int32_t j_safe[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(j_safe),
+                     _mm256_blendv_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(i)),
+                                        partner, is_particle));
   const __m256 zero = _mm256_setzero_ps();
-  const __m256 particle = _mm256_castsi256_ps(_mm256_cmpgt_epi32(
-      _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.partner + q)), _mm256_set1_epi32(-1)));
+  const __m256 particle = _mm256_castsi256_ps(is_particle);
   const int particle_bits = _mm256_movemask_ps(particle);
+  // Per lane, a wall's (0) or a body's angular velocity: only where a lane has no particle
+  // partner (in a bed, most blocks of 8 have none).
+  V8 partner_omega{zero, zero, zero};
+  if (particle_bits != 0xff) {
+    alignas(32) float partner_om[3][8];
+    for (int l = 0; l < 8; ++l) {
+      const std::int32_t b = partner_body(p.partner[q + l]);
+      for (int a = 0; a < 3; ++a) {
+        partner_om[a][l] = b >= 0 ? r.body_omega[3 * static_cast<std::size_t>(b) + a] : 0.0f;
+      }
+    }
+    partner_omega = {_mm256_load_ps(partner_om[0]), _mm256_load_ps(partner_om[1]),
+                     _mm256_load_ps(partner_om[2])};
+  }
   __m256 wi[4], si[4], wj[4], sj[4], oi[4], oj[4], sk[4], ng[4], lk[4], ek[4];
   load_records(p.a, S, kIterW, i, wi);
   load_records(p.a, S, kIterS, i, si);
@@ -185,7 +198,12 @@ __m256 solve_slots8_rotating(const SlotPass& p, const SpinPass& r, std::int64_t 
   load_records(p.a, S, kIterS, j_safe, sj);
   load_records(r.a, kSpinStride, 0, i, oi);
   load_records(r.a, kSpinStride, 0, j_safe, oj);
-  load_records(p.surface, R, 0, k, sk);
+  // A wall's or body's surface velocity and friction: unread where every lane is a pair.
+  if (particle_bits != 0xff) {
+    load_records(p.surface, R, 0, k, sk);
+  } else {
+    sk[0] = sk[1] = sk[2] = sk[3] = zero;
+  }
   load_records(p.normal_gap, R, 0, k, ng);
   load_records(p.impulse, R, 0, k, lk);
   load_records(r.rolling, R, 0, k, ek);
@@ -197,9 +215,7 @@ __m256 solve_slots8_rotating(const SlotPass& p, const SpinPass& r, std::int64_t 
   const __m256 lever_i = add(ri, pick(particle, mul(half, g), g));
   const __m256 lever_j = pick(particle, add(rj, mul(half, g)), zero);
   const V8 om_i{oi[0], oi[1], oi[2]};
-  const V8 om_j = pick(particle, V8{oj[0], oj[1], oj[2]},
-                       V8{_mm256_load_ps(partner_om[0]), _mm256_load_ps(partner_om[1]),
-                          _mm256_load_ps(partner_om[2])});
+  const V8 om_j = pick(particle, V8{oj[0], oj[1], oj[2]}, partner_omega);
   const V8 own_lever = mul(lever_i, om_i);
   const V8 spin_lever =
       pick(particle,

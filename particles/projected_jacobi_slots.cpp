@@ -96,18 +96,28 @@ __m256 solve_slots8(const SlotPass& p, std::int64_t q) {
   constexpr std::size_t R = kSlotStride;
   const std::int32_t* k = p.slot + q;
   const std::int32_t* i = p.row + q;
-  std::int32_t j_safe[8];  // a wall's or body's lane reads its own row's record (a safe address)
-  for (int l = 0; l < 8; ++l) j_safe[l] = p.partner[q + l] >= 0 ? p.partner[q + l] : i[l];
+  // A wall's or body's lane reads its own row's record (a safe address): the indices are picked
+  // in a vector register and stored once.
+  const __m256i partner = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.partner + q));
+  const __m256i is_particle = _mm256_cmpgt_epi32(partner, _mm256_set1_epi32(-1));
+  alignas(32) std::int32_t j_safe[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(j_safe),
+                     _mm256_blendv_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(i)),
+                                        partner, is_particle));
   const __m256 zero = _mm256_setzero_ps();
-  const __m256 particle = _mm256_castsi256_ps(_mm256_cmpgt_epi32(
-      _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.partner + q)), _mm256_set1_epi32(-1)));
+  const __m256 particle = _mm256_castsi256_ps(is_particle);
   const int particle_bits = _mm256_movemask_ps(particle);  // bit l: lane l has a particle partner
   __m256 wi[4], si[4], wj[4], sj[4], sk[4], ng[4], lk[4];
   load_records(p.a, S, kIterW, i, wi);  // w x, y, z, split
   load_records(p.a, S, kIterS, i, si);  // s x, y, z, 0
   load_records(p.a, S, kIterW, j_safe, wj);
   load_records(p.a, S, kIterS, j_safe, sj);
-  load_records(p.surface, R, 0, k, sk);
+  // A wall's or body's surface velocity and friction: unread where every lane is a pair.
+  if (particle_bits != 0xff) {
+    load_records(p.surface, R, 0, k, sk);
+  } else {
+    sk[0] = sk[1] = sk[2] = sk[3] = zero;
+  }
   load_records(p.normal_gap, R, 0, k, ng);
   load_records(p.impulse, R, 0, k, lk);
 
