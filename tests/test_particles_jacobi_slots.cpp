@@ -21,14 +21,16 @@ namespace talus::particles {
 namespace {
 
 // Random iterates and slots: particle pairs and walls, open and overlapping gaps (and exact zero),
-// old impulses inside and outside their friction cones, zero sliding velocities.
+// old impulses inside and outside their friction cones, zero sliding velocities. Every
+// wall_period-th entry is a wall's: with the default every block of 8 lanes holds one; with 40,
+// most blocks hold particle pairs only (the 8-lane forms skip the walls' records there).
 struct SlotFixture {
   static constexpr int kParticles = 40;
   static constexpr int kEntries = 203;  // not a multiple of 8: the scalar remainder runs too
   std::vector<float> iterate, normal_gap, surface, impulse;
   std::vector<std::int32_t> slot, row, partner, mirror;
 
-  SlotFixture() {
+  explicit SlotFixture(int wall_period = 5) {
     std::mt19937 rng(11);
     std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
     iterate.resize(kParticles * kIterateStride);
@@ -47,7 +49,7 @@ struct SlotFixture {
     for (float& v : surface) v = unit(rng);  // garbage for particle slots: must not matter
     for (int q = 0; q < kEntries; ++q) {
       const int i = q % kParticles;
-      const bool wall = q % 5 == 3;
+      const bool wall = q % wall_period == 3;
       int j = (i + 1 + q % 7) % kParticles;
       slot.push_back(q);
       row.push_back(i);
@@ -88,20 +90,22 @@ TEST(ParticlesJacobiSlots, LanesAndScalarGiveTheSameBitsForAnyStart) {
   // Without the vector path both sides below are the scalar form: nothing would be compared.
   if (slot_lanes() == 1) GTEST_SKIP() << "the library was built without the 8-lane (AVX2) path";
   EXPECT_EQ(slot_lanes(), 8);
-  for (int begin = 0; begin < 9; ++begin) {
-    SlotFixture lanes, scalar;
-    const float lane_change = solve_slots(lanes.pass(), begin, SlotFixture::kEntries);
-    float scalar_change = 0.0f;
-    const SlotPass p = scalar.pass();
-    for (std::int64_t q = begin; q < SlotFixture::kEntries; ++q) {
-      scalar_change = std::max(scalar_change, solve_slot(p, q));
+  for (const int wall_period : {5, 40}) {
+    for (int begin = 0; begin < 9; ++begin) {
+      SlotFixture lanes(wall_period), scalar(wall_period);
+      const float lane_change = solve_slots(lanes.pass(), begin, SlotFixture::kEntries);
+      float scalar_change = 0.0f;
+      const SlotPass p = scalar.pass();
+      for (std::int64_t q = begin; q < SlotFixture::kEntries; ++q) {
+        scalar_change = std::max(scalar_change, solve_slot(p, q));
+      }
+      EXPECT_EQ(std::memcmp(lanes.impulse.data(), scalar.impulse.data(),
+                            lanes.impulse.size() * sizeof(float)),
+                0)
+          << "walls every " << wall_period << ", list from entry " << begin;
+      EXPECT_EQ(lane_change, scalar_change);
+      EXPECT_GT(lane_change, 0.0f);
     }
-    EXPECT_EQ(std::memcmp(lanes.impulse.data(), scalar.impulse.data(),
-                          lanes.impulse.size() * sizeof(float)),
-              0)
-        << "list from entry " << begin;
-    EXPECT_EQ(lane_change, scalar_change);
-    EXPECT_GT(lane_change, 0.0f);
   }
 }
 
@@ -113,7 +117,7 @@ constexpr std::int64_t kEntries() { return SlotFixture::kEntries; }
 struct SpinFixture : SlotFixture {
   std::vector<float> spin, rolling, body_omega = {0.3f, -2.0f, 1.5f, 0.0f, 0.0f, 4.0f};
 
-  SpinFixture() {
+  explicit SpinFixture(int wall_period = 5) : SlotFixture(wall_period) {
     std::mt19937 rng(5);
     std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
     spin.resize(kParticles * kSpinStride);
@@ -138,27 +142,30 @@ struct SpinFixture : SlotFixture {
 
 TEST(ParticlesJacobiSlots, RotatingLanesAndScalarGiveTheSameBitsForAnyStart) {
   if (slot_lanes() == 1) GTEST_SKIP() << "the library was built without the 8-lane (AVX2) path";
-  for (const float mu_roll : {0.0f, 0.1f}) {
-    for (int begin = 0; begin < 9; ++begin) {
-      SpinFixture lanes, scalar;
-      const float lane_change =
-          solve_slots_rotating(lanes.pass(), lanes.spin_pass(mu_roll), begin, kEntries());
-      float scalar_change = 0.0f;
-      const SlotPass p = scalar.pass();
-      const SpinPass r = scalar.spin_pass(mu_roll);
-      for (std::int64_t q = begin; q < kEntries(); ++q) {
-        scalar_change = std::max(scalar_change, solve_slot_rotating(p, r, q));
+  for (const int wall_period : {5, 40}) {
+    for (const float mu_roll : {0.0f, 0.1f}) {
+      for (int begin = 0; begin < 9; ++begin) {
+        SpinFixture lanes(wall_period), scalar(wall_period);
+        const float lane_change =
+            solve_slots_rotating(lanes.pass(), lanes.spin_pass(mu_roll), begin, kEntries());
+        float scalar_change = 0.0f;
+        const SlotPass p = scalar.pass();
+        const SpinPass r = scalar.spin_pass(mu_roll);
+        for (std::int64_t q = begin; q < kEntries(); ++q) {
+          scalar_change = std::max(scalar_change, solve_slot_rotating(p, r, q));
+        }
+        EXPECT_EQ(std::memcmp(lanes.impulse.data(), scalar.impulse.data(),
+                              lanes.impulse.size() * sizeof(float)),
+                  0)
+            << "mu_r " << mu_roll << ", list from entry " << begin;
+        EXPECT_EQ(std::memcmp(lanes.rolling.data(), scalar.rolling.data(),
+                              lanes.rolling.size() * sizeof(float)),
+                  0)
+            << "walls every " << wall_period << ", mu_r " << mu_roll << ", list from entry "
+            << begin;
+        EXPECT_EQ(lane_change, scalar_change);
+        EXPECT_GT(lane_change, 0.0f);
       }
-      EXPECT_EQ(std::memcmp(lanes.impulse.data(), scalar.impulse.data(),
-                            lanes.impulse.size() * sizeof(float)),
-                0)
-          << "mu_r " << mu_roll << ", list from entry " << begin;
-      EXPECT_EQ(std::memcmp(lanes.rolling.data(), scalar.rolling.data(),
-                            lanes.rolling.size() * sizeof(float)),
-                0)
-          << "mu_r " << mu_roll << ", list from entry " << begin;
-      EXPECT_EQ(lane_change, scalar_change);
-      EXPECT_GT(lane_change, 0.0f);
     }
   }
 }
