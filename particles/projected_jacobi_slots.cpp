@@ -96,14 +96,8 @@ __m256 solve_slots8(const SlotPass& p, std::int64_t q) {
   constexpr std::size_t R = kSlotStride;
   const std::int32_t* k = p.slot + q;
   const std::int32_t* i = p.row + q;
-  // A wall's or body's lane reads its own row's record (a safe address): the indices are picked
-  // in a vector register and stored once.
-  const __m256i partner = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.partner + q));
-  const __m256i is_particle = _mm256_cmpgt_epi32(partner, _mm256_set1_epi32(-1));
-  alignas(32) std::int32_t j_safe[8];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(j_safe),
-                     _mm256_blendv_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(i)),
-                                        partner, is_particle));
+  std::int32_t j_safe[8];  // a wall's or body's lane reads its own row's record (a safe address)
+  const __m256i is_particle = particle_partner_lanes(p.partner + q, i, j_safe);
   const __m256 zero = _mm256_setzero_ps();
   const __m256 particle = _mm256_castsi256_ps(is_particle);
   const int particle_bits = _mm256_movemask_ps(particle);  // bit l: lane l has a particle partner
