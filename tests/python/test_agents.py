@@ -170,10 +170,14 @@ def test_the_end_slide_moves_each_end_along_the_stroke_only():
     slid = agent._slide_ends(sand, sand, stroke)[0]
     assert slid[1] == 0.0 and slid[3] == 0.0, slid  # still on y = 0
     assert abs(slid[0] - (-0.5 - 1.5 * cell)) < 1e-6 and abs(slid[2] - (0.5 + 0.75 * cell)) < 1e-6
-    # Beyond the slide's reach it stops at end_slide_cells; the bed's edge clamps it.
+    # Beyond the slide's reach it stops at end_slide_cells.
     agent.critic = Bowl([-0.5 - 5 * cell, 0.0, 1.5, 0.0])
     slid = agent._slide_ends(sand, sand, stroke)[0]
     assert abs(slid[0] - (-0.5 - 2 * cell)) < 1e-6 and abs(slid[2] - (0.5 + 2 * cell)) < 1e-6
+    # Near the bed's edge the slid end is clamped to it (-1), not left outside.
+    agent.critic = Bowl([-1.5, 0.0, 0.5, 0.0])
+    slid = agent._slide_ends(sand, sand, torch.tensor([[-0.95, 0.0, 0.5, 0.0]]))[0]
+    assert slid[0] == -1.0 and abs(slid[2] - 0.5) < 1e-6, slid
     # In act(), it follows the CEM only when end_slide_cells > 0 (same candidates: same seed).
     with_slide = agent.act(sand.numpy(), sand.numpy(), torch.Generator().manual_seed(0))
     agent.config.end_slide_cells = 0.0
