@@ -127,6 +127,35 @@ OwnSlots list_own_slots(const ContactRows& rows, std::int64_t lo, std::int64_t h
   return out;
 }
 
+/// A range [begin, end) of the computed slots' list.
+struct OwnRange {
+  std::int64_t begin = 0, end = 0;
+};
+
+/// Thread t's share of pass 1: the t-th of `team` equal parts of the computed slots' list, taken
+/// across the threads' parts (own_begin[u], own_end[u]) in thread order. The rows' chunks balance
+/// every slot of a row (pass 2's work), but a pair is computed in its lower particle's row only,
+/// so the chunk of lower indices held 58 % of pass 1's entries in Bulldozing-v0's push (its
+/// thread computed 1.6 x the other's). Each entry is computed alike wherever it falls (the 8-lane
+/// and the scalar forms give the same bits, projected_jacobi_slots.hpp), so the split changes no
+/// result.
+std::vector<OwnRange> pass1_share(const std::vector<std::int64_t>& own_begin,
+                                  const std::vector<std::int64_t>& own_end, int t, int team) {
+  std::int64_t total = 0;
+  for (std::size_t u = 0; u < own_begin.size(); ++u) total += own_end[u] - own_begin[u];
+  const std::int64_t from = total * t / team;
+  const std::int64_t to = total * (t + 1) / team;
+  std::vector<OwnRange> parts;
+  std::int64_t before = 0;  // list entries in the parts before part u
+  for (std::size_t u = 0; u < own_begin.size(); ++u) {
+    const std::int64_t length = own_end[u] - own_begin[u];
+    const std::int64_t lo = std::max(from, before), hi = std::min(to, before + length);
+    if (lo < hi) parts.push_back({own_begin[u] + lo - before, own_begin[u] + hi - before});
+    before += length;
+  }
+  return parts;
+}
+
 /// What sum_rows reads besides the rows: the slots' impulses and normal/gap records, the
 /// particles' unconstrained velocities and inverse masses.
 struct RowSumInputs {
@@ -266,6 +295,9 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
   const std::span<const std::int64_t> chunk = chunks_for(&contacts, n, max_team, uniform);
   std::atomic<bool> unpaired{false};
   std::atomic<std::int64_t> cross_chunk_balance{0};
+  // Each thread's part of the computed slots' list, [begin, end) in list positions.
+  std::vector<std::int64_t> own_begin(static_cast<std::size_t>(max_team), 0);
+  std::vector<std::int64_t> own_end(static_cast<std::size_t>(max_team), 0);
 #pragma omp parallel num_threads(threads)
   {
     const int t = omp_get_thread_num();
@@ -277,7 +309,10 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
     const OwnSlots mine = list_own_slots(rows, lo, hi, cursor, own);
     if (mine.unpaired) unpaired.store(true, std::memory_order_relaxed);
     cross_chunk_balance.fetch_add(mine.cross_chunk_balance, std::memory_order_relaxed);
+    own_begin[static_cast<std::size_t>(t)] = mine.begin;
+    own_end[static_cast<std::size_t>(t)] = mine.end;
 #pragma omp barrier
+    const std::vector<OwnRange> pass1 = pass1_share(own_begin, own_end, t, team);
     // Read after the pair pass's barrier: every thread sees the same values and skips the sweeps
     // together.
     const bool skip = unpaired.load(std::memory_order_relaxed) ||
@@ -291,13 +326,16 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
       const SlotPass pass{a,       normal_gap,  surface,    impulse, own.slot,
                           own.row, own.partner, own.mirror, omega,   inv_dt,
                           alpha,   max_pushout, mu_particle};
-      const float sweep_change =
-          spin != nullptr
-              ? solve_slots_rotating(pass,
-                                     SpinPass{spin->iterate[cur], contacts.rolling.data(),
-                                              spin->body_omega, spin->rolling_friction},
-                                     mine.begin, mine.end)
-              : solve_slots(pass, mine.begin, mine.end);
+      float sweep_change = 0.0f;
+      for (const OwnRange& r : pass1) {
+        const float c = spin != nullptr ? solve_slots_rotating(
+                                              pass,
+                                              SpinPass{spin->iterate[cur], contacts.rolling.data(),
+                                                       spin->body_omega, spin->rolling_friction},
+                                              r.begin, r.end)
+                                        : solve_slots(pass, r.begin, r.end);
+        sweep_change = std::max(sweep_change, c);
+      }
       // Pass 2, after a barrier (every slot of the sweep is written): each particle's sums over
       // its whole row into its next iterate record.
 #pragma omp barrier
