@@ -96,9 +96,15 @@ std::vector<Wrench> body_wrenches(const ParticleModel& model, const ParticleStat
       double* sum = w.body_block_sums.data() + blk * static_cast<std::int64_t>(bodies) * 6;
       const std::int64_t end = std::min(count, (blk + 1) * kBlock);
       for (std::int64_t i = blk * kBlock; i < end; ++i) {
-        for (std::int32_t k = c.start[i]; k < c.end[i]; ++k) {
+        // A row's body slots come last (canonical order: particles, walls, bodies): found from
+        // the row's end, one test for a row without any, then summed in row order. Testing every
+        // slot was 2 % of Bulldozing-v0's push.
+        std::int32_t first_body = c.end[i];
+        while (first_body > c.start[i] && partner_body(c.partner[first_body - 1]) >= 0) {
+          --first_body;
+        }
+        for (std::int32_t k = first_body; k < c.end[i]; ++k) {
           const std::int32_t b = partner_body(c.partner[k]);
-          if (b < 0) continue;
           const float* ng = c.normal_gap.data() + static_cast<std::size_t>(k) * kSlotStride;
           const float* l = c.impulse.data() + static_cast<std::size_t>(k) * kSlotStride;
           const Vec3 n(ng[0], ng[1], ng[2]);

@@ -262,6 +262,51 @@ TEST(ParticlesStep, BodyWrenchEqualsTheParticlesMomentumChange) {
   EXPECT_NEAR(wr.tau_W.y(), (0.2 - mean_x) * wr.f_W.z(), 0.01 * std::abs(wr.f_W.z()));
 }
 
+// A grain in the crease of a V of two plane bodies touches both: its row holds two body slots
+// (they come last in a row), and both bodies' forces together balance the grains' momentum
+// change, step by step.
+TEST(ParticlesStep, GrainsTouchingTwoBodiesPushOnBoth) {
+  ParticleModel model = plane_floor_model();
+  model.bodies.push_back(CoupledBody{"right", PlaneShape{}, Vec3(0.2, 0.0, 0.0)});
+  std::vector<BodyMotion> v(2);
+  v[0].X_WB = Pose(Eigen::AngleAxisd(0.5, Vec3::UnitX()));  // the V opens upwards along x
+  v[1].X_WB = Pose(Eigen::AngleAxisd(-0.5, Vec3::UnitX()));
+  ParticleState state = particle_ball(Vec3(0.0, 0.0, 0.04), 0.02);
+  double total_mass = 0.0;
+  for (float im : state.inv_mass_per_kg) total_mass += 1.0 / im;
+  ParticleWorkspace w;
+  const double dt = model.time_step_s;
+  int rows_with_both = 0;
+  for (int k = 0; k < 300; ++k) {
+    Vec3 p_before = Vec3::Zero(), p_after = Vec3::Zero();
+    for (std::size_t i = 0; i < state.size(); ++i) {
+      p_before += Vec3(state.vx_m_per_s[i], state.vy_m_per_s[i], state.vz_m_per_s[i]) /
+                  state.inv_mass_per_kg[i];
+    }
+    step(model, state, v, w);
+    for (std::size_t i = 0; i < state.size(); ++i) {
+      p_after += Vec3(state.vx_m_per_s[i], state.vy_m_per_s[i], state.vz_m_per_s[i]) /
+                 state.inv_mass_per_kg[i];
+    }
+    const Vec3 from_bodies = p_after - p_before - total_mass * model.gravity_m_per_s2 * dt;
+    const Vec3 on_bodies = state.body_wrenches[0].f_W + state.body_wrenches[1].f_W;
+    EXPECT_NEAR((on_bodies * dt + from_bodies).norm(), 0.0, 1e-4 * total_mass * 9.81 * dt + 1e-9)
+        << "step " << k;
+    const ContactList& c = state.contacts;
+    for (std::size_t i = 0; i < state.size(); ++i) {
+      int bodies = 0;
+      for (std::int32_t s = c.start[i]; s < c.end[i]; ++s)
+        bodies += partner_body(c.partner[s]) >= 0;
+      rows_with_both += bodies == 2 ? 1 : 0;
+    }
+  }
+  EXPECT_GT(rows_with_both, 0);
+  // Settling in the crease (it runs along x: the grains still spread along it), both bodies
+  // carry a fifth of the weight or more.
+  EXPECT_LT(state.body_wrenches[0].f_W.z(), -0.2 * total_mass * 9.81);
+  EXPECT_LT(state.body_wrenches[1].f_W.z(), -0.2 * total_mass * 9.81);
+}
+
 TEST(ParticlesStep, PeriodicAxisWrapsPositionsAndContactsAcrossTheSeam) {
   ParticleModel model = box_model(0.1, 0.1);
   model.periodic_axis = 0;
