@@ -78,4 +78,13 @@ inline double max_speed(const ParticleState& s) {
   return v;
 }
 
+/// The particles' total linear momentum [kg m/s].
+inline Vec3 momentum(const ParticleState& s) {
+  Vec3 p = Vec3::Zero();
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    p += Vec3(s.vx_m_per_s[i], s.vy_m_per_s[i], s.vz_m_per_s[i]) / s.inv_mass_per_kg[i];
+  }
+  return p;
+}
+
 }  // namespace talus::particles::testing

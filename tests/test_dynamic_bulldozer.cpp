@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "particles/bulldozing_env_batch.hpp"
+#include "particles_fixtures.hpp"
 #include "robot/dynamic_bulldozer.hpp"
 
 namespace talus::robot {
@@ -53,13 +54,7 @@ struct DynamicBulldozerBuffers {
   }
 };
 
-Vec3 momentum(const ParticleState& s) {
-  Vec3 p = Vec3::Zero();
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    p += Vec3(s.vx_m_per_s[i], s.vy_m_per_s[i], s.vz_m_per_s[i]) / s.inv_mass_per_kg[i];
-  }
-  return p;
-}
+using particles::testing::momentum;
 
 TEST(DynamicBulldozer, TheReactionOnTheBodyBalancesTheParticlesMomentumChange) {
   // Weightless particles floating in a loose cloud in front of the scoop, touching neither the

@@ -16,6 +16,7 @@ using testing::box_model;
 using testing::expect_identical;
 using testing::kRadius;
 using testing::max_speed;
+using testing::momentum;
 
 // A perfectly stacked simple-cubic bed of touching 5 mm particles: 5 x 5 columns, `layers` high.
 ParticleState stacked_bed(int layers) {
@@ -229,17 +230,9 @@ TEST(ParticlesStep, BodyWrenchEqualsTheParticlesMomentumChange) {
   for (float im : state.inv_mass_per_kg) total_mass += 1.0 / im;
   bool touched = false;
   for (int k = 0; k < 200; ++k) {
-    Vec3 p_before = Vec3::Zero();
-    for (std::size_t i = 0; i < state.size(); ++i) {
-      p_before += Vec3(state.vx_m_per_s[i], state.vy_m_per_s[i], state.vz_m_per_s[i]) /
-                  state.inv_mass_per_kg[i];
-    }
+    const Vec3 p_before = momentum(state);
     step(model, state, kFloorAtRest, w);
-    Vec3 p_after = Vec3::Zero();
-    for (std::size_t i = 0; i < state.size(); ++i) {
-      p_after += Vec3(state.vx_m_per_s[i], state.vy_m_per_s[i], state.vz_m_per_s[i]) /
-                 state.inv_mass_per_kg[i];
-    }
+    const Vec3 p_after = momentum(state);
     // Particles gain gravity's impulse plus the floor's; the floor feels the opposite (3rd law).
     const Vec3 from_floor = p_after - p_before - total_mass * model.gravity_m_per_s2 * dt;
     const Wrench& wr = state.body_wrenches[0];
@@ -278,16 +271,9 @@ TEST(ParticlesStep, GrainsTouchingTwoBodiesPushOnBoth) {
   const double dt = model.time_step_s;
   int rows_with_both = 0;
   for (int k = 0; k < 300; ++k) {
-    Vec3 p_before = Vec3::Zero(), p_after = Vec3::Zero();
-    for (std::size_t i = 0; i < state.size(); ++i) {
-      p_before += Vec3(state.vx_m_per_s[i], state.vy_m_per_s[i], state.vz_m_per_s[i]) /
-                  state.inv_mass_per_kg[i];
-    }
+    const Vec3 p_before = momentum(state);
     step(model, state, v, w);
-    for (std::size_t i = 0; i < state.size(); ++i) {
-      p_after += Vec3(state.vx_m_per_s[i], state.vy_m_per_s[i], state.vz_m_per_s[i]) /
-                 state.inv_mass_per_kg[i];
-    }
+    const Vec3 p_after = momentum(state);
     const Vec3 from_bodies = p_after - p_before - total_mass * model.gravity_m_per_s2 * dt;
     const Vec3 on_bodies = state.body_wrenches[0].f_W + state.body_wrenches[1].f_W;
     EXPECT_NEAR((on_bodies * dt + from_bodies).norm(), 0.0, 1e-4 * total_mass * 9.81 * dt + 1e-9)
@@ -301,10 +287,14 @@ TEST(ParticlesStep, GrainsTouchingTwoBodiesPushOnBoth) {
     }
   }
   EXPECT_GT(rows_with_both, 0);
-  // Settling in the crease (it runs along x: the grains still spread along it), both bodies
-  // carry a fifth of the weight or more.
-  EXPECT_LT(state.body_wrenches[0].f_W.z(), -0.2 * total_mass * 9.81);
-  EXPECT_LT(state.body_wrenches[1].f_W.z(), -0.2 * total_mass * 9.81);
+  // Settling in the crease (it runs along x: the grains still spread along it), the two planes
+  // carry the weight alike (measured: 42 % and 43 % of it after 0.3 s).
+  const double weight_N = total_mass * kGravity_m_per_s2;
+  for (const Wrench& on_plane : state.body_wrenches) {
+    EXPECT_GT(-on_plane.f_W.z(), 0.35 * weight_N);
+    EXPECT_LT(-on_plane.f_W.z(), 0.5 * weight_N);
+  }
+  EXPECT_NEAR(state.body_wrenches[0].f_W.z(), state.body_wrenches[1].f_W.z(), 0.05 * weight_N);
 }
 
 TEST(ParticlesStep, PeriodicAxisWrapsPositionsAndContactsAcrossTheSeam) {
