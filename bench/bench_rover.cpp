@@ -1,10 +1,12 @@
 // Real-time factor of the rover on SCM soil (issue 5's benchmark): the four-wheel rover of
 // robots/rover/rover.xml (100 kg, wheels r = 0.25 m at 2 rad/s) driving straight on flat dry sand
-// (border flow), one or two MuJoCo steps (1 ms each) per soil step, on a 2 cm or a 1 cm grid.
+// (border flow or the flow fields), one or two MuJoCo steps (1 ms each) per soil step, on a 2 cm
+// or a 1 cm grid.
 //
-//   RoverOnScm/cell_mm/threads/substeps   threads: OpenMP threads of the soil step; substeps:
-//   MuJoCo steps per soil step (1: soil every 1 ms; 2: every 2 ms, as scenarios/robots/
-//   rover_slope.toml runs it, within the coupling's stability limit, docs/robots.md).
+//   RoverOnScm/cell_mm/threads/substeps/fields   threads: OpenMP threads of the soil step;
+//   substeps: MuJoCo steps per soil step (1: soil every 1 ms; 2: every 2 ms, as scenarios/robots/
+//   rover_slope.toml runs it, within the coupling's stability limit, docs/robots.md); fields: 0
+//   for the border path, 1 for the flow fields (paper 002's model, issue 20's 10x target at 2 cm).
 //   Time per iteration = one coupled step (substeps ms simulated); counters:
 //     wall_s_per_sim_s      wall time per simulated second (1 / real-time factor)
 //     real_time_factor      simulated seconds per wall second
@@ -65,7 +67,7 @@ void RoverOnScm(benchmark::State& st) {
   m.nx = static_cast<int>(std::lround(30.0 / cell)) + 1;
   m.ny = static_cast<int>(std::lround(1.4 / cell)) + 1;
   m.soil = scm::named_soil("dry_sand");
-  m.method = scm::FlowMethod::Border;
+  m.method = st.range(3) != 0 ? scm::FlowMethod::Fields : scm::FlowMethod::Border;
   m.time_step_s = rover.time_step_s() * substeps;
   m.bodies = tier_bodies(links);
   scm::ScmContactTier soil(std::move(m));
@@ -91,8 +93,8 @@ void RoverOnScm(benchmark::State& st) {
   omp_set_num_threads(before);
 }
 BENCHMARK(RoverOnScm)
-    ->ArgNames({"cell_mm", "threads", "substeps"})
-    ->ArgsProduct({{20, 10}, {1, 2}, {1, 2}})
+    ->ArgNames({"cell_mm", "threads", "substeps", "fields"})
+    ->ArgsProduct({{20, 10}, {1, 2}, {1, 2}, {0, 1}})
     ->Iterations(1000)
     ->Unit(benchmark::kMicrosecond);
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (fuzz/, with clang) and runs each for SECONDS (default 30) from
 # its seed corpus in fuzz/corpus/<target>/, in libFuzzer's fork mode so that one crash does not
-# end the search. New inputs go to a scratch corpus in the build folder (the repository's corpus
+# end the search, as many targets at once as there are cores. New inputs go to a scratch corpus in the build folder (the repository's corpus
 # is only read). Every crashing input is kept in build-fuzz/artifacts/ and run again to see where
 # it crashed:
 #   - in talus's code (or with no library frame on top): the script fails. Turn the input into a
@@ -24,15 +24,31 @@ mkdir -p "$build/artifacts"
 # on its error paths are suppressed (fuzz/lsan.supp).
 export ASAN_OPTIONS=allocator_may_return_null=1
 export LSAN_OPTIONS=suppressions=$PWD/fuzz/lsan.supp
-status=0
-for target in scenario mesh particle_state wrench_database; do
-  work="$build/corpus/$target"
+targets=(scenario mesh particle_state wrench_database)
+# One libFuzzer worker per target (-fork=1): the targets run side by side, one per core, each for
+# SECONDS as before (one after the other they left all cores but one idle).
+jobs=$(nproc)
+fuzz_target() {
+  local target=$1 work="$build/corpus/$1"
   mkdir -p "$work"
-  echo "== fuzz_$target for $seconds s"
   "$build/fuzz_$target" -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1 \
     -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -malloc_limit_mb=4000000 \
     -artifact_prefix="$build/artifacts/${target}-" "$work" "fuzz/corpus/$target" \
     > "$build/fuzz_$target.log" 2>&1 || true
+}
+running=()
+for target in "${targets[@]}"; do
+  if [ "${#running[@]}" -ge "$jobs" ]; then
+    wait "${running[0]}"
+    running=("${running[@]:1}")
+  fi
+  fuzz_target "$target" &
+  running+=($!)
+done
+wait
+status=0
+for target in "${targets[@]}"; do
+  echo "== fuzz_$target for $seconds s"
   grep -E "^#[0-9]+: cov" "$build/fuzz_$target.log" | tail -n 1 || true
   for input in "$build/artifacts/${target}-"*; do
     [ -e "$input" ] || continue

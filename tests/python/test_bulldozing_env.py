@@ -4,6 +4,7 @@ A small heap (600 particles of 4 cm, 2 ms steps) keeps the tests quick; the phys
 code as the default's."""
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -140,6 +141,10 @@ def test_the_vector_env_autoresets_at_the_next_step_after_truncation():
     assert (infos["steps"] == 0).all()
 
 
+# A whole scripted episode: its outcome is physics, checked in the Release run. Under the
+# sanitizers (make asan sets TALUS_SANITIZED) the env's C++ runs in the shorter tests above, and
+# this episode alone took 51 s of CI's sanitized run.
+@pytest.mark.skipif(os.environ.get("TALUS_SANITIZED") == "1", reason="physics outcome: Release run")
 def test_the_scripted_push_fills_the_goal_box_and_the_reward_rises():
     env = E.make("Bulldozing-v0", **SMALL)
     policy = E.ScriptedBulldozer()

@@ -4,6 +4,7 @@ weight read back from the tool wrench), the force limit, refusals. A small bed (
 2 cm, 2 ms steps) keeps the tests quick; the physics is the same code as the default's."""
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -74,6 +75,10 @@ def test_a_seed_replays_the_episode_bit_for_bit_on_any_thread_count():
     assert not np.array_equal(a["joint_pos"], b["joint_pos"])  # the start is drawn per seed
 
 
+# A whole scripted episode: its outcome is physics, checked in the Release run. Under the
+# sanitizers (make asan sets TALUS_SANITIZED) the env's C++ runs in the shorter tests above, and
+# this episode alone took 32 s of CI's sanitized run.
+@pytest.mark.skipif(os.environ.get("TALUS_SANITIZED") == "1", reason="physics outcome: Release run")
 def test_the_scripted_scoop_lifts_particles_and_the_tool_feels_their_weight():
     env = E.make("Excavation-v0", **SMALL)
     obs, info, rewards, terminated = scoop(env, seed=1)

@@ -67,6 +67,10 @@ def test_the_vector_env_equals_its_envs_stepped_one_by_one():
             assert term[i] == te and trunc[i] == tr
 
 
+# A whole scripted episode: its outcome is physics, checked in the Release run. Under the
+# sanitizers (make asan sets TALUS_SANITIZED) the env's C++ runs in the shorter tests above, and
+# this episode alone took 20 s of CI's sanitized run.
+@pytest.mark.skipif(os.environ.get("TALUS_SANITIZED") == "1", reason="physics outcome: Release run")
 def test_the_scripted_drive_climbs_the_slope_and_its_slip_rises():
     env = E.make("RoverSlope-v0")
     policy = E.ScriptedRover()
