@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (fuzz/, with clang) and runs each for SECONDS (default 30) from
 # its seed corpus in fuzz/corpus/<target>/, in libFuzzer's fork mode so that one crash does not
-# end the search, as many targets at once as there are cores. New inputs go to a scratch corpus in the build folder (the repository's corpus
-# is only read). Every crashing input is kept in build-fuzz/artifacts/ and run again to see where
-# it crashed:
+# end the search, as many targets at once as there are cores. New inputs go to a scratch corpus
+# in the build folder (the repository's corpus is only read). Every crashing input is kept in
+# build-fuzz/artifacts/ and run again to see where it crashed:
 #   - in talus's code (or with no library frame on top): the script fails. Turn the input into a
 #     regression test (tests/data/fuzz/) and add it to the seed corpus;
 #   - inside Debian's libhdf5 (its own parser overflows, or runs past the timeout, on some

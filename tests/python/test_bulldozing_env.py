@@ -4,13 +4,14 @@ A small heap (600 particles of 4 cm, 2 ms steps) keeps the tests quick; the phys
 code as the default's."""
 
 import math
-import os
 
 import numpy as np
 import pytest
 
 import talus.envs as E
 from talus.envs import spaces
+
+from sanitizers import whole_episode_physics
 
 SMALL = dict(particle_count=600, particle_radius_m=0.04, time_step_s=2e-3, steps_per_action=50,
              episode_s=30.0)
@@ -141,10 +142,7 @@ def test_the_vector_env_autoresets_at_the_next_step_after_truncation():
     assert (infos["steps"] == 0).all()
 
 
-# A whole scripted episode: its outcome is physics, checked in the Release run. Under the
-# sanitizers (make asan sets TALUS_SANITIZED) the env's C++ runs in the shorter tests above, and
-# this episode alone took 51 s of CI's sanitized run.
-@pytest.mark.skipif(os.environ.get("TALUS_SANITIZED") == "1", reason="physics outcome: Release run")
+@whole_episode_physics  # 51 s of CI's sanitized run
 def test_the_scripted_push_fills_the_goal_box_and_the_reward_rises():
     env = E.make("Bulldozing-v0", **SMALL)
     policy = E.ScriptedBulldozer()

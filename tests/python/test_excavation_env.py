@@ -4,7 +4,6 @@ weight read back from the tool wrench), the force limit, refusals. A small bed (
 2 cm, 2 ms steps) keeps the tests quick; the physics is the same code as the default's."""
 
 import math
-import os
 
 import numpy as np
 import pytest
@@ -12,6 +11,8 @@ import pytest
 import talus.envs as E
 from talus.envs import spaces
 from talus.envs.excavation import panda_flange_pose
+
+from sanitizers import whole_episode_physics
 
 SMALL = dict(particle_count=600, particle_radius_m=0.02, time_step_s=2e-3, steps_per_action=25,
              episode_s=8.0)
@@ -75,10 +76,7 @@ def test_a_seed_replays_the_episode_bit_for_bit_on_any_thread_count():
     assert not np.array_equal(a["joint_pos"], b["joint_pos"])  # the start is drawn per seed
 
 
-# A whole scripted episode: its outcome is physics, checked in the Release run. Under the
-# sanitizers (make asan sets TALUS_SANITIZED) the env's C++ runs in the shorter tests above, and
-# this episode alone took 32 s of CI's sanitized run.
-@pytest.mark.skipif(os.environ.get("TALUS_SANITIZED") == "1", reason="physics outcome: Release run")
+@whole_episode_physics  # 32 s of CI's sanitized run
 def test_the_scripted_scoop_lifts_particles_and_the_tool_feels_their_weight():
     env = E.make("Excavation-v0", **SMALL)
     obs, info, rewards, terminated = scoop(env, seed=1)

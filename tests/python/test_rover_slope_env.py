@@ -9,6 +9,8 @@ import pytest
 import talus.envs as E
 from talus.envs.rover_slope import OBSERVATION_NAMES
 
+from sanitizers import whole_episode_physics
+
 SOURCE = os.environ.get("TALUS_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
@@ -67,10 +69,7 @@ def test_the_vector_env_equals_its_envs_stepped_one_by_one():
             assert term[i] == te and trunc[i] == tr
 
 
-# A whole scripted episode: its outcome is physics, checked in the Release run. Under the
-# sanitizers (make asan sets TALUS_SANITIZED) the env's C++ runs in the shorter tests above, and
-# this episode alone took 20 s of CI's sanitized run.
-@pytest.mark.skipif(os.environ.get("TALUS_SANITIZED") == "1", reason="physics outcome: Release run")
+@whole_episode_physics  # 20 s of CI's sanitized run
 def test_the_scripted_drive_climbs_the_slope_and_its_slip_rises():
     env = E.make("RoverSlope-v0")
     policy = E.ScriptedRover()
