@@ -12,7 +12,6 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <regex>
-#include <sstream>
 
 #include "core/scenario_file.hpp"
 #include "runner/run_scenario.hpp"
@@ -23,16 +22,6 @@ namespace talus {
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path temp_dir() {
-  const fs::path d =
-      fs::temp_directory_path() /
-      ("talus_scn_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
-       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
 
 fs::path write_file(const fs::path& dir, const std::string& name, const std::string& text) {
   const fs::path p = dir / name;
@@ -74,7 +63,8 @@ std::string with(std::string text, const std::string& from, const std::string& t
 
 // The message of the ScenarioError that checking `text` raises.
 std::string shaping_error_of(const std::string& text) {
-  const fs::path dir = temp_dir();
+  const testing_files::ScratchDir scratch;  // removed at the end of the test
+  const fs::path& dir = scratch.path();
   const fs::path file = write_file(dir, "bad.toml", text);
   try {
     check_scenario_file(file);
@@ -220,7 +210,8 @@ TEST(ShapingScenario, TwoBodiesWithOneNameAreRefused) {
 }
 
 TEST(ShapingScenario, RunWritesEveryOutputAndConservesVolume) {
-  const fs::path dir = temp_dir();
+  const testing_files::ScratchDir scratch;  // removed at the end of the test
+  const fs::path& dir = scratch.path();
   const fs::path file = write_file(dir, "push.toml", kSmallPush);
   const nlohmann::json summary = run_scenario_file(file, dir / "out");
   for (const char* name : {"summary.json", "steps.csv", "heightmap_final.png",
@@ -243,16 +234,14 @@ int run_cli(const std::string& args, std::string* output = nullptr) {
       fs::temp_directory_path() / ("talus_cli_test_" + std::to_string(::getpid()) + ".log");
   const std::string cmd = std::string(TALUS_CLI) + " " + args + " > " + log.string() + " 2>&1";
   const int status = std::system(cmd.c_str());
-  if (output) {
-    std::stringstream ss;
-    ss << std::ifstream(log).rdbuf();
-    *output = ss.str();
-  }
+  if (output) *output = testing_files::read_text(log);
+  fs::remove(log);
   return WEXITSTATUS(status);
 }
 
 TEST(ShapingScenario, CliRefusesBadInputWithExitCode2AndLeavesTheOutputFolderAlone) {
-  const fs::path dir = temp_dir();
+  const testing_files::ScratchDir scratch;  // removed at the end of the test
+  const fs::path& dir = scratch.path();
   const fs::path good = write_file(dir, "push.toml", kSmallPush);
   std::string out;
   ASSERT_EQ(run_cli("run " + good.string() + " --out " + (dir / "out").string(), &out), 0) << out;
@@ -275,7 +264,8 @@ TEST(ShapingScenario, CliRefusesBadInputWithExitCode2AndLeavesTheOutputFolderAlo
 // An earlier talus output is replaced only with --replace, and only when it holds nothing else;
 // a folder of the user's is never written over (issue 16: `--out keep` deleted keep/notes.txt).
 TEST(ShapingScenario, CliReplacesOnlyAnEarlierTalusOutputAndOnlyWhenAsked) {
-  const fs::path dir = temp_dir();
+  const testing_files::ScratchDir scratch;  // removed at the end of the test
+  const fs::path& dir = scratch.path();
   const fs::path file = write_file(dir, "push.toml", kSmallPush);
   const std::string run = "run " + file.string() + " --out " + (dir / "out").string();
   std::string out;
@@ -332,7 +322,8 @@ TEST(ShapingScenario, CliHelpDescribesTheCommands) {
 // origin_m gives the bed's lower-left corner: the grid's first sample, the centre of cell (0, 0),
 // sits half a cell inside it, and the cells cover exactly [origin, origin + size].
 TEST(ShapingScenario, OriginIsTheBedsCornerAndSamplesSitAtCellCentres) {
-  const fs::path dir = temp_dir();
+  const testing_files::ScratchDir scratch;  // removed at the end of the test
+  const fs::path& dir = scratch.path();
   const auto doc = ScenarioDocument::load(write_file(
       dir, "push.toml",
       with(kSmallPush, "cell_size_m = 0.005", "cell_size_m = 0.005\norigin_m = [-0.05, -0.01]")));
@@ -346,7 +337,8 @@ TEST(ShapingScenario, OriginIsTheBedsCornerAndSamplesSitAtCellCentres) {
 }
 
 TEST(ShapingScenario, NanInTheHeightmapStopsTheRunNamingStepAndCell) {
-  const fs::path dir = temp_dir();
+  const testing_files::ScratchDir scratch;  // removed at the end of the test
+  const fs::path& dir = scratch.path();
   const auto doc = ScenarioDocument::load(write_file(dir, "push.toml", kSmallPush));
   shaping::ShapingScenario sc = shaping::load_shaping_scenario(doc->root());
   shaping::ShapingState state = shaping::ShapingState::initial(sc.model, sc.initial);
@@ -375,7 +367,8 @@ TEST(ShapingScenario, AToolMovingMoreThanACellPerStepIsRefusedAndStopsTheRun) {
       << msg;
   EXPECT_NE(msg.find("time_step_s <= 0.002778 s"), std::string::npos) << msg;
 
-  const fs::path dir = temp_dir();
+  const testing_files::ScratchDir scratch;  // removed at the end of the test
+  const fs::path& dir = scratch.path();
   const auto doc = ScenarioDocument::load(write_file(dir, "push.toml", kSmallPush));
   shaping::ShapingScenario sc = shaping::load_shaping_scenario(doc->root());
   sc.model.time_step_s = 1.8;  // 9 cm per step at 5 cm/s

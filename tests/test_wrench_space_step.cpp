@@ -23,7 +23,7 @@ namespace talus::wrench {
 namespace {
 
 using testing::BoxWrenchSet;
-using testing::write_foot_mjcf;
+using testing::load_foot_model;
 
 constexpr double kMass = 7.357;
 constexpr double kG = 9.81;
@@ -49,7 +49,7 @@ Eigen::Vector3d qpos(const robot::MujocoModel& robot) {
 
 TEST(WrenchSpaceStep, ContactDetectionGivesDepthAndTiltOnASlope) {
   // Foot upright with its bottom centre 1 cm below a slope of 0.2 rad through the origin.
-  auto robot = robot::MujocoModel::load(write_foot_mjcf("detect", -0.01));
+  auto robot = load_foot_model("detect", -0.01);
   const BoxWrenchSet box = friction_box();
   const double slope = 0.2;
   WrenchContactStep step(robot, box, foot_model(TerrainProfile::plane(slope)));
@@ -66,7 +66,7 @@ TEST(WrenchSpaceStep, ContactDetectionGivesDepthAndTiltOnASlope) {
 }
 
 TEST(WrenchSpaceStep, AFootAboveTheSurfaceFallsFreely) {
-  auto robot = robot::MujocoModel::load(write_foot_mjcf("free", 0.5));
+  auto robot = load_foot_model("free", 0.5);
   const BoxWrenchSet box = friction_box();
   WrenchContactStep step(robot, box, foot_model());
   for (int i = 0; i < 100; ++i) step.step();
@@ -76,7 +76,7 @@ TEST(WrenchSpaceStep, AFootAboveTheSurfaceFallsFreely) {
 }
 
 TEST(WrenchSpaceStep, WeightInsideWStaysStillStaticFriction) {
-  auto robot = robot::MujocoModel::load(write_foot_mjcf("static", -0.01));
+  auto robot = load_foot_model("static", -0.01);
   const BoxWrenchSet box = friction_box();
   WrenchStepModel model = foot_model();
   // The grains' inertia changes the objective, not the feasible rest state.
@@ -93,7 +93,7 @@ TEST(WrenchSpaceStep, WeightInsideWStaysStillStaticFriction) {
 }
 
 TEST(WrenchSpaceStep, PushedPastTheBoundarySlidesAlongIt) {
-  auto robot = robot::MujocoModel::load(write_foot_mjcf("slide", -0.01));
+  auto robot = load_foot_model("slide", -0.01);
   const BoxWrenchSet box = friction_box();
   WrenchContactStep step(robot, box, foot_model());
   const int body = robot.body_id("foot");
@@ -111,7 +111,7 @@ TEST(WrenchSpaceStep, PushedPastTheBoundarySlidesAlongIt) {
   EXPECT_LT(std::abs(qvel(robot)[1]), 1e-9);
   EXPECT_LT(std::abs(qvel(robot)[2]), 1e-9);
   // Below the limit it holds.
-  auto robot2 = robot::MujocoModel::load(write_foot_mjcf("hold", -0.01));
+  auto robot2 = load_foot_model("hold", -0.01);
   WrenchContactStep hold(robot2, box, foot_model());
   for (int i = 0; i < steps; ++i) {
     robot2.data()->xfrc_applied[6 * body + 0] = 45.0;
@@ -126,13 +126,13 @@ TEST(WrenchSpaceStep, WIsRotatedIntoTheWorldOnSlopes) {
   const BoxWrenchSet strong = friction_box();
   const BoxWrenchSet weak(Eigen::Vector3d(-10, -20, -10), Eigen::Vector3d(10, 200, 10));
   {
-    auto robot = robot::MujocoModel::load(write_foot_mjcf("slope_hold", -0.01));
+    auto robot = load_foot_model("slope_hold", -0.01);
     WrenchContactStep step(robot, strong, foot_model(TerrainProfile::plane(slope)));
     for (int i = 0; i < 300; ++i) step.step();
     EXPECT_LT(qvel(robot).cwiseAbs().maxCoeff(), 1e-9);
     EXPECT_NEAR(planar_components(step.state().feet[0].wrench)[1], kMass * kG, 1e-7);
   }
-  auto robot = robot::MujocoModel::load(write_foot_mjcf("slope_slide", -0.01));
+  auto robot = load_foot_model("slope_slide", -0.01);
   WrenchContactStep step(robot, weak, foot_model(TerrainProfile::plane(slope)));
   const int steps = 200;
   for (int i = 0; i < steps; ++i) step.step();
@@ -153,7 +153,7 @@ TEST(WrenchSpaceStep, ATiltedFootDroppedIntoTheMediumComesToRest) {
   // (p_r is the centre of mass, so the weight needs no torque), and every QP meets its KKT
   // conditions; warm starts keep the active-set changes per step small.
   const BoxWrenchSet box(Eigen::Vector3d(-40, -10, -6), Eigen::Vector3d(40, 150, 6), 0.02);
-  auto robot = robot::MujocoModel::load(write_foot_mjcf("drop", 0.05, 0.15));
+  auto robot = load_foot_model("drop", 0.05, 0.15);
   WrenchContactStep step(robot, box, foot_model());
   int contact_steps = 0;
   long iterations = 0;
@@ -179,8 +179,7 @@ TEST(WrenchSpaceStep, RepeatedRunsAreBitIdentical) {
   const BoxWrenchSet box(Eigen::Vector3d(-40, -10, -6), Eigen::Vector3d(40, 150, 6), 0.02);
   std::vector<double> final_q[2];
   for (int run = 0; run < 2; ++run) {
-    auto robot =
-        robot::MujocoModel::load(write_foot_mjcf("repeat" + std::to_string(run), 0.02, 0.3));
+    auto robot = load_foot_model("repeat" + std::to_string(run), 0.02, 0.3);
     WrenchContactStep step(robot, box, foot_model(TerrainProfile::plane(0.1)));
     for (int i = 0; i < 800; ++i) step.step();
     final_q[run].assign(robot.data()->qpos, robot.data()->qpos + robot.model()->nq);
@@ -193,7 +192,7 @@ TEST(WrenchSpaceStep, RepeatedRunsAreBitIdentical) {
 TEST(WrenchSpaceStep, ThetaOutsideTheSampledRangeIsClampedAndCounted) {
   // Bottom 13 cm deep, tilted 1.2 rad: depth range [-0.1, 0], tilt range [-1, 1] (and within
   // the default 5 cm allowed beyond the data).
-  auto robot = robot::MujocoModel::load(write_foot_mjcf("clamp", -0.13, 1.2));
+  auto robot = load_foot_model("clamp", -0.13, 1.2);
   const BoxWrenchSet box = friction_box();
   WrenchContactStep step(robot, box, foot_model());
   step.step();
@@ -210,7 +209,7 @@ TEST(WrenchSpaceStep, ThetaOutsideTheSampledRangeIsClampedAndCounted) {
 
 TEST(WrenchSpaceStep, AFootSinkingFarBeyondTheDataStopsTheStepNamingItsDepth) {
   // 16 cm deep: 6 cm beyond the data's deepest 10 cm, more than half their 10 cm span.
-  auto robot = robot::MujocoModel::load(write_foot_mjcf("beyond", -0.16));
+  auto robot = load_foot_model("beyond", -0.16);
   const BoxWrenchSet box = friction_box();
   WrenchContactStep step(robot, box, foot_model());
   try {
@@ -224,7 +223,7 @@ TEST(WrenchSpaceStep, AFootSinkingFarBeyondTheDataStopsTheStepNamingItsDepth) {
     EXPECT_NE(what.find("depth_beyond_data_m"), std::string::npos) << what;
   }
   // Allowed further on purpose: clamped and counted instead.
-  auto allowed = robot::MujocoModel::load(write_foot_mjcf("beyond_allowed", -0.16));
+  auto allowed = load_foot_model("beyond_allowed", -0.16);
   WrenchStepModel model = foot_model();
   model.depth_beyond_data_m = 0.1;
   WrenchContactStep lenient(allowed, box, model);
@@ -244,7 +243,7 @@ class LowestPointBox : public BoxWrenchSet {
 
 TEST(WrenchSpaceStep, AFootOnItsSideTouchesWithItsRimWhileItsBottomCentreIsAboveTheSurface) {
   // On its side (tilt pi/2), the bottom centre 2 cm above the ground: the rim is 2 cm in it.
-  auto robot = robot::MujocoModel::load(write_foot_mjcf("side", 0.02, M_PI / 2));
+  auto robot = load_foot_model("side", 0.02, M_PI / 2);
   const LowestPointBox lowest;
   WrenchContactStep step(robot, lowest, foot_model());
   step.step();
@@ -254,7 +253,7 @@ TEST(WrenchSpaceStep, AFootOnItsSideTouchesWithItsRimWhileItsBottomCentreIsAbove
   EXPECT_NEAR(foot.configuration_depth_m, -0.02, 1e-9);
   EXPECT_NEAR(foot.theta[0], -0.02, 1e-9);
   // Data measured at the bottom centre (the paper's) see no contact there.
-  auto robot2 = robot::MujocoModel::load(write_foot_mjcf("side_centre", 0.02, M_PI / 2));
+  auto robot2 = load_foot_model("side_centre", 0.02, M_PI / 2);
   const BoxWrenchSet centre = friction_box();
   WrenchContactStep step2(robot2, centre, foot_model());
   step2.step();
@@ -279,7 +278,7 @@ class EmptyWrenchSet : public BoxWrenchSet {
 };
 
 TEST(WrenchSpaceStep, InfeasibleQpIsReportedWithStepAndFeet) {
-  auto robot = robot::MujocoModel::load(write_foot_mjcf("infeasible", 0.005));
+  auto robot = load_foot_model("infeasible", 0.005);
   const EmptyWrenchSet empty;
   WrenchStepModel model = foot_model();
   model.feet[0].name = "left_foot";
@@ -300,7 +299,7 @@ TEST(WrenchSpaceStep, InfeasibleQpIsReportedWithStepAndFeet) {
 
 TEST(WrenchSpaceStep, RankDeficientContactsAreReportedAsIllPosed) {
   // Two feet on the same site: their Jacobians repeat, H = J M^-1 J^T is singular.
-  auto robot = robot::MujocoModel::load(write_foot_mjcf("illposed", -0.01));
+  auto robot = load_foot_model("illposed", -0.01);
   const BoxWrenchSet box = friction_box();
   WrenchStepModel model = foot_model();
   model.feet.push_back(FootSpec{"twin", "bottom", Eigen::Matrix3d::Zero()});
@@ -318,7 +317,7 @@ TEST(WrenchSpaceStep, RankDeficientContactsAreReportedAsIllPosed) {
 }
 
 TEST(WrenchSpaceStep, RefusesWhatItWouldIgnore) {
-  auto robot = robot::MujocoModel::load(write_foot_mjcf("refuse", 0.0));
+  auto robot = load_foot_model("refuse", 0.0);
   const BoxWrenchSet box = friction_box();
   WrenchStepModel model = foot_model();
   model.feet[0].site = "toe";

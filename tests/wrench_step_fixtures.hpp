@@ -10,6 +10,7 @@
 #include <fstream>
 #include <string>
 
+#include "robot/mujoco_model.hpp"
 #include "wrench/wrench_set_predictor.hpp"
 
 namespace talus::wrench::testing {
@@ -17,8 +18,9 @@ namespace talus::wrench::testing {
 /// The paper's foot (§IV-C1: 7.357 kg, 0.061 kg m^2), a cylinder of length 0.5 m standing on its
 /// bottom centre (the body origin and site "bottom"), centre of mass at p_r = 0.25 m up the axis.
 /// Planar: slide x, slide z, hinge y at the bottom centre. `z0` and `tilt` set the initial pose.
-inline std::filesystem::path write_foot_mjcf(const std::string& tag, double z0 = 0.0,
-                                             double tilt_rad = 0.0, double timestep = 1e-3) {
+/// The MJCF goes through a scratch file, removed once loaded.
+inline robot::MujocoModel load_foot_model(const std::string& tag, double z0 = 0.0,
+                                          double tilt_rad = 0.0, double timestep = 1e-3) {
   // The process id keeps concurrent test runs (ctest -j, Release and ASan builds) apart.
   const auto path = std::filesystem::temp_directory_path() /
                     ("talus_wrench_foot_" + std::to_string(::getpid()) + "_" + tag + ".xml");
@@ -38,7 +40,10 @@ inline std::filesystem::path write_foot_mjcf(const std::string& tag, double z0 =
       << "    </body>\n"
       << "  </worldbody>\n"
       << "</mujoco>\n";
-  return path;
+  out.close();
+  auto model = robot::MujocoModel::load(path);
+  std::filesystem::remove(path);
+  return model;
 }
 
 /// W(theta) = the box [lo, hi] (8 corners) in (f_x, f_z, tau_y), scaled by (-d / depth_ref) when
