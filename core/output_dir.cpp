@@ -32,8 +32,9 @@ OutputDir::OutputDir(OutputTarget target) : existing_(target.existing) {
   if (!final_dir.empty() && !final_dir.has_filename()) final_dir = final_dir.parent_path();
   const fs::path name = final_dir.filename();
   if (final_dir.empty() || name.empty() || name == "." || name == "..") {
-    throw std::runtime_error(
-        fmt::format("OutputDir: '{}' does not name a folder", final_dir.string()));
+    throw OutputTargetError(
+        fmt::format("--out '{}' does not name a folder; expected a folder path such as out/run",
+                    final_dir.string()));
   }
   if (final_dir.parent_path().empty()) final_dir = fs::path(".") / final_dir;
   final_ = std::move(final_dir);

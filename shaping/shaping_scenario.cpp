@@ -248,7 +248,10 @@ ShapingScenario load_shaping_scenario(const ScenarioTable& root) {
 
   if (const auto out = root.optional_table("output")) {
     if (out->has("cross_section_x_m")) {
-      sc.cross_section_x_m = out->number("cross_section_x_m", any_finite("[m]"));
+      // On the bed: a section outside it was drawn silently at the nearest edge.
+      const HeightmapGrid& g = sc.model.heightmap;
+      const double lo = g.lo_x_m(), hi = g.lo_x_m() + g.nx * g.cell_size_m;
+      sc.cross_section_x_m = out->number("cross_section_x_m", in_closed_range(lo, hi, "[m]"));
     }
     out->refuse_unknown_keys();
   }

@@ -340,7 +340,11 @@ TEST(ParticleScenario, EngineChecksSurfaceWithTheFileName) {
   std::string msg =
       particle_scenario_error_of(with(kSmallDrag, "time_step_s = 0.001", "time_step_s = 0.01"));
   EXPECT_NE(msg.find("bad.toml:"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("bed"), std::string::npos) << msg;
+  // Named at the key that sets the step (it named the bed before).
+  EXPECT_NE(msg.find("simulation.time_step_s: 0.01 s violates the no-tunnelling bound"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("expected time_step_s <= 0.005 s"), std::string::npos) << msg;
   // A bed outside its container.
   msg = particle_scenario_error_of(
       with(kSmallDrag, "hi_m = [0.2, 0.04, 0.2]", "hi_m = [0.1, 0.04, 0.2]"));

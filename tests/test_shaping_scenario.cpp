@@ -259,6 +259,22 @@ TEST(ShapingScenario, CliRefusesBadInputWithExitCode2AndLeavesTheOutputFolderAlo
       2);
   EXPECT_NE(out.find("cannot open scenario file"), std::string::npos) << out;
   EXPECT_EQ(run_cli("run", &out), 2);
+  // An empty --out names no folder: bad input, said in the option's name.
+  EXPECT_EQ(run_cli("run " + good.string() + " --out ''", &out), 2);
+  EXPECT_NE(out.find("--out '' does not name a folder"), std::string::npos) << out;
+}
+
+// A cross section off the bed was drawn silently at the nearest edge; it is refused.
+TEST(ShapingScenario, ACrossSectionOffTheBedIsRefusedWithTheBedsRange) {
+  const std::string msg =
+      shaping_error_of(std::string(kSmallPush) + "\n[output]\ncross_section_x_m = 7.0\n");
+  EXPECT_NE(msg.find("output.cross_section_x_m"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("[0, 0.2]"), std::string::npos) << msg;
+  const testing_files::ScratchDir scratch;
+  const fs::path inside =
+      write_file(scratch.path(), "inside.toml",
+                 std::string(kSmallPush) + "\n[output]\ncross_section_x_m = 0.1\n");
+  EXPECT_NO_THROW(check_scenario_file(inside));
 }
 
 // An earlier talus output is replaced only with --replace, and only when it holds nothing else;

@@ -223,6 +223,19 @@ TEST(WrenchScenarios, CheckRefusesWhatTheRunWouldRefuseAtTheKey) {
             std::string::npos)
       << msg;
 
+  std::string fot = good;
+  fot.replace(fot.find("body = \"foot\""), 13, "body = \"fot\"");
+  msg = check_error(file, fot);
+  EXPECT_NE(msg.find("bad.toml:7:8: robot.body: "), std::string::npos) << msg;
+  EXPECT_NE(msg.find("no body named 'fot'"), std::string::npos) << msg;
+
+  // A case named like the all-cases plot would write its own plot over it.
+  std::string overview = good;
+  overview.replace(overview.find("name = \"upright\""), 16, "name = \"overview\"");
+  msg = check_error(file, overview);
+  EXPECT_NE(msg.find("case[0].name: 'overview' is the all-cases plot's name"), std::string::npos)
+      << msg;
+
   const fs::path junk = tmp.path / "junk.h5";
   std::ofstream(junk) << "not hdf5\n";
   msg = check_error(file, foot_drop(junk));

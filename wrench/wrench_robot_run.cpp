@@ -127,9 +127,13 @@ RobotKindScenario load_robot_kind(const ScenarioTable& root) {
   std::optional<robot::MujocoModel> robot;
   try {
     robot.emplace(robot::MujocoModel::load(sc.model_file));
-    robot->body_id(sc.body);
   } catch (const robot::RobotError& e) {
     robot_t.fail("model", e.what());
+  }
+  try {
+    robot->body_id(sc.body);
+  } catch (const robot::RobotError& e) {
+    robot_t.fail("body", e.what());  // the body's key and line, not the model's
   }
   for (const std::string& foot : sc.feet) {
     if (mj_name2id(robot->model(), mjOBJ_SITE, foot.c_str()) < 0) {
@@ -156,6 +160,12 @@ RobotKindScenario load_robot_kind(const ScenarioTable& root) {
   for (const ScenarioTable& c : root.named_tables("case")) {
     RobotCase rc;
     rc.name = c.string("name");
+    // Each case writes NAME.png and NAME.csv beside the all-cases overview.png.
+    if (rc.name == "overview") {
+      c.fail("name",
+             "'overview' is the all-cases plot's name (overview.png), which this case's "
+             "own plot would write over; expected another case name");
+    }
     rc.database = (base / c.string("database")).lexically_normal();
     if (!fs::exists(rc.database)) {
       c.fail("database", fmt::format("{} does not exist (scripts/regenerate-wrench-data.sh makes "
