@@ -165,7 +165,8 @@ int main(int argc, char** argv) {
   bool video = false;
   run->add_flag("--video", video,
                 "After the run, draw its view frames into video.mp4 in --out (needs the ffmpeg "
-                "program; docs/viewer.md)");
+                "program; docs/viewer.md); refused before the run when the scenario records no "
+                "view frames");
   run->add_flag("-q,--quiet", quiet,
                 "No progress (a bar on a terminal, otherwise a line every 10 s)");
 
@@ -246,6 +247,14 @@ int main(int argc, char** argv) {
     if (video && talus::find_ffmpeg().empty()) {
       std::cerr << "error: --video needs the ffmpeg program (Debian package ffmpeg; "
                    "scripts/install-deps.sh installs it)\n";
+      return 2;
+    }
+    // Before the run: a scenario that records no view frames (rigs, sweeps of runs, database
+    // acquisitions) has nothing to draw, and finding that out after a long run wasted it.
+    if (video && !talus::check_scenario_file(scenario, tier).value("view", false)) {
+      std::cerr << "error: --video: " << scenario.string()
+                << " records no view frames (its kind of run writes tables and pictures only, or "
+                   "[view] frames = 0): run it without --video\n";
       return 2;
     }
     const int team = talus::configure_threads(threads);

@@ -30,6 +30,7 @@
 #include "core/output_dir.hpp"
 #include "core/scenario_head.hpp"
 #include "core/steps.hpp"
+#include "core/view_recorder.hpp"
 #include "robot/coupled_sim.hpp"
 #include "robot/drive_report.hpp"
 #include "robot/drive_telemetry.hpp"
@@ -224,7 +225,8 @@ nlohmann::json check_robots(const ScenarioTable& root) {
   return {{"tier", "robots"},
           {"name", sc.name},
           {"terrain", sc.terrain_kind},
-          {"steps", sc.steps + sc.terrain->preparation_steps()}};
+          {"steps", sc.steps + sc.terrain->preparation_steps()},
+          {"view", view_frame_interval(sc.steps, sc.view.frames) > 0}};
 }
 
 // Issue 16: with 0.05 s soil steps the rover drove 8,718 m in 4 s at slip -165 and the run

@@ -4,6 +4,7 @@
 
 #include "core/output_dir.hpp"
 #include "core/scenario_file.hpp"
+#include "core/view_recorder.hpp"
 #include "particles/particle_scenario.hpp"
 #include "robot/robot_run.hpp"
 #include "scm/scm_scenario.hpp"
@@ -15,7 +16,8 @@ namespace talus {
 namespace {
 
 // One entry per tier a scenario can name in [scenario] tier. `check` reads and validates the
-// whole file and returns {tier, name, steps}; `run` reads it, then simulates into an OutputDir
+// whole file and returns {tier, name, steps, view} (view: whether the run records frames for
+// `talus view` and --video); `run` reads it, then simulates into an OutputDir
 // that it commits when the run completed (nothing is written before the file was checked).
 struct TierEntry {
   const char* name;
@@ -26,7 +28,10 @@ struct TierEntry {
 
 nlohmann::json check_shaping(const ScenarioTable& root) {
   const shaping::ShapingScenario sc = shaping::load_shaping_scenario(root);
-  return {{"tier", "shaping"}, {"name", sc.name}, {"steps", sc.steps}};
+  return {{"tier", "shaping"},
+          {"name", sc.name},
+          {"steps", sc.steps},
+          {"view", view_frame_interval(sc.steps, sc.view.frames) > 0}};
 }
 
 nlohmann::json run_shaping(const ScenarioTable& root, const OutputTarget& out_dir,
@@ -40,7 +45,11 @@ nlohmann::json run_shaping(const ScenarioTable& root, const OutputTarget& out_di
 
 nlohmann::json check_particles(const ScenarioTable& root) {
   const particles::ParticleScenario sc = particles::load_particle_scenario(root);
-  return {{"tier", "particles"}, {"name", sc.name}, {"steps", sc.total_steps()}};
+  // A drag-only scenario (no main run) records no view.
+  return {{"tier", "particles"},
+          {"name", sc.name},
+          {"steps", sc.total_steps()},
+          {"view", sc.steps > 0 && view_frame_interval(sc.steps, sc.view.frames) > 0}};
 }
 
 // A diverged run still commits its folder: it holds the last good state and the logs so far.

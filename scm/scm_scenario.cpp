@@ -12,6 +12,7 @@
 #include "core/scenario_terrain.hpp"
 #include "core/steps.hpp"
 #include "core/units.hpp"
+#include "core/view_recorder.hpp"
 #include "scm/rig_stability.hpp"
 
 namespace talus::scm {
@@ -394,7 +395,14 @@ nlohmann::json check_scm(const ScenarioTable& root) {
         "stability): the run is likely to stop where the body's motion blows up",
         root.table("simulation").where("time_step_s"), sc.model.time_step_s, dt_max));
   }
-  return {{"tier", "scm"}, {"name", sc.name}, {"steps", sc.steps}, {"warnings", warnings}};
+  // The rigs and the slip sweep record no view (scm_run.cpp); the wheel and blade runs do.
+  const bool rig = sc.experiment == Experiment::PlateSinkage ||
+                   sc.experiment == Experiment::StripLoad || sc.experiment == Experiment::SlipSweep;
+  return {{"tier", "scm"},
+          {"name", sc.name},
+          {"steps", sc.steps},
+          {"view", !rig && view_frame_interval(sc.steps, sc.view.frames) > 0},
+          {"warnings", warnings}};
 }
 
 nlohmann::json run_scm(const ScenarioTable& root, const OutputTarget& out_dir,

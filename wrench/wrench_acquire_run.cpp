@@ -171,8 +171,10 @@ nlohmann::json check_acquire(const ScenarioTable& root) {
   const AcquireScenario sc = load_acquire(root);
   const long runs = static_cast<long>(planned_runs(sc.spec).size());
   const long per_run = steps_for(sc.path.duration_s, sc.bed.model.time_step_s);
-  return {
-      {"tier", "wrench"}, {"name", sc.name}, {"steps", sc.bed.settle.max_steps + runs * per_run}};
+  return {{"tier", "wrench"},
+          {"name", sc.name},
+          {"steps", sc.bed.settle.max_steps + runs * per_run},
+          {"view", false}};  // tables and pictures of the database, no frames
 }
 
 nlohmann::json run_acquire(const ScenarioTable& root, OutputDir& out, const RunProgress& progress) {

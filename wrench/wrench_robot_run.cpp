@@ -578,7 +578,10 @@ long total_steps(const RobotKindScenario& sc) {
 nlohmann::json check_robot_kind(const ScenarioTable& root) {
   const RobotKindScenario sc = load_robot_kind(root);
 
-  return {{"tier", "wrench"}, {"name", sc.name}, {"steps", total_steps(sc)}};
+  return {{"tier", "wrench"},
+          {"name", sc.name},
+          {"steps", total_steps(sc)},
+          {"view", sc.view.frames > 0}};  // a view per case (CaseViewRecord)
 }
 
 nlohmann::json run_robot_kind(const ScenarioTable& root, OutputDir& out,

@@ -31,5 +31,6 @@ def run_scenario(scenario, out, replace=False, tier=""):
 
 def check_scenario(scenario, tier=""):
     """Validates a scenario file without running it (as `tier` when given); raises ScenarioError
-    naming file, line and key."""
+    naming file, line and key. Returns {tier, name, steps, view}: view says whether the run
+    records frames for `talus view` and `talus run --video`."""
     return _json.loads(_talus.check_scenario(str(scenario), tier))

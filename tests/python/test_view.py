@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import talus as talus_package
 from talus import view
 
 CLI = os.environ.get("TALUS_CLI", "build/bin/talus")
@@ -234,6 +235,7 @@ def test_talus_view_refuses_what_it_cannot_show_with_exit_2(runs, bundle, tmp_pa
 def test_run_video_writes_an_mp4_of_every_frame_listed_as_talus_output(tmp_path):
     few = write_scenario(tmp_path, "[view]\nframes = 12\n")
     out = tmp_path / "letter"
+    assert talus_package.check_scenario(few)["view"]
     result = talus("run", few, "--out", out, "--video", "-q")
     assert result.returncode == 0, result.stderr
     assert f"wrote {out / 'video.mp4'}" in result.stdout
@@ -260,7 +262,13 @@ def test_run_video_refuses_without_ffmpeg_or_without_frames(tmp_path):
                    env=dict(os.environ, PATH=str(bare)))
     assert result.returncode == 2 and "needs the ffmpeg program" in result.stderr
     assert not (tmp_path / "a").exists()  # refused before the run
+    # A run that records no frames is refused before it starts (it used to run to the end and
+    # then exit 2): [view] frames = 0, and a kind of run that never records any (an SCM rig).
     none = write_scenario(tmp_path, "[view]\nframes = 0\n")
-    result = talus("run", none, "--out", tmp_path / "b", "--video", "-q")
-    assert result.returncode == 2 and "has no view/manifest.json" in result.stderr
-    assert (tmp_path / "b" / "summary.json").is_file()  # the run itself is kept
+    rig = SOURCE / "scenarios/scm/plate_sinkage.toml"
+    for scenario, out in ((none, tmp_path / "b"), (rig, tmp_path / "c")):
+        result = talus("run", scenario, "--out", out, "--video", "-q")
+        assert result.returncode == 2, result.stderr
+        assert "records no view frames" in result.stderr and str(scenario) in result.stderr
+        assert not out.exists()
+        assert not talus_package.check_scenario(scenario)["view"]
