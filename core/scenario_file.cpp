@@ -148,10 +148,13 @@ std::size_t array_index(const toml::array& array, const std::string& key, const 
 }
 
 // The node at `key` of `parent` (a table or an array); a table without it gets an empty table.
+// The child `key` of `parent` on the way to a swept value; a missing table is made (`created`).
 toml::node* child_node(toml::node& parent, const std::string& key, const std::string& dotted,
-                       const toml::node& value) {
+                       const toml::node& value, bool& created) {
+  created = false;
   if (toml::table* table = parent.as_table()) {
     if (toml::node* found = table->get(key)) return found;
+    created = true;
     return &table->insert_or_assign(key, toml::table{}).first->second;
   }
   if (toml::array* array = parent.as_array()) {
@@ -216,7 +219,11 @@ std::shared_ptr<const ScenarioDocument> ScenarioDocument::with_values(
     for (const std::string& k : path) dotted += (dotted.empty() ? "" : ".") + k;
     toml::node* parent = doc->root_.get();
     for (std::size_t i = 0; i + 1 < path.size(); ++i) {
-      parent = child_node(*parent, path[i], dotted, *value);
+      bool created = false;
+      parent = child_node(*parent, path[i], dotted, *value, created);
+      // A table made for the value is located where the value is: a reader refusing the table
+      // (a misspelt section) then names the sweep file's line, not the base scenario.
+      if (created) doc->remember_sources(*value, *parent, nullptr);
     }
     const toml::node* put = nullptr;
     if (toml::table* table = parent->as_table()) {

@@ -59,6 +59,22 @@ std::vector<SweepPlot> read_sweep_plots(const ScenarioTable& root,
   return plots;
 }
 
+std::vector<std::string> y_keys_without_values(const SweepPlot& plot,
+                                               const std::vector<RunRecord>& records) {
+  std::vector<std::string> missing;
+  bool any_ok = false;
+  for (const std::string& y_key : plot.y) {
+    bool found = false;
+    for (const RunRecord& r : records) {
+      if (r.outcome.status != "ok") continue;
+      any_ok = true;
+      found = found || at_key(r.summary, y_key).is_number();
+    }
+    if (!found) missing.push_back(y_key);
+  }
+  return any_ok ? missing : std::vector<std::string>{};
+}
+
 RgbImage draw_sweep_plot(const SweepPlot& plot, const std::vector<std::string>& keys,
                          const std::vector<RunRecord>& records) {
   // One line per y key and combination of the other swept values, points in x order.

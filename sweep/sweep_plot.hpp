@@ -35,4 +35,9 @@ struct RunRecord;
 RgbImage draw_sweep_plot(const SweepPlot& plot, const std::vector<std::string>& keys,
                          const std::vector<RunRecord>& records);
 
+/// The y keys of `plot` that no successful run of `records` has a number at (a misspelt key
+/// plots nothing); empty when no run succeeded, since then nothing can be told.
+std::vector<std::string> y_keys_without_values(const SweepPlot& plot,
+                                               const std::vector<RunRecord>& records);
+
 }  // namespace talus::sweep

@@ -222,6 +222,17 @@ class Coordinator {
                              folder_.dir().string(), records_.size(),
                              static_cast<int>(records_.size()) - done_before_, done_before_, failed,
                              seconds_since(start_));
+    // A y key that no finished run has a number at is most likely misspelt: its plot is empty.
+    std::vector<RunRecord> records;
+    for (const auto& [id, record] : records_) records.push_back(record);
+    for (const SweepPlot& plot : plan_.plots) {
+      for (const std::string& key : y_keys_without_values(plot, records)) {
+        std::cerr << fmt::format(
+            "warning: [[plot]] '{}': y = '{}' is a number in no finished run's summary.json, so "
+            "the plot has no points for it (a misspelt key? see runs/*/summary.json)\n",
+            plot.name, key);
+      }
+    }
     if (failed > 0) {
       std::cerr << fmt::format("error: {} of {} runs failed (sweep.csv has their errors):{}\n",
                                failed, records_.size(), failures);

@@ -15,6 +15,7 @@
 #include "sweep/sweep_channel.hpp"
 #include "sweep/sweep_folder.hpp"
 #include "sweep/sweep_plan.hpp"
+#include "sweep/sweep_plot.hpp"
 #include "sweep/sweep_results.hpp"
 #include "sweep/sweep_runner.hpp"
 #include "wrench/velocity_directions.hpp"
@@ -169,6 +170,10 @@ TEST(SweepPlan, BadInputNamesTheSweepFilesLineAndKey) {
                          ":5:23: experiment.lod_n: unknown key"),
             std::string::npos)
       << unknown;
+  // A misspelt section: the table made for the value is located at the value (it named the base
+  // scenario's file, without a line).
+  const std::string section = refusal("[grid]\n\"experimnt.load_n\" = [1.0, 2.0]\n");
+  EXPECT_NE(section.find(s + ":5:23: experimnt: unknown key"), std::string::npos) << section;
   const std::string type = refusal("[grid]\n\"experiment.load_n\" = [\"heavy\"]\n");
   EXPECT_NE(type.find(s + ":5:24: experiment.load_n: expected a number"), std::string::npos)
       << type;
@@ -218,6 +223,22 @@ std::vector<std::string> hdf5_run_groups(const fs::path& file) {
   H5Gclose(runs);
   H5Fclose(h5);
   return names;
+}
+
+// A y key no finished run has a number at (a misspelt one) is named, so the sweep can warn that
+// its plot is empty; with no finished run nothing is named.
+TEST(SweepPlot, YKeysWithoutValuesAreTheOnesNoFinishedRunHas) {
+  SweepPlot plot;
+  plot.y = {"result.sinkage_m", "result.sinkage_mm"};
+  RunRecord ok;
+  ok.outcome.status = "ok";
+  ok.summary = {{"result", {{"sinkage_m", 0.01}}}};
+  RunRecord failed;
+  failed.outcome.status = "failed";
+  failed.summary = {{"result", {{"sinkage_mm", 10.0}}}};  // a failed run's values do not count
+  EXPECT_EQ(y_keys_without_values(plot, {ok, failed}),
+            (std::vector<std::string>{"result.sinkage_mm"}));
+  EXPECT_TRUE(y_keys_without_values(plot, {failed}).empty());
 }
 
 TEST(Sweep, RunsEveryRunAndRecordsAFailedOneWithoutStopping) {
