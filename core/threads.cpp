@@ -109,6 +109,17 @@ int configure_threads(int requested) {
             kMaxThreads, text));
       }
       threads = static_cast<int>(value);
+    } else if (const char* omp = std::getenv("OMP_NUM_THREADS"); omp != nullptr && *omp != 0) {
+      // OpenMP reads it before talus starts and only warns about a bad value (then runs with
+      // every core); refused here as TALUS_THREADS is. A list ("4,2": nested levels) is valid.
+      char* end = nullptr;
+      const long value = std::strtol(omp, &end, 10);
+      if (end == omp || (*end != 0 && *end != ',') || value < 1) {
+        throw ScenarioError(
+            fmt::format("environment variable OMP_NUM_THREADS: expected a positive integer (or a "
+                        "comma-separated list of them), got '{}'",
+                        omp));
+      }
     }
   }
   if (threads > 0) omp_set_num_threads(threads);

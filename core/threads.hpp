@@ -46,8 +46,10 @@ class LoadAdaptiveThreads {
 };
 
 /// Sets OpenMP's default team size from `requested` (> 0: the CLI's --threads; 0: not given)
-/// or TALUS_THREADS, and returns the count now in effect. Throws ScenarioError naming
-/// TALUS_THREADS when it is set but not an integer in [1, kMaxThreads].
+/// or TALUS_THREADS (else OpenMP's own OMP_NUM_THREADS or every core), and returns the count now
+/// in effect. Throws ScenarioError naming TALUS_THREADS when it is set but not an integer in
+/// [1, kMaxThreads], or OMP_NUM_THREADS, when it is the one in effect, set but not a positive
+/// integer (or a list of them).
 int configure_threads(int requested);
 
 }  // namespace talus

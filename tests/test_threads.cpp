@@ -68,6 +68,26 @@ TEST(Threads, ExplicitChoicesAreFixedAndBadOnesRefused) {
   ::setenv("TALUS_THREADS", "lots", 1);
   EXPECT_THROW(configure_threads(0), ScenarioError);
   ::unsetenv("TALUS_THREADS");
+  // OMP_NUM_THREADS, the fallback, is checked too (OpenMP itself only warns); restored after.
+  const std::string omp_saved = omp != nullptr ? omp : "";
+  for (const char* bad : {"-3", "0", "two", ""}) {
+    ::setenv("OMP_NUM_THREADS", bad, 1);
+    if (*bad != 0) {
+      EXPECT_THROW(configure_threads(0), ScenarioError) << bad;
+      EXPECT_NO_THROW(configure_threads(1)) << bad;  // an explicit choice does not read it
+    } else {
+      EXPECT_NO_THROW(configure_threads(0));  // empty: unset
+    }
+  }
+  for (const char* good : {"2", "4,2"}) {
+    ::setenv("OMP_NUM_THREADS", good, 1);
+    EXPECT_NO_THROW(configure_threads(0)) << good;
+  }
+  if (omp != nullptr) {
+    ::setenv("OMP_NUM_THREADS", omp_saved.c_str(), 1);
+  } else {
+    ::unsetenv("OMP_NUM_THREADS");
+  }
   omp_set_num_threads(before);  // the other tests of this process keep their team
 }
 
