@@ -76,6 +76,9 @@ const std::array kTiers = {
 };
 
 const TierEntry& read_tier(const ScenarioTable& root) {
+  if (!root.has("scenario") && root.has("sweep")) {
+    root.fail("", "missing table [scenario]: this is a sweep file; run it with `talus sweep`");
+  }
   return root.table("scenario").choice_entry("tier", kTiers);
 }
 

@@ -126,6 +126,9 @@ SweepPlan load_sweep_plan(const std::filesystem::path& sweep_file) {
   plan.sweep_document = ScenarioDocument::load(sweep_file);
   const ScenarioTable root = plan.sweep_document->root();
 
+  if (!root.has("sweep") && root.has("scenario")) {
+    root.fail("", "missing table [sweep]: this is a scenario file; run it with `talus run`");
+  }
   const ScenarioTable head = root.table("sweep");
   plan.name = head.string("name");
   plan.description = head.string_or("description", "");

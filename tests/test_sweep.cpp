@@ -225,6 +225,21 @@ std::vector<std::string> hdf5_run_groups(const fs::path& file) {
   return names;
 }
 
+// A sweep file given to `talus run`, or a scenario file to `talus sweep`, says which command it is
+// for.
+TEST(SweepPlan, TheWrongKindOfFileNamesTheCommandItIsFor) {
+  ScratchDir scratch;
+  const fs::path sweep = sweep_file(scratch.path(), "[grid]\n\"experiment.load_n\" = [1.0]\n");
+  EXPECT_NE(runtime_error_of([&] {
+              talus::check_scenario_file(sweep);
+            }).find("missing table [scenario]: this is a sweep file; run it with `talus sweep`"),
+            std::string::npos);
+  EXPECT_NE(runtime_error_of([&] {
+              load_sweep_plan(kPlate);
+            }).find("missing table [sweep]: this is a scenario file; run it with `talus run`"),
+            std::string::npos);
+}
+
 // A y key no finished run has a number at (a misspelt one) is named, so the sweep can warn that
 // its plot is empty; with no finished run nothing is named.
 TEST(SweepPlot, YKeysWithoutValuesAreTheOnesNoFinishedRunHas) {
