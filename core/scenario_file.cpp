@@ -147,8 +147,8 @@ std::size_t array_index(const toml::array& array, const std::string& key, const 
                                   source_of(value), dotted, key));
 }
 
-// The node at `key` of `parent` (a table or an array); a table without it gets an empty table.
-// The child `key` of `parent` on the way to a swept value; a missing table is made (`created`).
+// The node at `key` of `parent` (a table or an array) on the way to a swept value; a table
+// without it gets an empty table (`created`).
 toml::node* child_node(toml::node& parent, const std::string& key, const std::string& dotted,
                        const toml::node& value, bool& created) {
   created = false;

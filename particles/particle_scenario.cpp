@@ -161,20 +161,12 @@ void finish_loading(const ScenarioTable& root, const ScenarioTable& sim, Particl
   sc.view = read_view_options(root);
   root.refuse_unknown_keys();
 
-  // The no-tunnelling bound (check_initial_state below checks it too) named at the key that sets
-  // the step, not at the bed.
-  if (sc.initial.size() > 0) {
-    const float min_r = *std::min_element(sc.initial.radius_m.begin(), sc.initial.radius_m.end());
-    const double travel_m = sc.model.expected_speed_m_per_s * sc.model.time_step_s;
-    if (travel_m > min_r) {
-      sim.fail(
-          "time_step_s",
-          fmt::format("{} s violates the no-tunnelling bound: at solver.expected_speed_m_per_s "
-                      "= {} m/s a particle travels {} m per step, more than the smallest "
-                      "radius {} m; expected time_step_s <= {:.4g} s",
-                      sc.model.time_step_s, sc.model.expected_speed_m_per_s, travel_m, min_r,
-                      min_r / sc.model.expected_speed_m_per_s));
-    }
+  // The no-tunnelling bound (part of check_initial_state below) named at the key that sets the
+  // step, not at the bed.
+  try {
+    check_no_tunnelling(sc.model, sc.initial);
+  } catch (const std::invalid_argument& e) {
+    sim.fail("time_step_s", e.what());
   }
   try {
     validate(sc.model);

@@ -72,4 +72,9 @@ void validate(const ParticleState& state);
 /// expected_speed_m_per_s. Throws std::invalid_argument.
 void check_initial_state(const ParticleModel& model, const ParticleState& state);
 
+/// The no-tunnelling bound alone (part of check_initial_state): throws std::invalid_argument
+/// naming the largest time_step_s allowed when expected_speed_m_per_s * time_step_s exceeds the
+/// smallest radius of `state`.
+void check_no_tunnelling(const ParticleModel& model, const ParticleState& state);
+
 }  // namespace talus::particles

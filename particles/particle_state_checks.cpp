@@ -85,19 +85,25 @@ void check_overlaps(const ParticleModel& model, const ParticleState& state) {
 
 }  // namespace
 
+void check_no_tunnelling(const ParticleModel& model, const ParticleState& state) {
+  if (state.size() == 0) return;
+  const float min_r = *std::min_element(state.radius_m.begin(), state.radius_m.end());
+  if (model.expected_speed_m_per_s * model.time_step_s > min_r) {
+    throw std::invalid_argument(fmt::format(
+        "particle model: time_step_s = {} s violates the no-tunnelling bound: at "
+        "expected_speed_m_per_s = {} m/s a particle travels {} m per step, more than the "
+        "smallest radius {} m; expected time_step_s <= {:.4g} s",
+        model.time_step_s, model.expected_speed_m_per_s,
+        model.expected_speed_m_per_s * model.time_step_s, min_r,
+        min_r / model.expected_speed_m_per_s));
+  }
+}
+
 void check_initial_state(const ParticleModel& model, const ParticleState& state) {
   validate(model);
   validate(state);
   if (state.size() == 0) return;
-  const float min_r = *std::min_element(state.radius_m.begin(), state.radius_m.end());
-  if (model.expected_speed_m_per_s * model.time_step_s > min_r) {
-    throw std::invalid_argument(
-        fmt::format("particle model: time_step_s = {} s violates the no-tunnelling bound: at "
-                    "expected_speed_m_per_s "
-                    "= {} m/s a particle travels {} m per step, more than the smallest radius {} m",
-                    model.time_step_s, model.expected_speed_m_per_s,
-                    model.expected_speed_m_per_s * model.time_step_s, min_r));
-  }
+  check_no_tunnelling(model, state);
   for (std::size_t i = 0; i < state.size(); ++i) {
     const double speed = std::sqrt(double(state.vx_m_per_s[i]) * state.vx_m_per_s[i] +
                                    double(state.vy_m_per_s[i]) * state.vy_m_per_s[i] +

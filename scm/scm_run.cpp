@@ -330,9 +330,9 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
   const WheelTest& w = sc.wheel;
   const double surface = m.base_height(node_i(m, w.start_xy_m.x()), node_j(m, w.start_xy_m.y()));
   long done = 0;
-  // Slip sweeps run many wheels over fresh soil: they record no view.
+  // Slip sweeps run many wheels over fresh soil: they record no view (experiment_records_view).
   std::optional<ScmViewRecord> view;
-  if (sc.experiment != Experiment::SlipSweep) view.emplace(sc, out, "wheel", w.shape);
+  if (experiment_records_view(sc.experiment)) view.emplace(sc, out, "wheel", w.shape);
   auto tick = [&](const ScmState& state, const WheelSample& sample) {
     ++done;
     if (view) view->sample(state, done, sample.X_WB);

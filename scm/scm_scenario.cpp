@@ -395,13 +395,11 @@ nlohmann::json check_scm(const ScenarioTable& root) {
         "stability): the run is likely to stop where the body's motion blows up",
         root.table("simulation").where("time_step_s"), sc.model.time_step_s, dt_max));
   }
-  // The rigs and the slip sweep record no view (scm_run.cpp); the wheel and blade runs do.
-  const bool rig = sc.experiment == Experiment::PlateSinkage ||
-                   sc.experiment == Experiment::StripLoad || sc.experiment == Experiment::SlipSweep;
   return {{"tier", "scm"},
           {"name", sc.name},
           {"steps", sc.steps},
-          {"view", !rig && view_frame_interval(sc.steps, sc.view.frames) > 0},
+          {"view", experiment_records_view(sc.experiment) &&
+                       view_frame_interval(sc.steps, sc.view.frames) > 0},
           {"warnings", warnings}};
 }
 

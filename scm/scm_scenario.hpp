@@ -23,6 +23,12 @@ namespace talus::scm {
 
 enum class Experiment { PlateSinkage, SingleWheel, Multipass, SlipSweep, StripLoad, Blade };
 
+/// Whether a run of this experiment records view frames: the wheel and blade runs do; the plate
+/// and strip rigs and the slip sweep (many wheels over fresh soil) write tables and plots only.
+inline bool experiment_records_view(Experiment e) {
+  return e != Experiment::PlateSinkage && e != Experiment::StripLoad && e != Experiment::SlipSweep;
+}
+
 /// A body moved by a prescribed driver through the soil: the blade run's blade (a box along
 /// waypoints, paper 002 Fig. 8-9), or a [terrain] file's one body (any core shape, waypoints or a
 /// constant twist: a blade, a driven wheel).

@@ -341,7 +341,8 @@ TEST(ParticleScenario, EngineChecksSurfaceWithTheFileName) {
       particle_scenario_error_of(with(kSmallDrag, "time_step_s = 0.001", "time_step_s = 0.01"));
   EXPECT_NE(msg.find("bad.toml:"), std::string::npos) << msg;
   // Named at the key that sets the step (it named the bed before).
-  EXPECT_NE(msg.find("simulation.time_step_s: 0.01 s violates the no-tunnelling bound"),
+  EXPECT_NE(msg.find("simulation.time_step_s: particle model: time_step_s = 0.01 s violates the "
+                     "no-tunnelling bound"),
             std::string::npos)
       << msg;
   EXPECT_NE(msg.find("expected time_step_s <= 0.005 s"), std::string::npos) << msg;
