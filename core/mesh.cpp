@@ -38,15 +38,21 @@ TriangleMesh load_mesh(const std::filesystem::path& path, double scale) {
     throw std::invalid_argument(
         fmt::format("mesh {}: scale must be finite and > 0, got {}", path.string(), scale));
   }
+  if (std::filesystem::is_directory(path)) {
+    throw std::runtime_error(
+        fmt::format("mesh {}: is a folder, expected a mesh file (STL, OBJ, ...)", path.string()));
+  }
   if (!std::filesystem::is_regular_file(path)) {
     throw std::runtime_error(fmt::format("mesh {}: no such file", path.string()));
   }
   Assimp::Importer importer;
-  // Normals are dropped so that joining compares positions only (STL gives each corner its face's
-  // normal, which would keep shared corners apart); node transforms are baked into the vertices.
+  // Node transforms are baked into the vertices; normals are not needed. Corners are joined below
+  // by exact position, not by assimp's JoinIdenticalVertices: with that step an STL
+  // with a NaN corner was reported as having no triangles, where the loop below names the
+  // non-finite vertex.
   const aiScene* scene =
-      importer.ReadFile(path.string(), aiProcess_Triangulate | aiProcess_JoinIdenticalVertices |
-                                           aiProcess_PreTransformVertices | aiProcess_DropNormals);
+      importer.ReadFile(path.string(), aiProcess_Triangulate | aiProcess_PreTransformVertices |
+                                           aiProcess_DropNormals);
   if (scene == nullptr) {
     throw std::runtime_error(
         fmt::format("mesh {}: cannot read: {}", path.string(), importer.GetErrorString()));

@@ -38,29 +38,41 @@ std::string type_name(const toml::node& node) {
 
 }  // namespace
 
+namespace {
+// "a number > 0 [m]", or "a number > 0" for a unitless key (no stray space before the comma).
+std::string with_unit(std::string expectation, const std::string& unit) {
+  if (!unit.empty()) expectation += " " + unit;
+  return expectation;
+}
+}  // namespace
+
 NumberCheck positive(const std::string& unit) {
-  return [unit](double v) { return v > 0 ? std::string() : "a number > 0 " + unit; };
+  return [unit](double v) { return v > 0 ? std::string() : with_unit("a number > 0", unit); };
 }
 NumberCheck non_negative(const std::string& unit) {
-  return [unit](double v) { return v >= 0 ? std::string() : "a number >= 0 " + unit; };
+  return [unit](double v) { return v >= 0 ? std::string() : with_unit("a number >= 0", unit); };
 }
 NumberCheck in_open_range(double lo, double hi, const std::string& unit) {
   return [=](double v) {
-    return (v > lo && v < hi)
-               ? std::string()
-               : fmt::format("a number in ({}, {}) {}", format_number(lo), format_number(hi), unit);
+    return (v > lo && v < hi) ? std::string()
+                              : with_unit(fmt::format("a number in ({}, {})", format_number(lo),
+                                                      format_number(hi)),
+                                          unit);
   };
 }
 NumberCheck in_closed_range(double lo, double hi, const std::string& unit) {
   return [=](double v) {
-    return (v >= lo && v <= hi)
-               ? std::string()
-               : fmt::format("a number in [{}, {}] {}", format_number(lo), format_number(hi), unit);
+    return (v >= lo && v <= hi) ? std::string()
+                                : with_unit(fmt::format("a number in [{}, {}]", format_number(lo),
+                                                        format_number(hi)),
+                                            unit);
   };
 }
 NumberCheck any_finite(const std::string& unit) {
   // Values reaching a check are finite already; NaN is how callers ask for the expected form.
-  return [unit](double v) { return std::isfinite(v) ? std::string() : "a finite number " + unit; };
+  return [unit](double v) {
+    return std::isfinite(v) ? std::string() : with_unit("a finite number", unit);
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -113,6 +125,21 @@ std::shared_ptr<const ScenarioDocument> ScenarioDocument::parse(const std::strin
 }
 
 std::shared_ptr<const ScenarioDocument> ScenarioDocument::with_tier(const std::string& tier) const {
+  // Only a [terrain] file describes physics several tiers share; any other file's keys belong to
+  // its own tier, and read as another's they would only be refused one by one as unknown keys.
+  const ScenarioTable head_table = root();
+  if (!head_table.has("terrain") && head_table.has("scenario")) {
+    const ScenarioTable head = head_table.table("scenario");
+    if (head.has("tier")) {
+      const std::string own = head.string("tier");
+      if (own != tier) {
+        head.fail("tier", fmt::format("this is a '{}' scenario and runs on that tier only; the "
+                                      "tier '{}' can be chosen for a [terrain] file (one that "
+                                      "shaping, scm and particles share)",
+                                      own, tier));
+      }
+    }
+  }
   std::shared_ptr<ScenarioDocument> doc = editable_copy();
   if (toml::table* head = doc->root_->get_as<toml::table>("scenario")) {
     head->insert_or_assign("tier", tier);

@@ -131,7 +131,8 @@ class ScenarioDocument : public std::enable_shared_from_this<ScenarioDocument> {
   const std::filesystem::path& path() const { return path_; }
   /// A copy whose [scenario] tier is `tier` (`talus run --tier`): a file whose physics several
   /// tiers share (a [terrain] file) runs on another tier without being edited. A file without a
-  /// [scenario] table is copied as it is (its reader refuses it).
+  /// [scenario] table is copied as it is (its reader refuses it). Any other file whose
+  /// [scenario] tier differs from `tier` is refused (ScenarioError at its tier line).
   std::shared_ptr<const ScenarioDocument> with_tier(const std::string& tier) const;
   /// A copy with the value at each dotted key path replaced (`talus sweep`). Each key path names
   /// tables by key and array items by index ("bodies.0.mass_kg"); missing tables on the way are

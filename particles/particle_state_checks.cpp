@@ -15,6 +15,9 @@
 
 namespace talus::particles {
 
+// Positions and radii are stored as float: messages print them to 6 significant digits, as
+// "0.005 m" rather than float32's "0.004999999888241291 m".
+
 namespace {
 
 void check_inside_container(const ParticleModel& model, const ParticleState& state) {
@@ -30,25 +33,26 @@ void check_inside_container(const ParticleModel& model, const ParticleState& sta
       if (a == model.periodic_axis) {
         if (!(p[a] >= c.box.lo[a] && p[a] < c.box.hi[a])) {
           throw std::invalid_argument(
-              fmt::format("particle {}: {} = {} m lies outside the periodic range [{}, {}) m", i,
-                          kAxis[a], p[a], c.box.lo[a], c.box.hi[a]));
+              fmt::format("particle {}: {} = {:.6g} m lies outside the periodic range [{}, {}) m",
+                          i, kAxis[a], p[a], c.box.lo[a], c.box.hi[a]));
         }
         continue;
       }
       if (p[a] - r < c.box.lo[a] - slack || p[a] + r > c.box.hi[a] + slack) {
         throw std::invalid_argument(fmt::format(
-            "particle {}: {} = {} m with radius {} m is outside the container [{}, {}] m", i,
-            kAxis[a], p[a], r, c.box.lo[a], c.box.hi[a]));
+            "particle {}: {} = {:.6g} m with radius {:.6g} m is outside the container [{}, {}] m",
+            i, kAxis[a], p[a], r, c.box.lo[a], c.box.hi[a]));
       }
     }
     if (c.kind == Container::Kind::kCylinder) {
       const double rho =
           std::hypot(p[0] - c.cylinder_axis_xy_m.x(), p[1] - c.cylinder_axis_xy_m.y());
       if (rho + r > c.cylinder_radius_m + slack) {
-        throw std::invalid_argument(fmt::format(
-            "particle {}: at {} m from the cylinder axis with radius {} m it is outside the "
-            "cylinder of radius {} m",
-            i, rho, r, c.cylinder_radius_m));
+        throw std::invalid_argument(
+            fmt::format("particle {}: at {:.6g} m from the cylinder axis with radius {:.6g} m it "
+                        "is outside the "
+                        "cylinder of radius {} m",
+                        i, rho, r, c.cylinder_radius_m));
       }
     }
   }
@@ -74,10 +78,11 @@ void check_overlaps(const ParticleModel& model, const ParticleState& state) {
       const double rj = state.radius_m[j];
       const double depth = ri + rj - dist;
       if (depth > model.overlap_tolerance * std::min(ri, rj)) {
-        throw std::invalid_argument(fmt::format(
-            "particles {} and {} overlap by {} m, more than overlap_tolerance {} of the smaller "
-            "radius {} m",
-            i, j, depth, model.overlap_tolerance, std::min(ri, rj)));
+        throw std::invalid_argument(
+            fmt::format("particles {} and {} overlap by {:.6g} m, more than overlap_tolerance {} "
+                        "of the smaller "
+                        "radius {:.6g} m",
+                        i, j, depth, model.overlap_tolerance, std::min(ri, rj)));
       }
     });
   }
@@ -91,8 +96,8 @@ void check_no_tunnelling(const ParticleModel& model, const ParticleState& state)
   if (model.expected_speed_m_per_s * model.time_step_s > min_r) {
     throw std::invalid_argument(fmt::format(
         "particle model: time_step_s = {} s violates the no-tunnelling bound: at "
-        "expected_speed_m_per_s = {} m/s a particle travels {} m per step, more than the "
-        "smallest radius {} m; expected time_step_s <= {:.4g} s",
+        "expected_speed_m_per_s = {} m/s a particle travels {:.6g} m per step, more than the "
+        "smallest radius {:.6g} m; expected time_step_s <= {:.4g} s",
         model.time_step_s, model.expected_speed_m_per_s,
         model.expected_speed_m_per_s * model.time_step_s, min_r,
         min_r / model.expected_speed_m_per_s));

@@ -6,6 +6,7 @@
 // sand. The heights live in one vector that the step changes in place, so a view stays valid and
 // current for as long as the state lives (the view keeps it alive).
 
+#include <fmt/format.h>
 #include <pybind11/eigen.h>
 #include <pybind11/functional.h>
 #include <pybind11/numpy.h>
@@ -13,7 +14,9 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include <cmath>
 #include <optional>
+#include <string>
 
 #include "core/erosion.hpp"
 #include "core/scenario_file.hpp"
@@ -52,6 +55,11 @@ void bind_heightmap(py::module_& m) {
              hm.cell_size_m = cell;
              hm.x0_m = x0;
              hm.y0_m = y0;
+             // Checked in degrees, the unit the caller gave (validate() would name radians).
+             if (!(repose_deg > 0.0 && repose_deg < 90.0)) {
+               throw std::invalid_argument(
+                   fmt::format("repose_angle_deg must be in (0, 90) [deg], got {}", repose_deg));
+             }
              hm.erosion.repose_angle_rad = deg_to_rad(repose_deg);
              if (connectivity != 4 && connectivity != 8) {
                throw std::invalid_argument("connectivity must be 4 or 8");
@@ -82,7 +90,16 @@ void bind_heightmap(py::module_& m) {
           "flow_rate", [](const HeightmapModel& hm) { return effective_flow_rate(hm.erosion); });
 
   py::class_<HeightmapState>(m, "HeightmapState", "Sand heights; arrays are (ny, nx) numpy views.")
-      .def_static("flat", &HeightmapState::flat, py::arg("model"), py::arg("height_m"))
+      .def_static(
+          "flat",
+          [](const HeightmapModel& model, double height_m) {
+            if (!std::isfinite(height_m)) {
+              throw std::invalid_argument(fmt::format(
+                  "HeightmapState.flat: height_m must be finite [m], got {}", height_m));
+            }
+            return HeightmapState::flat(model, height_m);
+          },
+          py::arg("model"), py::arg("height_m"), "Every cell at height_m [m] (finite).")
       .def_property_readonly("shape", [](const HeightmapState& s) { return s.height_m.size(); })
       .def(
           "heights",
@@ -275,7 +292,17 @@ void bind_planner(py::module_& m) {
       py::arg("start") = std::nullopt, "A* single-stroke trench plan (paper 003 §4.2).");
   m.def("exhaustive_min_steps", &exhaustive_min_steps, py::arg("goal"),
         py::arg("start") = std::nullopt);
-  m.def("letter_map", &letter_map, py::arg("letter"), "7x7 goal map of a capital letter A-Z.");
+  m.def(
+      "letter_map",
+      [](const std::string& letter) {
+        if (letter.size() != 1) {  // a char argument would get pybind's generic type error
+          throw std::invalid_argument(
+              fmt::format("letter_map: expected one letter, got '{}'; available: {}", letter,
+                          letter_map_names()));
+        }
+        return letter_map(letter[0]);
+      },
+      py::arg("letter"), "7x7 goal map of a capital letter A-Z.");
   m.def("letter_map_names", &letter_map_names, "The letters letter_map knows: \"A, B, ..., Z\".");
 }
 

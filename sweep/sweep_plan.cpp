@@ -4,6 +4,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <sstream>
 
@@ -98,11 +99,22 @@ nlohmann::json toml_to_json(const toml::node& value) {
   return text.str();
 }
 
+namespace {
+// A swept value as its label shows it: strings bare, a non-finite number as "nan" or "inf"
+// (JSON has no such numbers and would print them as "null"), the rest as JSON.
+std::string label_text(const nlohmann::json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_number_float() && !std::isfinite(value.get<double>())) {
+    return fmt::format("{}", value.get<double>());
+  }
+  return value.dump();
+}
+}  // namespace
+
 std::string SweepRun::label() const {
   std::string out;
   for (const SweptValue& v : values) {
-    out += fmt::format("{}{}={}", out.empty() ? "" : ", ", v.key,
-                       v.json.is_string() ? v.json.get<std::string>() : v.json.dump());
+    out += fmt::format("{}{}={}", out.empty() ? "" : ", ", v.key, label_text(v.json));
   }
   return out.empty() ? "(the base scenario)" : out;
 }

@@ -7,6 +7,7 @@
 #include "core/scenario_bodies.hpp"
 #include "error_message.hpp"
 #include "mesh_fixtures.hpp"
+#include "scratch_files.hpp"
 
 namespace talus {
 namespace {
@@ -54,6 +55,22 @@ TEST(MeshLoad, ErrorsNameTheFile) {
   EXPECT_NE(junk.find("CMakeLists.txt"), std::string::npos) << junk;
   const std::string scale = invalid_argument_of([] { load_mesh(mesh_data("cube.stl"), -1.0); });
   EXPECT_NE(scale.find("scale must be finite and > 0"), std::string::npos) << scale;
+}
+
+TEST(MeshLoad, AFolderIsNotAMesh) {
+  const std::string folder = mesh_runtime_error_of([] { load_mesh(mesh_data("..")); });
+  EXPECT_NE(folder.find("is a folder, expected a mesh file"), std::string::npos) << folder;
+}
+
+TEST(MeshLoad, ANonFiniteVertexIsNamed) {
+  testing_files::ScratchDir scratch;
+  const auto stl = scratch.path() / "nan.stl";
+  testing_files::write_text(stl,
+                            "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\n"
+                            "vertex 1 0 0\nvertex nan 1 0\nendloop\nendfacet\nendsolid t\n");
+  const std::string message = mesh_runtime_error_of([&] { load_mesh(stl); });
+  EXPECT_NE(message.find("nan.stl"), std::string::npos) << message;
+  EXPECT_NE(message.find("is not finite"), std::string::npos) << message;
 }
 
 TEST(MeshClosedness, OpenBoxIsRefusedWithItsBoundaryEdges) {

@@ -13,19 +13,12 @@
 
 #include "particles/particle_io.hpp"
 #include "particles/particle_state.hpp"
+#include "scratch_files.hpp"
 
 namespace talus::particles {
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path temp_file(const std::string& name) {
-  const fs::path d =
-      fs::temp_directory_path() /
-      ("talus_pio_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-  fs::create_directories(d);
-  return d / name;
-}
 
 ParticleState small_state() {
   ParticleState s;
@@ -58,7 +51,8 @@ std::string load_error(const fs::path& p) {
 
 TEST(ParticleIo, RoundTripIsBitIdentical) {
   const ParticleState s = small_state();
-  const fs::path p = temp_file("state.tps");
+  const testing_files::ScratchDir scratch;
+  const fs::path p = scratch.path() / "state.tps";
   save_particle_state(s, p);
   const ParticleState r = load_particle_state(p);
   EXPECT_EQ(r.x_m, s.x_m);
@@ -80,27 +74,31 @@ TEST(ParticleIo, RoundTripIsBitIdentical) {
 }
 
 TEST(ParticleIo, EmptyStateRoundTrips) {
-  const fs::path p = temp_file("empty.tps");
+  const testing_files::ScratchDir scratch;
+  const fs::path p = scratch.path() / "empty.tps";
   save_particle_state(ParticleState{}, p);
   EXPECT_EQ(load_particle_state(p).size(), 0u);
 }
 
 TEST(ParticleIo, MissingFileIsNamed) {
-  const fs::path p = temp_file("absent.tps");
+  const testing_files::ScratchDir scratch;
+  const fs::path p = scratch.path() / "absent.tps";
   fs::remove(p);
   const std::string msg = load_error(p);
   EXPECT_NE(msg.find("absent.tps: cannot open"), std::string::npos) << msg;
 }
 
 TEST(ParticleIo, WrongMagicIsRefused) {
-  const fs::path p = temp_file("notes.tps");
+  const testing_files::ScratchDir scratch;
+  const fs::path p = scratch.path() / "notes.tps";
   write_bytes(p, "x,y,z\n1,2,3\n0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n");
   const std::string msg = load_error(p);
   EXPECT_NE(msg.find("notes.tps: not a talus particle state file"), std::string::npos) << msg;
 }
 
 TEST(ParticleIo, OtherVersionIsRefused) {
-  const fs::path p = temp_file("v3.tps");
+  const testing_files::ScratchDir scratch;
+  const fs::path p = scratch.path() / "v3.tps";
   save_particle_state(small_state(), p);
   std::string bytes = read_bytes(p);
   const std::uint32_t v3 = 3;
@@ -111,7 +109,8 @@ TEST(ParticleIo, OtherVersionIsRefused) {
 }
 
 TEST(ParticleIo, TruncatedFileIsRefused) {
-  const fs::path p = temp_file("cut.tps");
+  const testing_files::ScratchDir scratch;
+  const fs::path p = scratch.path() / "cut.tps";
   save_particle_state(small_state(), p);
   const std::string bytes = read_bytes(p);
   write_bytes(p, bytes.substr(0, bytes.size() - 13));
@@ -123,7 +122,8 @@ TEST(ParticleIo, TruncatedFileIsRefused) {
 }
 
 TEST(ParticleIo, CorruptedByteFailsTheChecksum) {
-  const fs::path p = temp_file("flip.tps");
+  const testing_files::ScratchDir scratch;
+  const fs::path p = scratch.path() / "flip.tps";
   save_particle_state(small_state(), p);
   std::string bytes = read_bytes(p);
   bytes[50] = static_cast<char>(bytes[50] ^ 0x10);  // a bit of x_m
@@ -135,7 +135,8 @@ TEST(ParticleIo, CorruptedByteFailsTheChecksum) {
 TEST(ParticleIo, NanIsRefusedNamingTheParticle) {
   ParticleState s = small_state();
   s.vz_m_per_s[2] = std::numeric_limits<float>::quiet_NaN();
-  const fs::path p = temp_file("nan.tps");
+  const testing_files::ScratchDir scratch;
+  const fs::path p = scratch.path() / "nan.tps";
   save_particle_state(s, p);  // saving the last state before a divergence must work
   const std::string msg = load_error(p);
   EXPECT_NE(msg.find("nan.tps: "), std::string::npos) << msg;
@@ -143,7 +144,8 @@ TEST(ParticleIo, NanIsRefusedNamingTheParticle) {
 }
 
 TEST(ParticleIo, UnwritablePathIsNamed) {
-  const fs::path p = temp_file("no_such_dir") / "x.tps";
+  const testing_files::ScratchDir scratch;
+  const fs::path p = scratch.path() / "no_such_dir" / "x.tps";
   try {
     save_particle_state(small_state(), p);
     ADD_FAILURE() << "no error";

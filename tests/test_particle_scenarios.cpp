@@ -19,20 +19,12 @@
 #include "particles/particle_scenario.hpp"
 #include "particles/repose_angle.hpp"
 #include "runner/run_scenario.hpp"
+#include "scratch_files.hpp"
 
 namespace talus::particles {
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path temp_dir() {
-  const fs::path d = fs::temp_directory_path() /
-                     ("talus_pscn_" +
-                      std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
 
 RandomBed small_random_bed() {
   RandomBed bed;
@@ -346,6 +338,8 @@ TEST(ParticleScenario, EngineChecksSurfaceWithTheFileName) {
             std::string::npos)
       << msg;
   EXPECT_NE(msg.find("expected time_step_s <= 0.005 s"), std::string::npos) << msg;
+  // The float radius without float32 noise (0.004999999888241291).
+  EXPECT_NE(msg.find("smallest radius 0.005 m"), std::string::npos) << msg;
   // A bed outside its container.
   msg = particle_scenario_error_of(
       with(kSmallDrag, "hi_m = [0.2, 0.04, 0.2]", "hi_m = [0.1, 0.04, 0.2]"));
@@ -353,7 +347,8 @@ TEST(ParticleScenario, EngineChecksSurfaceWithTheFileName) {
   EXPECT_NE(msg.find("particle"), std::string::npos) << msg;
   // A negative Baumgarte factor, refused by the reader's range check.
   msg = particle_scenario_error_of(with(kSmallDrag, "threads = 1", "threads = 1\nbaumgarte = -1"));
-  EXPECT_NE(msg.find("solver.baumgarte"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("solver.baumgarte: expected a number in [0, 1], got -1"), std::string::npos)
+      << msg;  // a unitless range: no space before the comma
   // A plate faster than the no-tunnelling bound allows.
   msg = particle_scenario_error_of(with(kSmallDrag, "speed_m_per_s = 0.2", "speed_m_per_s = 2.0"));
   EXPECT_NE(msg.find("measure.speed_m_per_s"), std::string::npos) << msg;
@@ -364,7 +359,8 @@ TEST(ParticleScenario, EngineChecksSurfaceWithTheFileName) {
   EXPECT_NE(msg.find("bed.path"), std::string::npos) << msg;
   EXPECT_NE(msg.find("nope.tps: cannot open"), std::string::npos) << msg;
   // A bed file of no particles (a valid state file, but nothing to simulate).
-  const fs::path empty = temp_dir() / "empty.tps";
+  const testing_files::ScratchDir scratch;
+  const fs::path empty = scratch.path() / "empty.tps";
   save_particle_state(ParticleState{}, empty);
   msg = particle_scenario_error_of(with(
       with(kSmallDrag, "kind = \"lattice\"", "kind = \"file\"\npath = \"" + empty.string() + "\""),
@@ -374,7 +370,8 @@ TEST(ParticleScenario, EngineChecksSurfaceWithTheFileName) {
 }
 
 TEST(ParticleScenario, DragGrowsWithDepthAndOutputsAreWritten) {
-  const fs::path dir = temp_dir();
+  const testing_files::ScratchDir scratch;
+  const fs::path dir = scratch.path();
   const ParticleScenario sc = load_text(kSmallDrag);
   OutputDir out(dir / "run");
   long last = 0;
@@ -405,7 +402,8 @@ TEST(ParticleScenario, DragGrowsWithDepthAndOutputsAreWritten) {
 
 TEST(ParticleScenario, DivergenceSavesTheLastGoodStateAndNamesTheParticle) {
   // A kinetic-energy bound far below what falling particles reach stops the run.
-  const fs::path dir = temp_dir();
+  const testing_files::ScratchDir scratch;
+  const fs::path dir = scratch.path();
   std::string text = with(kSmallDrag, "threads = 1", "threads = 1\nmax_kinetic_energy_J = 1e-9");
   text = with(text, "[settle]\nmax_steps = 400\nkinetic_energy_per_particle_J = 1e-9\n", "");
   text = text.substr(0, text.find("[measure]")) + "[measure]\nkind = \"at_rest\"\n";

@@ -79,6 +79,16 @@ TEST(SweepPlan, ListedRunsAreCombinedWithTheGrid) {
   EXPECT_EQ(plan.runs[3].label(), "experiment.hold_s=0.4, experiment.load_n=500.0");
 }
 
+TEST(SweepPlan, ANonFiniteValueIsLabelledAsANumber) {
+  ScratchDir scratch;
+  const SweepPlan plan = load_sweep_plan(
+      sweep_file(scratch.path(), "[grid]\n\"experiment.load_n\" = [nan, inf, 250.0]\n"));
+  ASSERT_EQ(plan.runs.size(), 3u);
+  EXPECT_EQ(plan.runs[0].label(), "experiment.load_n=nan");  // JSON would print null
+  EXPECT_EQ(plan.runs[1].label(), "experiment.load_n=inf");
+  EXPECT_EQ(plan.runs[2].label(), "experiment.load_n=250.0");
+}
+
 TEST(SweepPlan, TheFingerprintFollowsTheRunsNotTheLayout) {
   ScratchDir scratch;
   const auto a = load_sweep_plan(

@@ -58,6 +58,18 @@ def test_an_unknown_tier_option_exits_2_listing_the_tiers():
     assert "gravel" in r.stderr and "scm" in r.stderr and "particles" in r.stderr, r.stderr
 
 
+def test_another_tier_for_a_file_without_terrain_names_its_own_tier():
+    wrench = SOURCE / "scenarios/wrench/foot_accuracy.toml"
+    r = subprocess.run([CLI, "check", str(wrench), "--tier", "particles"], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2
+    assert "foot_accuracy.toml:" in r.stderr and "scenario.tier" in r.stderr, r.stderr
+    assert "this is a 'wrench' scenario" in r.stderr and "[terrain]" in r.stderr, r.stderr
+    same = subprocess.run([CLI, "check", str(wrench), "--tier", "wrench"], capture_output=True,
+                          text=True, timeout=60)
+    assert same.returncode == 0, same.stderr
+
+
 def test_the_terrain_blade_file_runs_on_scm_and_reports_the_blades_resistance(tmp_path):
     r = subprocess.run([CLI, "run", str(BLADE), "--tier", "scm", "--out", str(tmp_path / "o"),
                         "-q"], capture_output=True, text=True, timeout=300)

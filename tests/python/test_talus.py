@@ -48,8 +48,24 @@ def test_erosion_brings_a_spike_to_repose_and_conserves_volume():
 def test_bad_model_arguments_raise_with_the_field_name():
     with pytest.raises(ValueError, match="cell_size_m"):
         talus.shaping.HeightmapModel(nx=10, ny=10, cell_size_m=-1.0, repose_angle_deg=30.0)
-    with pytest.raises(ValueError, match="repose"):
+    # Named in the unit the caller used, degrees.
+    with pytest.raises(ValueError, match=r"repose_angle_deg must be in \(0, 90\) \[deg\], got 95"):
         talus.shaping.HeightmapModel(nx=10, ny=10, cell_size_m=0.01, repose_angle_deg=95.0)
+
+
+def test_a_flat_state_needs_a_finite_height():
+    model = small_model()
+    for bad in (float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="height_m must be finite"):
+            talus.shaping.HeightmapState.flat(model, bad)
+
+
+def test_letter_map_takes_one_letter_and_lists_the_letters_otherwise():
+    lower, upper = talus.shaping.letter_map("s"), talus.shaping.letter_map("S")
+    assert (lower.rows, lower.cols, lower.count()) == (upper.rows, upper.cols, upper.count())
+    for bad in ("SS", ""):
+        with pytest.raises(ValueError, match="expected one letter.*available: A, B"):
+            talus.shaping.letter_map(bad)
 
 
 def test_cell_zero_centre_is_the_grids_x0_y0():
