@@ -349,11 +349,36 @@ void bind_scm(py::module_& parent) {
   py::class_<ScmScenario>(m, "Scenario", "An SCM scenario file, read and checked, not run.")
       .def_readonly("name", &ScmScenario::name)
       .def_readonly("description", &ScmScenario::description)
-      .def_readonly("model", &ScmScenario::model,
-                    "Grid, soil and flow (the experiment's rig adds its bodies when it runs).")
+      .def_property_readonly(
+          "model", &scenario_model,
+          "Grid, soil, flow and, for a blade experiment (a [terrain] file's [[body]]), the blade; "
+          "the plate, strip and wheel rigs add their bodies as their runs build them.")
       .def_readonly("steps", &ScmScenario::steps)
+      .def_property_readonly("body_names",
+                             [](const ScmScenario& sc) {
+                               std::vector<std::string> names;
+                               for (const CoupledBody& b : scenario_model(sc).bodies)
+                                 names.push_back(b.name);
+                               return names;
+                             })
       .def(
-          "initial_state", [](const ScmScenario& sc) { return ScmState(sc.model); },
+          "body_motions",
+          [](const ScmScenario& sc, double t_s) {
+            std::vector<Eigen::Matrix4d> poses;
+            std::vector<Twist> twists;
+            if (sc.experiment == Experiment::Blade) {
+              const BodyMotion motion = step_motion(sc.blade.driver, t_s, sc.model.time_step_s);
+              poses.push_back(pose_to_matrix(motion.X_WB));
+              twists.push_back(motion.V_WB);
+            }
+            return py::make_tuple(poses, twists);
+          },
+          py::arg("t_s"),
+          "The motions a run hands the step that starts at t_s (the driver's clock): (poses, "
+          "twists) of body_names, ready for step(..., body_poses, body_twists); empty for the "
+          "rig experiments, whose bodies are not driven by a motion.")
+      .def(
+          "initial_state", [](const ScmScenario& sc) { return ScmState(scenario_model(sc)); },
           "A fresh State: untouched soil over the base terrain.");
   def_load(m, &load_scm_scenario, "SCM", "scm");
 }

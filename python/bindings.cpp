@@ -2,6 +2,7 @@
 // the C++ state (no copies): writing to them changes the state.
 
 #include <fmt/format.h>
+#include <omp.h>
 #include <pybind11/eigen.h>
 #include <pybind11/functional.h>
 #include <pybind11/numpy.h>
@@ -9,12 +10,15 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include <optional>
+
 #include "core/driver.hpp"
 #include "core/image.hpp"
 #include "core/mesh_sdf.hpp"
 #include "core/plot.hpp"
 #include "core/scenario_file.hpp"
 #include "core/shape.hpp"
+#include "core/threads.hpp"
 #include "core/version.hpp"
 #include "python/bind_common.hpp"
 #include "runner/run_scenario.hpp"
@@ -69,6 +73,18 @@ py::array_t<double> wrench_array(const std::vector<Wrench>& wrenches) {
   }
   return a;
 }
+
+// Puts OpenMP's default team size back as it was when this object was made.
+class RestoreOmpThreads {
+ public:
+  RestoreOmpThreads() : threads_(omp_get_max_threads()) {}
+  ~RestoreOmpThreads() { omp_set_num_threads(threads_); }
+  RestoreOmpThreads(const RestoreOmpThreads&) = delete;
+  RestoreOmpThreads& operator=(const RestoreOmpThreads&) = delete;
+
+ private:
+  int threads_;
+};
 }  // namespace talus::python
 void bind_robot(py::module_& m);  // python/bind_robot.cpp
 
@@ -241,18 +257,40 @@ PYBIND11_MODULE(_talus, m) {
   m.def(
       "run_scenario",
       [](const std::filesystem::path& file, const std::filesystem::path& out, bool replace,
-         const std::string& tier) {
+         const std::string& tier, int threads) {
+        if (threads < 0 || threads > kMaxThreads) {
+          throw std::invalid_argument(fmt::format(
+              "run_scenario: threads must be 0 (TALUS_THREADS, else OMP_NUM_THREADS, else every "
+              "core) or in [1, {}], got {}",
+              kMaxThreads, threads));
+        }
+        // The team size is chosen as `talus run` chooses it, for this run only: OpenMP's default
+        // is process-wide, and later calls from this interpreter keep theirs.
+        const RestoreOmpThreads restore;
+        const int team = configure_threads(threads);
+        std::optional<LoadAdaptiveThreads> adapt;
+        if (!threads_fixed_by_user(threads) && team > 1) adapt.emplace(team);
         return run_scenario_file(
                    file,
                    OutputTarget(out, replace ? ExistingOutput::replace : ExistingOutput::refuse),
-                   {}, tier)
+                   [&](long, long, double) {
+                     // Ctrl-C: Python's handler raises KeyboardInterrupt here, between steps; the
+                     // exception unwinds the run, which removes its partial output.
+                     if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+                     if (adapt) adapt->update();
+                   },
+                   tier)
             .dump();
       },
       py::arg("scenario"), py::arg("out"), py::arg("replace") = false, py::arg("tier") = "",
+      py::arg("threads") = 0,
       "Runs a scenario file into `out` (a new or empty folder, or with replace=True an earlier "
       "talus output); returns summary.json's text. A non-empty `tier` runs the file on that tier "
       "instead of its [scenario] tier (a [terrain] file runs on shaping, scm and particles). "
-      "Raises ValueError for bad input or a folder talus may not write.");
+      "`threads` as `talus run --threads` (0: TALUS_THREADS, else OMP_NUM_THREADS, else every "
+      "core, fewer while other processes keep cores busy). Ctrl-C stops the run between steps "
+      "(KeyboardInterrupt) and removes its partial output. Raises ValueError for bad input or a "
+      "folder talus may not write.");
   m.def(
       "check_scenario",
       [](const std::filesystem::path& file, const std::string& tier) {

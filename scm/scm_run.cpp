@@ -26,6 +26,15 @@
 
 namespace talus::scm {
 
+ScmModel scenario_model(const ScmScenario& sc) {
+  ScmModel m = sc.model;
+  if (sc.experiment == Experiment::Blade) {
+    m.bodies = {CoupledBody{sc.blade.name, sc.blade.shape, Vec3::Zero()}};
+    validate(m);
+  }
+  return m;
+}
+
 namespace {
 
 PlotSeries series(std::string name, std::vector<double> x, std::vector<double> y,
@@ -475,9 +484,7 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
 // ---- blade
 
 nlohmann::json run_blade(const ScmScenario& sc, OutputDir& out, const RunProgress& progress) {
-  ScmModel m = sc.model;
-  m.bodies = {CoupledBody{sc.blade.name, sc.blade.shape, Vec3::Zero()}};
-  validate(m);
+  const ScmModel m = scenario_model(sc);
   ScmState state(m);
   ScmWorkspace work;
   std::vector<BodyMotion> motion(1);

@@ -67,6 +67,10 @@ void read_flow(const ScenarioTable& t, ScmModel& m);
 /// key of the first problem; nothing runs before the whole file is known to be good.
 ScmScenario load_scm_scenario(const ScenarioTable& root);
 
+/// The model a run of `sc` steps from its start: the file's model, with the blade for a blade
+/// experiment (the plate, strip and wheel rigs add their bodies as their runs build them).
+ScmModel scenario_model(const ScmScenario& sc);
+
 /// Runs the scenario into `out`: summary.json plus the experiment's CSV and PNG files
 /// (docs/scm.md lists them). Returns the summary.
 nlohmann::json run_scm_scenario(const ScmScenario& scenario, OutputDir& out,

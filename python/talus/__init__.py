@@ -20,13 +20,16 @@ from ._talus import particles, robots, scm, shaping  # noqa: F401
 from . import wrench  # noqa: F401,E402
 
 
-def run_scenario(scenario, out, replace=False, tier=""):
+def run_scenario(scenario, out, replace=False, tier="", threads=0):
     """Runs a scenario file (TOML) into the folder `out`; returns summary.json as a dict.
 
     `out` must be a new or empty folder, or with replace=True an earlier talus output (talus never
     writes over files it did not write). A non-empty `tier` runs the file on that tier instead of
-    its [scenario] tier (a [terrain] file runs on "shaping", "scm" and "particles")."""
-    return _json.loads(_talus.run_scenario(str(scenario), str(out), replace, tier))
+    its [scenario] tier (a [terrain] file runs on "shaping", "scm" and "particles"). `threads` is
+    `talus run --threads`: 0 takes TALUS_THREADS, else OMP_NUM_THREADS, else every core (fewer
+    while other processes keep cores busy). Ctrl-C stops the run between steps with
+    KeyboardInterrupt and removes its partial output."""
+    return _json.loads(_talus.run_scenario(str(scenario), str(out), replace, tier, threads))
 
 
 def check_scenario(scenario, tier=""):

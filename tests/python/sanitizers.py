@@ -9,3 +9,8 @@ import pytest
 # and the whole episode would cost tens of seconds of CI (tests/CMakeLists.txt).
 whole_episode_physics = pytest.mark.skipif(os.environ.get("TALUS_SANITIZED") == "1",
                                            reason="a whole episode's physics: the Release run")
+
+# The documentation's examples, run as written: the code they reach is instrumented in the tests
+# of each module; as a whole they take 20 s of Release time.
+docs_examples = pytest.mark.skipif(os.environ.get("TALUS_SANITIZED") == "1",
+                                   reason="the docs' examples as a whole: the Release run")

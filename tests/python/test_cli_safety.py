@@ -197,3 +197,45 @@ def test_progress_lines_when_no_terminal_is_attached(tmp_path):
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+def python_run(script: str, env_extra=None):
+    """Starts /usr/bin/python3 running `script` with talus importable (the test's PYTHONPATH)."""
+    env = dict(os.environ, **(env_extra or {}))
+    return subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+
+
+def test_ctrl_c_stops_talus_run_scenario_and_removes_its_partial_output(tmp_path):
+    scenario = tmp_path / "long.toml"
+    scenario.write_text(LONG_SHAPING.replace("DURATION", "600.0"))
+    out = tmp_path / "out"
+    proc = python_run(f"import talus; talus.run_scenario({str(scenario)!r}, {str(out)!r})")
+    deadline = time.monotonic() + 60
+    while not any(".tmp-" in n for n in hidden_siblings(tmp_path)):
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "no temporary folder appeared"
+        time.sleep(0.05)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    # Before, the run went on to its end (600 s simulated) and only then raised.
+    _, stderr = proc.communicate(timeout=30)
+    # Python ends of an uncaught KeyboardInterrupt by the signal itself.
+    assert proc.returncode == -signal.SIGINT and "KeyboardInterrupt" in stderr, stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["long.toml"]
+
+
+def test_talus_run_scenario_takes_its_threads_as_talus_run_does(tmp_path):
+    import talus
+    scenario = tmp_path / "short.toml"
+    scenario.write_text(LONG_SHAPING.replace("DURATION", "0.3"))
+    # TALUS_THREADS is read (a bad value is named), and a bad threads argument is refused.
+    proc = python_run(f"import talus; talus.run_scenario({str(scenario)!r}, "
+                      f"{str(tmp_path / 'a')!r})", {"TALUS_THREADS": "lots"})
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 1 and "TALUS_THREADS: expected an integer" in stderr, stderr
+    with pytest.raises(ValueError, match="threads must be 0"):
+        talus.run_scenario(scenario, tmp_path / "b", threads=-1)
+    summary = talus.run_scenario(scenario, tmp_path / "c", threads=1)
+    assert summary["tier"] == "shaping"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c", "short.toml"]

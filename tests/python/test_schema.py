@@ -93,6 +93,22 @@ def test_each_ground_submodule_loads_the_terrain_file_as_its_own_tier():
     assert len(particles.initial_state().x_m) > 10000
 
 
+def test_the_scm_load_of_the_terrain_file_has_its_blade_and_drives_it():
+    # As the particle tier's Scenario does: the file's [[body]] is in the model, with its motions.
+    import talus
+    scm = talus.scm.load(str(BLADE))
+    assert scm.body_names == ["blade"] and scm.model.body_count == 1
+    model, state, work = scm.model, scm.initial_state(), talus.scm.Workspace()
+    dt = model.time_step_s
+    for k in range(400):  # lowered 5 cm into the sand by 0.3 s, then pushed along +x
+        poses, twists = scm.body_motions(k * dt)
+        assert len(poses) == 1 and len(twists) == 1
+        wrenches, report = talus.scm.step(model, state, work, poses, twists)
+    assert report["nodes_in_contact"] > 0
+    assert wrenches[0, 0, 2] > 0.0 and wrenches[0, 0, 0] < 0.0, wrenches[0]  # carried, resisted
+    assert talus.scm.load(SOURCE / "scenarios/scm/plate_sinkage.toml").body_motions(0.0) == ([], [])
+
+
 def test_run_scenario_runs_a_terrain_file_on_the_tier_given(tmp_path):
     import talus
     summary = talus.run_scenario(BLADE, tmp_path / "scm", tier="scm")
