@@ -2,6 +2,7 @@
 // Helpers shared by the binding files (python/bind_*.cpp, one per tier). Each tier defines
 // `void bind_<tier>(pybind11::module_& m)` in its own file and bindings.cpp calls it.
 
+#include <fmt/format.h>
 #include <pybind11/eigen.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -39,7 +40,9 @@ T* checked(py::array_t<T, py::array::c_style>& a, std::vector<py::ssize_t> shape
 template <typename T>
 py::array_t<T> grid_view(std::vector<T>& data, int ny, int nx, py::handle owner) {
   if (data.size() != static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny)) {
-    throw std::runtime_error("heightmap state does not match its model's grid");
+    throw std::invalid_argument(fmt::format(
+        "heightmap state of {} cells does not match its model's grid of {} x {} cells",
+        data.size(), nx, ny));
   }
   return py::array_t<T>(
       {static_cast<py::ssize_t>(ny), static_cast<py::ssize_t>(nx)},

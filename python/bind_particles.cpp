@@ -174,6 +174,20 @@ void bind_beds(py::module_& p) {
       "Random sequential insertion of `count` non-overlapping particles at rest.");
 }
 
+// Sets the model's container with `set` and validates the model; a container it refuses (lo not
+// below hi, a radius <= 0, ...) is not kept: the model keeps its previous one.
+template <class Set>
+void set_container_checked(ParticleModel& model, Set set) {
+  const Container before = model.container;
+  set(model.container);
+  try {
+    validate(model);
+  } catch (...) {
+    model.container = before;
+    throw;
+  }
+}
+
 // Model: every field the scenario files set, checked as it is set.
 void bind_model(py::module_& p) {
   py::enum_<Broadphase>(p, "Broadphase")
@@ -222,18 +236,22 @@ void bind_model(py::module_& p) {
       .def(
           "set_box_container",
           [](ParticleModel& mo, const Vec3& lo, const Vec3& hi) {
-            mo.container.kind = Container::Kind::kBox;
-            mo.container.box = Aabb{lo, hi};
+            set_container_checked(mo, [&](Container& c) {
+              c.kind = Container::Kind::kBox;
+              c.box = Aabb{lo, hi};
+            });
           },
           py::arg("lo_m"), py::arg("hi_m"))
       .def(
           "set_cylinder_container",
           [](ParticleModel& mo, double radius, double z_lo, double z_hi, const Vec2& axis) {
-            mo.container.kind = Container::Kind::kCylinder;
-            mo.container.cylinder_radius_m = radius;
-            mo.container.cylinder_axis_xy_m = axis;
-            mo.container.box = Aabb{Vec3(axis.x() - radius, axis.y() - radius, z_lo),
-                                    Vec3(axis.x() + radius, axis.y() + radius, z_hi)};
+            set_container_checked(mo, [&](Container& c) {
+              c.kind = Container::Kind::kCylinder;
+              c.cylinder_radius_m = radius;
+              c.cylinder_axis_xy_m = axis;
+              c.box = Aabb{Vec3(axis.x() - radius, axis.y() - radius, z_lo),
+                           Vec3(axis.x() + radius, axis.y() + radius, z_hi)};
+            });
           },
           py::arg("radius_m"), py::arg("z_lo_m"), py::arg("z_hi_m"),
           py::arg("axis_xy_m") = Vec2::Zero())

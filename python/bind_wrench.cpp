@@ -11,6 +11,7 @@
 
 #include "python/bind_common.hpp"
 #include "robot/mujoco_model.hpp"
+#include "wrench/rbf.hpp"
 #include "wrench/wrench_contact_step.hpp"
 #include "wrench/wrench_database.hpp"
 #include "wrench/wrench_space_model.hpp"
@@ -146,6 +147,8 @@ void bind_quadruped_env(py::module_& m);  // python/bind_quadruped_env.cpp
 void bind_wrench(py::module_& m) {
   py::register_exception<DatabaseError>(m, "WrenchDatabaseError", PyExc_ValueError);
   py::register_exception<WrenchStepError>(m, "WrenchStepError", PyExc_RuntimeError);
+  // Bad fitting data or queries (a non-finite theta, a fold count outside [2, n]): bad input.
+  py::register_exception<RegressionError>(m, "WrenchRegressionError", PyExc_ValueError);
   talus::python::bind_quadruped_env(m);
 
   py::class_<MediumDescription>(m, "Medium", "What a wrench-space database was measured in.")

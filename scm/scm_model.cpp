@@ -151,7 +151,15 @@ void validate(const ScmModel& m) {
     throw std::invalid_argument(
         fmt::format("border_margin_nodes = {}: expected >= 2", m.border_margin_nodes));
   }
-  for (const CoupledBody& b : m.bodies) {
+  for (std::size_t k = 0; k < m.bodies.size(); ++k) {
+    const CoupledBody& b = m.bodies[k];
+    // Outputs and reports name bodies: two of one name could not be told apart.
+    for (std::size_t j = 0; j < k; ++j) {
+      if (m.bodies[j].name == b.name) {
+        throw std::invalid_argument(fmt::format(
+            "bodies[{}]: the name '{}' is already the name of bodies[{}]", k, b.name, j));
+      }
+    }
     try {
       talus::validate(b.shape);
       (void)world_bounds(b.shape, Pose::Identity());

@@ -55,7 +55,12 @@ HeightmapModel read_heightmap(const ScenarioTable& t, double& initial_height_m) 
     t.fail("connectivity", fmt::format("expected 4 or 8, got {}", connectivity));
   }
   e.connectivity = connectivity == 4 ? Connectivity::Four : Connectivity::Eight;
-  e.flow_rate = t.number_or("flow_rate", 0.0, in_closed_range(0.0, 0.5, "(0 = derived default)"));
+  // The stability bound depends on the grid and the connectivity (docs/erosion.md): checked here
+  // at the key rather than by validate_heightmap at the table.
+  e.flow_rate = t.number_or("flow_rate", 0.0,
+                            in_closed_range(0.0, max_flow_rate(m, e.connectivity),
+                                            "(0 = derived default; the erosion's stability bound "
+                                            "for this grid and connectivity)"));
   e.tolerance_m = t.number_or("tolerance_m", 1e-9, positive("[m]"));
   e.max_updates = t.integer_or("max_updates", e.max_updates, 1, 100000000);
   t.refuse_unknown_keys();

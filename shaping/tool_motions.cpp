@@ -40,6 +40,11 @@ BoxShape straight_push_blade(const StraightPush& push) {
 }
 
 WaypointDriver straight_push_driver(const StraightPush& push, double start_time_s) {
+  if (!push.start_W.allFinite() || !push.end_W.allFinite()) {
+    throw std::invalid_argument(fmt::format(
+        "straight push: start_W and end_W must be finite [m], got ({}, {}) and ({}, {})",
+        push.start_W.x(), push.start_W.y(), push.end_W.x(), push.end_W.y()));
+  }
   const Vec2 along = push.end_W - push.start_W;
   const double length = along.norm();
   if (!(length > 0.0)) {

@@ -124,6 +124,16 @@ TEST(ShapingScenario, ReposeAngleOutsideZeroToNinetyIsRefused) {
   }
 }
 
+TEST(ShapingScenario, AFlowRateAboveTheGridsStabilityBoundIsRefusedAtItsKey) {
+  // 8-connected 2-D grid: at most 1/8. The key check allowed 0.5 (a line's bound), and the model's
+  // validation then refused it at the [heightmap] table rather than at the key.
+  const std::string msg = shaping_error_of(
+      with(kSmallPush, "repose_angle_deg = 30.0", "repose_angle_deg = 30.0\nflow_rate = 0.5"));
+  EXPECT_NE(msg.find("heightmap.flow_rate: expected a number in [0, 0.125] (0 = derived default"),
+            std::string::npos)
+      << msg;
+}
+
 TEST(ShapingScenario, NonIncreasingWaypointTimesAreRefused) {
   const std::string text = with(kSmallPush, R"(kind = "straight_push"
 start_m = [0.05, 0.05]

@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <random>
+#include <stdexcept>
+#include <string>
 
 #include "core/erosion.hpp"
 #include "core/units.hpp"
@@ -219,6 +221,22 @@ TEST(ToolPush, StraightPushLeavesATrenchAtDepthAndWallsAtRepose) {
   EXPECT_LE(max_repose_excess(m, m.erosion, s.height_m, s.blocked), 1e-6 * m.cell_size_m);
   // The berm ahead of the end point holds the pushed sand.
   EXPECT_GT(surface_height_at(m, s, 0.21, 0.15), 0.05);
+}
+
+TEST(ToolPush, AStraightPushWithANonFiniteEndIsNamedAsSuch) {
+  StraightPush push;
+  push.start_W = Vec2(std::nan(""), 0.1);
+  push.end_W = Vec2(0.2, 0.1);
+  push.speed_m_per_s = 0.05;
+  try {
+    straight_push_driver(push, 0.0);
+    ADD_FAILURE() << "a NaN start was accepted";
+  } catch (const std::invalid_argument& e) {
+    // It was reported as "start and end are the same point" before.
+    EXPECT_NE(std::string(e.what()).find("start_W and end_W must be finite [m], got (nan, 0.1)"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

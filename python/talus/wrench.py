@@ -15,6 +15,7 @@ from ._talus import (  # noqa: F401
     WrenchContactStep as ContactStep,
     WrenchDatabase as Database,
     WrenchDatabaseError as DatabaseError,
+    WrenchRegressionError as RegressionError,
     WrenchSpace as Space,
     WrenchSpaceTier as SpaceTier,
     WrenchStepError as StepError,

@@ -171,3 +171,49 @@ def test_check_refuses_bad_wrench_space_terrains(tmp_path, old, new, expected):
     r = check(variant(tmp_path, "scenarios/robots/foot_drop_wrench.toml", old, new))
     assert r.returncode == 2, r.stdout + r.stderr
     assert re.search(r"variant\.toml:\d+:\d+: " + expected, r.stderr), r.stderr
+
+
+def test_bad_wrench_space_queries_are_value_errors_naming_what_was_expected():
+    space = talus.WrenchSpace(talus.load_wrench_database(
+        Path(os.environ.get("TALUS_SOURCE_DIR", Path(__file__).parents[2])) / "data/wrench/pebbles.h5"))
+    with pytest.raises(talus.WrenchRegressionError, match=r"theta \(nan, 0.2\) is not finite"):
+        space.predict_wrenches(math.nan, 0.2)
+    for folds in (0, 1000):
+        with pytest.raises(ValueError, match=rf"{folds} folds for \d+ configurations "
+                                             r"\(need 2 <= folds <= n\)"):
+            space.cross_validation(folds)
+    assert issubclass(talus.wrench.RegressionError, ValueError)
+
+
+def test_a_heightmap_state_of_another_grid_is_a_value_error():
+    small = talus.shaping.HeightmapModel(nx=10, ny=10, cell_size_m=0.01, repose_angle_deg=30.0)
+    wide = talus.shaping.HeightmapModel(nx=12, ny=10, cell_size_m=0.01, repose_angle_deg=30.0)
+    state = talus.shaping.HeightmapState.flat(small, 0.05)
+    with pytest.raises(ValueError, match="100 cells does not match its model's grid of 12 x 10"):
+        state.heights(wide)
+
+
+def test_a_particle_container_is_checked_when_it_is_set_and_a_bad_one_not_kept():
+    model = talus.particles.Model()
+    model.set_box_container([0.0, 0.0, 0.0], [0.1, 0.1, 0.1])
+    with pytest.raises(ValueError, match=r"container\.box lo \(0\.2, 0, 0\) is not below hi"):
+        model.set_box_container([0.2, 0.0, 0.0], [0.0, 0.1, 0.1])
+    with pytest.raises(ValueError, match=r"particle model: container"):
+        model.set_cylinder_container(-0.1, 0.0, 0.1, [0.0, 0.0])
+    # The first box is still the container: a particle dropped in it comes to rest on its floor.
+    state = talus.particles.State()
+    state.add([0.05, 0.05, 0.05], [0, 0, 0], 0.005, 1e-3)
+    sim = talus.particles.Simulation(model, state)
+    sim.step(500)
+    assert abs(sim.z_m[0] - 0.005) < 1e-3, sim.z_m[0]
+
+
+def test_two_scm_bodies_of_one_name_are_refused():
+    soil_map = talus.scm.SoilMap(size_m=(1.0, 0.4), cell_size_m=0.02,
+                                 soil=talus.scm.named_soil("dry_sand"))
+    driver = talus.ConstantTwistDriver(talus.make_pose([0.5, 0.2, 0.2]), talus.Twist())
+    soil_map.add_body("wheel", talus.SphereShape(0.1), driver)
+    with pytest.raises(ValueError, match=r"bodies\[1\]: the name 'wheel' is already the name of "
+                                         r"bodies\[0\]"):
+        soil_map.add_body("wheel", talus.SphereShape(0.1), driver)
+    assert soil_map.model.body_count == 1
