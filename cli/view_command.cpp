@@ -92,6 +92,17 @@ void send_file(const fs::path& root, const std::string& request_path, httplib::R
   res.set_content(std::move(body), content_type(*file));
 }
 
+// Whether a request's Host header names this server (127.0.0.1 or localhost, with its port or
+// none). A page of another site whose name its DNS points at 127.0.0.1 (DNS rebinding) could
+// otherwise read the run through the visitor's browser; its requests carry that name.
+bool host_is_local(const std::string& host, int port) {
+  const std::string with_port = fmt::format(":{}", port);
+  for (const char* name : {"127.0.0.1", "localhost"}) {
+    if (host == name || host == name + with_port) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 int run_view_command(const ViewCommandOptions& options) {
@@ -128,6 +139,16 @@ int run_view_command(const ViewCommandOptions& options) {
     const int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
   });
+  int port = options.port;
+  server.set_pre_routing_handler([&port](const httplib::Request& req, httplib::Response& res) {
+    const std::string host = req.get_header_value("Host");
+    if (host_is_local(host, port)) return httplib::Server::HandlerResponse::Unhandled;
+    res.status = 403;
+    res.set_content(
+        fmt::format("refused: Host '{}' is not this server (127.0.0.1:{})\n", host, port),
+        "text/plain");
+    return httplib::Server::HandlerResponse::Handled;
+  });
   server.Get(R"(/run/(.*))", [&](const httplib::Request& req, httplib::Response& res) {
     send_file(run_dir, req.matches[1], res);
   });
@@ -136,7 +157,6 @@ int run_view_command(const ViewCommandOptions& options) {
     send_file(bundle, path.empty() ? "index.html" : path, res);
   });
 
-  int port = options.port;
   if (port == 0) {
     port = server.bind_to_any_port("127.0.0.1");
     if (port < 0) {

@@ -33,7 +33,9 @@ OutputDir::OutputDir(OutputTarget target) : existing_(target.existing) {
   const fs::path name = final_dir.filename();
   if (final_dir.empty() || name.empty() || name == "." || name == "..") {
     throw OutputTargetError(
-        fmt::format("--out '{}' does not name a folder; expected a folder path such as out/run",
+        fmt::format("--out '{}' does not name a folder by its own name ('.' and '..' are "
+                    "relative to where talus runs; the output is written beside and renamed into "
+                    "place); expected a folder path such as out/run",
                     final_dir.string()));
   }
   if (final_dir.parent_path().empty()) final_dir = fs::path(".") / final_dir;

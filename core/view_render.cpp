@@ -210,7 +210,8 @@ struct ViewRenderer::Impl {
 };
 
 ViewRenderer::ViewRenderer(const nlohmann::json& manifest, std::vector<float> radii_m,
-                           double speed_scale_m_per_s, ViewCamera camera) {
+                           double speed_scale_m_per_s, ViewCamera camera, double surface_z_lo_m,
+                           double surface_z_hi_m) {
   auto impl = std::make_shared<Impl>();
   impl->manifest = manifest;
   impl->radii_m = std::move(radii_m);
@@ -219,8 +220,13 @@ ViewRenderer::ViewRenderer(const nlohmann::json& manifest, std::vector<float> ra
   const std::vector<double> lo = manifest.at("bounds_m").at("lo"),
                             hi = manifest.at("bounds_m").at("hi");
   impl->centre = 0.5 * Vec3(lo[0] + hi[0], lo[1] + hi[1], lo[2] + hi[2]);
-  impl->z_lo = lo[2];
-  impl->z_hi = hi[2] > lo[2] ? hi[2] : lo[2] + 1e-3;
+  if (surface_z_hi_m > surface_z_lo_m) {  // false for NaN: no range given
+    impl->z_lo = surface_z_lo_m;
+    impl->z_hi = surface_z_hi_m;
+  } else {
+    impl->z_lo = lo[2];
+    impl->z_hi = hi[2] > lo[2] ? hi[2] : lo[2] + 1e-3;
+  }
   const double az = camera.azimuth_deg * std::numbers::pi / 180.0;
   const double el = camera.elevation_deg * std::numbers::pi / 180.0;
   const Vec3 to_camera(std::cos(el) * std::cos(az), std::cos(el) * std::sin(az), std::sin(el));

@@ -6,6 +6,7 @@
 // scene in 3-D.
 
 #include <filesystem>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -40,9 +41,13 @@ struct ViewCamera {
 class ViewRenderer {
  public:
   /// For the scene of `manifest` (a checked talus-view manifest) with particle radii `radii_m`
-  /// (empty, one, or one per particle) and particles coloured over [0, speed_scale_m_per_s].
+  /// (empty, one, or one per particle) and particles coloured over [0, speed_scale_m_per_s]. The
+  /// surface is coloured over [surface_z_lo_m, surface_z_hi_m] when that is a range (the soil's
+  /// own heights over the run), else over the scene's bounds in z, which hold the bodies too.
   ViewRenderer(const nlohmann::json& manifest, std::vector<float> radii_m,
-               double speed_scale_m_per_s, ViewCamera camera = {});
+               double speed_scale_m_per_s, ViewCamera camera = {},
+               double surface_z_lo_m = std::numeric_limits<double>::quiet_NaN(),
+               double surface_z_hi_m = std::numeric_limits<double>::quiet_NaN());
 
   /// The picture of one frame, with the run's title, the time, a colour bar and a scale bar.
   RgbImage render(const ViewFrameData& frame) const;

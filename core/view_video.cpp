@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/output_target.hpp"
@@ -58,6 +60,26 @@ double speed_scale(const std::vector<Scene>& scenes) {
   return scale > 0.0 ? scale : 1e-3;
 }
 
+// The soil's heights over the whole run: the surface's colour range. The scene's bounds also
+// hold the bodies (a rig's carriage stands 0.6 m above the soil), and the soil then took one
+// colour of the bar. NaN when no frame has a finite height (the bounds are used then).
+std::pair<double, double> surface_height_range(const std::vector<Scene>& scenes) {
+  double lo = std::numeric_limits<double>::infinity();
+  double hi = -lo;
+  for (const Scene& s : scenes) {
+    for (const ViewFrameData& f : s.frames) {
+      for (const float h : f.heights_m) {
+        if (!std::isfinite(h)) continue;
+        lo = std::min(lo, static_cast<double>(h));
+        hi = std::max(hi, static_cast<double>(h));
+      }
+    }
+  }
+  if (!(lo <= hi)) return {std::nan(""), std::nan("")};
+  if (hi - lo < 1e-3) hi = lo + 1e-3;  // a flat bed: a millimetre's range
+  return {lo, hi};
+}
+
 }  // namespace
 
 void write_run_video(const fs::path& run_dir, const std::function<void(long, long)>& progress) {
@@ -100,6 +122,7 @@ void write_run_video(const fs::path& run_dir, const std::function<void(long, lon
                        30)
           : 10;
   const double scale = speed_scale(scenes);
+  const auto [surface_lo_m, surface_hi_m] = surface_height_range(scenes);
 
   const fs::path temp = run_dir / fmt::format(".video.mp4.tmp-{}-0", static_cast<long>(::getpid()));
   const fs::path final_path = run_dir / "video.mp4";
@@ -109,7 +132,7 @@ void write_run_video(const fs::path& run_dir, const std::function<void(long, lon
     long done = 0;
     for (const Scene& scene : scenes) {
       const ViewRenderer renderer(scene.manifest, read_radii(run_dir, scene.manifest["particles"]),
-                                  scale, camera);
+                                  scale, camera, surface_lo_m, surface_hi_m);
       for (const ViewFrameData& f : scene.frames) {
         video.add(renderer.render(f));
         if (progress) progress(++done, total);

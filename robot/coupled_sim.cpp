@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <complex>
+#include <stdexcept>
 
 namespace talus::robot {
 
@@ -81,14 +82,40 @@ double CoupledSim::tier_time_step_s() const { return substeps_ * robot_.time_ste
 void CoupledSim::step() {
   mjModel* m = robot_.model();
   mjData* d = robot_.data();
+  const double t_start_s = d->time;
+  // MuJoCo answers a NaN, infinite or huge acceleration by resetting the robot to its start
+  // (with a warning on stdout) and steps on: a run would continue from the start with its time
+  // set back. The warning's counter tells that it happened during this step.
+  const int bad_accelerations = d->warning[mjWARN_BADQACC].number;
   mj_step1(m, d);  // positions and velocities at the start of the step: xpos, xquat, cvel
   read_motions();
   tier_.step(tier_time_step_s(), motions_, tier_wrenches_);
+  check_tier_wrenches(t_start_s);
   apply_wrenches();
   mj_step2(m, d);  // integrate with the wrenches applied
   // Sub-steps: xfrc_applied stays as set, so each body keeps the same force and the same torque
   // about its (moving) centre of mass until the next tier step.
   for (int k = 1; k < substeps_; ++k) mj_step(m, d);
+  if (d->warning[mjWARN_BADQACC].number != bad_accelerations) {
+    throw std::runtime_error(fmt::format(
+        "the tier step from t = {:.4f} s: MuJoCo's acceleration of the robot became NaN, infinite "
+        "or huge (mjWARN_BADQACC, at degree of freedom {}) and MuJoCo reset the robot to its "
+        "start; the coupled step is unstable (shorten the time step)",
+        t_start_s, d->warning[mjWARN_BADQACC].lastinfo));
+  }
+}
+
+void CoupledSim::check_tier_wrenches(double t_start_s) const {
+  for (std::size_t i = 0; i < links_.size(); ++i) {
+    const Wrench& w = tier_wrenches_[i];
+    if (!w.f_W.allFinite() || !w.tau_W.allFinite() || !w.p_W.allFinite()) {
+      throw std::runtime_error(fmt::format(
+          "the tier step from t = {:.4f} s: the terrain's wrench on link '{}' is not finite "
+          "(f_W = ({}, {}, {}) N, tau_W = ({}, {}, {}) N m)",
+          t_start_s, links_[i].name, w.f_W.x(), w.f_W.y(), w.f_W.z(), w.tau_W.x(), w.tau_W.y(),
+          w.tau_W.z()));
+    }
+  }
 }
 
 void CoupledSim::read_motions() {

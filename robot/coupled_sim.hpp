@@ -41,7 +41,10 @@ class CoupledSim {
              int mujoco_steps_per_tier_step = 1);
 
   /// One tier step: read the links' motions from MuJoCo, step the tier, apply its wrenches to the
-  /// bodies (xfrc_applied at each body's centre of mass), advance MuJoCo by n steps.
+  /// bodies (xfrc_applied at each body's centre of mass), advance MuJoCo by n steps. Throws
+  /// std::runtime_error naming the step's start time and the quantity when the tier's wrench on a
+  /// link is not finite, or when MuJoCo found the robot's acceleration NaN, infinite or huge (it
+  /// then resets the robot to its start, so the state after that throw is not the step's).
   void step();
 
   /// Tier step [s] = n x MuJoCo's time step.
@@ -72,6 +75,7 @@ class CoupledSim {
  private:
   void read_motions();
   void apply_wrenches();
+  void check_tier_wrenches(double t_start_s) const;
 
   MujocoModel& robot_;
   std::vector<CoupledLink> links_;

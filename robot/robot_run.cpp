@@ -435,16 +435,23 @@ nlohmann::json run_robots(const ScenarioTable& root, const OutputTarget& out_dir
   record->sample(sim);
   view.sample(sim, 0);
   std::string stopped;
+  long steps_done = 0;
+  double good_time_s = sim.time_s();  // the last good step's end
   for (long k = 1; k <= sc.steps; ++k) {
     sc.robot.drive.apply(sc.robot.model);
+    const double t_start_s = sim.time_s();  // a failed step may have reset MuJoCo's clock
     try {
       sim.step();
       stopped = links_off_terrain(root.file(), sc, terrain, k, sim.time_s());
-    } catch (const std::runtime_error& e) {  // the tier refused the step (a body off its map)
-      stopped = fmt::format("{}: the coupled step {} (t = {:.4f} s) failed: {}",
-                            root.file().string(), k, sim.time_s(), e.what());
+    } catch (const std::runtime_error& e) {
+      // The tier refused the step (a body off its map), its wrench was not finite, or MuJoCo
+      // reset the robot after a bad acceleration.
+      stopped = fmt::format("{}: the coupled step {} (from t = {:.4f} s) failed: {}",
+                            root.file().string(), k, t_start_s, e.what());
     }
     if (!stopped.empty()) break;  // the samples end at the last good step
+    steps_done = k;
+    good_time_s = sim.time_s();
     record->add_step(sim);
     if (k % sc.sample_every == 0 || k == sc.steps) record->sample(sim);
     view.sample(sim, k);
@@ -453,7 +460,7 @@ nlohmann::json run_robots(const ScenarioTable& root, const OutputTarget& out_dir
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_clock).count();
 
-  const double sim_s = sim.time_s();
+  const double sim_s = good_time_s;
   const nlohmann::json result =
       record->finish(out.path("summary.json").parent_path(), sc.name, sim_s);
   std::vector<BodyMotion> end;
@@ -469,7 +476,8 @@ nlohmann::json run_robots(const ScenarioTable& root, const OutputTarget& out_dir
                             {"terrain_details", terrain_summary},
                             {"tier_time_step_s", sim.tier_time_step_s()},
                             {"mujoco_steps_per_tier_step", sim.mujoco_steps_per_tier_step()},
-                            {"steps", sc.steps},
+                            {"steps", steps_done},
+                            {"planned_steps", sc.steps},
                             {"simulated_s", sim_s},
                             {"wall_s", wall},
                             {"real_time_factor", wall > 0.0 ? sim_s / wall : 0.0},

@@ -1,6 +1,8 @@
 // The talus-view format (core/view_recorder.hpp) written and checked (core/view_check.hpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -206,6 +208,27 @@ TEST(ViewCheck, NamesTheFileAndTheFaultOfABrokenRun) {
   EXPECT_NE(error.find("has no view/manifest.json"), std::string::npos) << error;
   error = view_error(dir / "summary.json");
   EXPECT_NE(error.find("not a folder"), std::string::npos) << error;
+}
+
+TEST(ViewRender, TheSurfaceIsColouredOverTheSoilsOwnHeightsWhenGiven) {
+  // A video coloured the soil over the scene's z bounds, which hold the bodies: a rig's carriage
+  // 0.6 m up left the soil one colour. write_run_video passes the soil's own range.
+  ScratchDir scratch;
+  const fs::path dir = scratch.path() / "run";
+  SmallRun run;
+  const nlohmann::json manifest = run.record(dir, false);
+  const ViewFrameData f = read_view_frame(dir / "view/frames/000001.tvf");
+  const auto [lo, hi] = std::minmax_element(f.heights_m.begin(), f.heights_m.end());
+  ASSERT_LT(*lo, *hi);
+  ViewCamera camera;
+  camera.width_px = 320;
+  camera.height_px = 200;
+  const std::vector<float> radii{0.01f, 0.01f, 0.02f};
+  const RgbImage by_bounds = ViewRenderer(manifest, radii, 5.0, camera).render(f);
+  const RgbImage by_soil = ViewRenderer(manifest, radii, 5.0, camera, *lo, *hi).render(f);
+  EXPECT_NE(by_bounds.rgb, by_soil.rgb);
+  const double nan = std::nan("");
+  EXPECT_EQ(ViewRenderer(manifest, radii, 5.0, camera, nan, nan).render(f).rgb, by_bounds.rgb);
 }
 
 TEST(ViewRender, ReadsFramesBackAndDrawsEveryLayer) {

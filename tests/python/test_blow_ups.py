@@ -8,6 +8,8 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 CLI = os.environ.get("TALUS_CLI", "build/bin/talus")
 SOURCE = Path(os.environ.get("TALUS_SOURCE_DIR", Path(__file__).resolve().parents[2]))
 
@@ -58,7 +60,7 @@ def test_a_rover_on_a_diverging_soil_step_stops_when_it_leaves_the_map(tmp_path)
     # Either the run sees a link off the map after a step, or SCM refuses a step whose end pose
     # (where the soil answers) is off it; both name the step and the wheel.
     stop = (r"variant\.toml: step \d+ \(t = [\d.]+ s\): link 'wheel_\w+' at \([-\d.]+, "
-            r"[-\d.]+\) m left the terrain|variant\.toml: the coupled step \d+ \(t = [\d.]+ s\) "
+            r"[-\d.]+\) m left the terrain|variant\.toml: the coupled step \d+ \(from t = [\d.]+ s\) "
             r"failed: body 'wheel_\w+' spans .* outside the map")
     assert re.search(stop, r.stderr), r.stderr
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
@@ -66,8 +68,11 @@ def test_a_rover_on_a_diverging_soil_step_stops_when_it_leaves_the_map(tmp_path)
     rows = (tmp_path / "out" / "drive.csv").read_text().splitlines()
     assert len(rows) > 2 and (tmp_path / "out" / "ruts.png").exists()
     # The samples end at or before the bad step's time, which the message names.
-    stopped_at = float(re.search(r"\(t = ([\d.]+) s\)", summary["stopped"]).group(1))
+    stopped_at = float(re.search(r"\((?:from )?t = ([\d.]+) s\)", summary["stopped"]).group(1))
     assert float(rows[-1].split(",")[0]) <= stopped_at + 1e-9
+    # The summary counts the good steps, not the planned ones (it said 160 of 160).
+    assert summary["planned_steps"] == 160 and 0 < summary["steps"] < 160, summary["steps"]
+    assert summary["simulated_s"] == pytest.approx(summary["steps"] * 0.05), summary
 
 
 def test_a_shaping_tool_jumping_cells_is_refused_at_check(tmp_path):

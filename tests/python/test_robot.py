@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import talus
+from sanitizers import whole_episode_physics
 
 SOURCE_DIR = pathlib.Path(os.environ.get("TALUS_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
 ROVER = SOURCE_DIR / "robots" / "rover" / "rover.xml"
@@ -37,6 +38,42 @@ class SpringGround(talus.ContactTier):
             self.impulse += dt_s * np.asarray(w.f_W)
             out.append(w)
         return out
+
+
+class BrokenGround(talus.ContactTier):
+    """Pushes each body up with `force_n` from step `at_step` on (NaN or absurdly large)."""
+
+    def __init__(self, bodies, force_n, at_step):
+        super().__init__()
+        self._bodies, self.force_n, self.at_step, self.steps = bodies, force_n, at_step, 0
+
+    def bodies(self):
+        return self._bodies
+
+    def step(self, dt_s, motions):
+        self.steps += 1
+        out = []
+        for m in motions:
+            w = talus.Wrench(p_W=m.X_WB[:3, 3])
+            if self.steps >= self.at_step:
+                w.add_force_at(np.array([0.0, 0.0, self.force_n]), m.X_WB[:3, 3])
+            out.append(w)
+        return out
+
+
+@pytest.mark.parametrize("force_n,expected", [
+    (float("nan"), r"the terrain's wrench on link 'ball' is not finite \(f_W = \(0, 0, nan\) N"),
+    (1e16, r"MuJoCo's acceleration of the robot became NaN, infinite or huge \(mjWARN_BADQACC"),
+])
+def test_a_tier_step_that_breaks_the_robot_raises_instead_of_starting_over(force_n, expected):
+    # MuJoCo resets a robot whose acceleration is NaN or huge and steps on from its start: a run
+    # went on with its clock set back to 0. The coupled step now raises, naming the time.
+    robot = talus.RobotModel.load(BODIES)
+    links = talus.resolve_coupling(robot, [talus.CouplingEntry(body="ball")])
+    sim = talus.CoupledSim(robot, links, BrokenGround(talus.tier_bodies(links), force_n, 50))
+    sim.step(49)
+    with pytest.raises(RuntimeError, match=r"the tier step from t = 0\.0490 s: " + expected):
+        sim.step(1)
 
 
 def test_rover_loads_with_names_mass_and_state_views():
@@ -126,3 +163,21 @@ def test_ball_coupled_two_way_to_particles_is_carried_and_pushes_them():
     assert abs(robot.qvel[2]) < 0.02
     assert robot.qpos[2] - 0.03 == pytest.approx(surface, abs=0.01)
     assert min_vz < -0.05                                         # the landing pushed particles
+
+
+@whole_episode_physics
+def test_the_shipped_wheel_on_particles_drives_as_docs_rover_md_reports(tmp_path):
+    # docs/rover.md's table of rover_particles had kept the figures of paper 001's grains after
+    # rotating grains became the default; this pins the shipped run's to the table (rotating:
+    # slip 15.8 %, sinkage 30.3 mm, drive torque 15.4 N m) with room for another CPU's rounding.
+    import json
+    import subprocess
+    cli = os.environ.get("TALUS_CLI", "build/bin/talus")
+    r = subprocess.run([cli, "run", str(SOURCE_DIR / "scenarios/robots/rover_particles.toml"),
+                        "--out", str(tmp_path / "o"), "-q", "-j1"], capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    steady = json.loads((tmp_path / "o" / "summary.json").read_text())["result"]["steady"]
+    assert 0.12 < steady["mean_slip"] < 0.20, steady
+    assert 0.025 < steady["mean_sinkage_m"]["wheel"] < 0.036, steady
+    assert 12.0 < steady["mean_drive_torque_Nm"] < 19.0, steady

@@ -152,10 +152,11 @@ class Served:
         assert match, line + self.proc.stderr.read()
         self.port = int(match.group(1))
 
-    def get(self, path):
-        """Sends `path` exactly as written (no client-side normalisation of '..')."""
+    def get(self, path, host=None):
+        """Sends `path` exactly as written (no client-side normalisation of '..'); `host` replaces
+        the Host header http.client sends (127.0.0.1:port)."""
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
-        connection.request("GET", path)
+        connection.request("GET", path, headers={"Host": host} if host else {})
         response = connection.getresponse()
         return response.status, response.read()
 
@@ -182,6 +183,12 @@ def test_talus_view_serves_the_page_and_the_run_and_nothing_else(runs, bundle, t
                        "/../secret.txt", "/run//etc/passwd", "/run/view%5c..%5c..%5csecret.txt"):
             status, body = served.get(escape)
             assert status in (400, 403, 404) and b"not the run's" not in body, escape
+        # A page of another site that points its name at 127.0.0.1 (DNS rebinding) is refused:
+        # its requests name that site in Host.
+        for host in ("evil.example", f"evil.example:{served.port}", "127.0.0.1.evil.example"):
+            status, body = served.get("/run/view/manifest.json", host=host)
+            assert status == 403 and b"is not this server" in body, host
+        assert served.get("/", host=f"localhost:{served.port}")[0] == 200
         # The server is on the loopback address only.
         outside = [a[4][0] for a in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)
                    if not a[4][0].startswith("127.")]
