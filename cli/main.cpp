@@ -284,7 +284,7 @@ int main(int argc, char** argv) {
     if (summary.contains("steps") && summary["steps"].is_number()) {
       std::cout << summary["steps"].get<long>() << " steps, ";
     }
-    std::cout << std::fixed << std::setprecision(1) << wall_s << " s)\n";
+    std::cout << std::fixed << std::setprecision(1) << wall_s << " s of wall time)\n";
     if (video) {
       const auto video_start = std::chrono::steady_clock::now();
       ProgressBar video_bar(quiet                    ? Style::none

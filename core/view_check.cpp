@@ -156,6 +156,7 @@ std::uint64_t view_frame_bytes(std::uint32_t particles, std::uint32_t heights, s
 
 ViewRunInfo check_view_run(const fs::path& run_dir) {
   std::error_code ec;
+  if (!fs::exists(run_dir, ec)) refuse(run_dir, "does not exist (expected a run's --out folder)");
   if (!fs::is_directory(run_dir, ec))
     refuse(run_dir, "not a folder (expected a run's --out folder)");
   const fs::path manifest_file = run_dir / kViewManifestPath;

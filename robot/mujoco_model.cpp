@@ -24,6 +24,9 @@ MujocoModel::~MujocoModel() = default;
 MujocoModel MujocoModel::load(const std::filesystem::path& file) {
   // MuJoCo's own message for a missing file is "resource not found via provider or OS
   // filesystem"; say it in our words, with the path.
+  if (std::filesystem::is_directory(file)) {
+    throw RobotError(file.string() + ": is a folder (expected an MJCF or URDF file)");
+  }
   if (!std::filesystem::is_regular_file(file)) {
     throw RobotError(file.string() + ": no such robot file (expected an MJCF or URDF file)");
   }

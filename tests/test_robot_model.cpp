@@ -82,6 +82,8 @@ TEST(RobotModel, MissingFileIsNamed) {
   const std::string msg = robot_error_of([] { MujocoModel::load("/nonexistent/robot.xml"); });
   EXPECT_TRUE(contains(msg, "/nonexistent/robot.xml"));
   EXPECT_TRUE(contains(msg, "no such robot file"));
+  const std::string folder = robot_error_of([] { MujocoModel::load(robot_data("")); });
+  EXPECT_TRUE(contains(folder, "is a folder (expected an MJCF or URDF file)")) << folder;
 }
 
 TEST(RobotModel, UnknownNamesListTheKnownOnes) {

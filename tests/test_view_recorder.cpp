@@ -206,8 +206,10 @@ TEST(ViewCheck, NamesTheFileAndTheFaultOfABrokenRun) {
   // Not a run at all.
   error = view_error(scratch.path());
   EXPECT_NE(error.find("has no view/manifest.json"), std::string::npos) << error;
-  error = view_error(dir / "summary.json");
+  error = view_error(dir / "view/manifest.json");  // a file
   EXPECT_NE(error.find("not a folder"), std::string::npos) << error;
+  error = view_error(dir / "no_such_run");
+  EXPECT_NE(error.find("does not exist"), std::string::npos) << error;
 }
 
 TEST(ViewRender, TheSurfaceIsColouredOverTheSoilsOwnHeightsWhenGiven) {
