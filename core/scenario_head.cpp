@@ -1,6 +1,9 @@
 #include "core/scenario_head.hpp"
 
+#include <algorithm>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace talus {
 
@@ -29,7 +32,12 @@ ScenarioHead read_scenario_head(const ScenarioTable& root, const std::string& ti
 
 void refuse_moved_key(const ScenarioTable& table, const std::string& key,
                       const std::string& new_place) {
-  if (table.has(key)) table.fail(key, "moved to " + new_place);
+  // keys(), not has(): has() counts the key as one the table reads, and an unknown key's message
+  // would then offer the moved key among the expected ones.
+  const std::vector<std::string> present = table.keys();
+  if (std::find(present.begin(), present.end(), key) != present.end()) {
+    table.fail(key, "moved to " + new_place);
+  }
 }
 
 }  // namespace talus

@@ -95,6 +95,15 @@ TEST(RobotScenario, TheOldTimeStepKeyIsRefusedNamingTheNewOne) {
       << msg;
 }
 
+TEST(RobotScenario, AnUnknownKeyDoesNotOfferAMovedOne) {
+  std::string text = kRover;
+  const std::string steps = "mujoco_steps_per_tier_step = 2";
+  text.replace(text.find(steps), steps.size(), steps + "\nbogus = 1");
+  const std::string msg = robot_scenario_error_of(text);
+  EXPECT_TRUE(contains(msg, "robot.bogus: unknown key; expected one of:")) << msg;
+  EXPECT_FALSE(contains(msg, "time_step_s")) << msg;  // refused as moved, so not offered
+}
+
 TEST(RobotScenario, ErrorsNameTheLineAndWhatExists) {
   auto with = [](const std::string& from, const std::string& to) {
     std::string t = kRover;

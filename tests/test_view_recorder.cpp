@@ -212,19 +212,24 @@ TEST(ViewCheck, NamesTheFileAndTheFaultOfABrokenRun) {
   EXPECT_NE(error.find("does not exist"), std::string::npos) << error;
 }
 
+// A 320 x 200 picture: enough pixels for the tests, few to draw.
+ViewCamera small_camera() {
+  ViewCamera camera;
+  camera.width_px = 320;
+  camera.height_px = 200;
+  return camera;
+}
+
 TEST(ViewRender, TheSurfaceIsColouredOverTheSoilsOwnHeightsWhenGiven) {
   // A video coloured the soil over the scene's z bounds, which hold the bodies: a rig's carriage
   // 0.6 m up left the soil one colour. write_run_video passes the soil's own range.
   ScratchDir scratch;
-  const fs::path dir = scratch.path() / "run";
   SmallRun run;
-  const nlohmann::json manifest = run.record(dir, false);
-  const ViewFrameData f = read_view_frame(dir / "view/frames/000001.tvf");
+  const nlohmann::json manifest = run.record(scratch.path() / "run", false);
+  const ViewFrameData f = read_view_frame(scratch.path() / "run/view/frames/000001.tvf");
   const auto [lo, hi] = std::minmax_element(f.heights_m.begin(), f.heights_m.end());
   ASSERT_LT(*lo, *hi);
-  ViewCamera camera;
-  camera.width_px = 320;
-  camera.height_px = 200;
+  const ViewCamera camera = small_camera();
   const std::vector<float> radii{0.01f, 0.01f, 0.02f};
   const RgbImage by_bounds = ViewRenderer(manifest, radii, 5.0, camera).render(f);
   const RgbImage by_soil = ViewRenderer(manifest, radii, 5.0, camera, *lo, *hi).render(f);
@@ -249,9 +254,7 @@ TEST(ViewRender, ReadsFramesBackAndDrawsEveryLayer) {
   ASSERT_EQ(f.poses.size(), 7u);
   EXPECT_EQ(f.poses[2], 3.0f);
 
-  ViewCamera camera;
-  camera.width_px = 320;
-  camera.height_px = 200;
+  const ViewCamera camera = small_camera();
   const RgbImage empty = ViewRenderer(manifest, {0.01f, 0.01f, 0.02f}, 5.0, camera)
                              .render(ViewFrameData{0, 0.0, {}, {}, {}, {}});
   const RgbImage full = ViewRenderer(manifest, {0.01f, 0.01f, 0.02f}, 5.0, camera).render(f);
