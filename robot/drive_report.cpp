@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "core/csv_writer.hpp"
@@ -9,6 +11,27 @@
 #include "core/plot.hpp"
 
 namespace talus::robot {
+
+PlotSpec slip_plot(const PlotSeries& slip_percent) {
+  PlotSpec spec;
+  spec.title = "Vehicle slip";
+  spec.x_label = "driven distance [m]";
+  spec.y_label = "slip [%]";
+  // While the wheel barely turns (landing, settling) slip = 1 - v / (omega r) divides by a rim
+  // speed near zero: a few samples of -400 % squashed the driving part into a flat line. The
+  // axis then shows -100 to 100 % (the series clips at the frame) and says so; drive.csv keeps
+  // every value.
+  const bool off_scale = std::any_of(slip_percent.y.begin(), slip_percent.y.end(),
+                                     [](double y) { return std::abs(y) > 100.0; });
+  if (off_scale) {
+    spec.y_min = -100.0;
+    spec.y_max = 100.0;
+    spec.y_label = "slip [%] (clipped to -100..100; drive.csv has all)";
+  }
+  spec.series = {slip_percent};
+  spec.legend = LegendPlacement::None;
+  return spec;
+}
 
 void write_drive_report(const std::filesystem::path& dir, const std::vector<DriveSample>& samples,
                         const std::vector<std::string>& wheel_names) {
@@ -37,13 +60,7 @@ void write_drive_report(const std::filesystem::path& dir, const std::vector<Driv
     }
   }
   csv.close();
-  PlotSpec slip_plot;
-  slip_plot.title = "Vehicle slip";
-  slip_plot.x_label = "driven distance [m]";
-  slip_plot.y_label = "slip [%]";
-  slip_plot.series = {slip};
-  slip_plot.legend = LegendPlacement::None;
-  write_png(dir / "slip.png", plot_lines(slip_plot));
+  write_png(dir / "slip.png", plot_lines(slip_plot(slip)));
   PlotSpec sink_plot;
   sink_plot.title = "Wheel sinkage";
   sink_plot.x_label = "driven distance [m]";

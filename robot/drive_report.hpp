@@ -7,9 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "core/plot.hpp"
 #include "robot/drive_telemetry.hpp"
 
 namespace talus::robot {
+
+/// slip.png's chart of `slip_percent` (slip [%] against driven distance [m]): its y axis follows
+/// the data, or shows -100 to 100 % with a label saying so when a sample lies outside (slip
+/// divides by the rim speed, which is near zero while a wheel lands and settles).
+PlotSpec slip_plot(const PlotSeries& slip_percent);
 
 /// Writes drive.csv, slip.png and sinkage.png into `dir` (which must exist). drive.csv columns:
 /// t_s, distance_m, speed_m_per_s, wheel_speed_rad_per_s, slip, then sinkage_<wheel>_m per

@@ -170,5 +170,18 @@ TEST(RobotRover, RecorderReportsSinkageSlipAndDistance) {
   EXPECT_THROW(DriveRecorder(rover, "chassis", links, {"chassis_free"}, {}), RobotError);
 }
 
+TEST(DriveReport, TheSlipChartClipsTheSettlingSpikeAndSaysSo) {
+  PlotSeries slip{"vehicle slip", {0.0, 0.05, 0.1, 0.2}, {0.0, 12.0, 8.0, 6.0}, {}, 2, false};
+  const PlotSpec driving = slip_plot(slip);
+  EXPECT_FALSE(driving.y_min.has_value());  // in range: the axis follows the data
+  EXPECT_EQ(driving.y_label, "slip [%]");
+  slip.y[1] = -400.0;  // a wheel barely turning while it lands
+  const PlotSpec spiked = slip_plot(slip);
+  EXPECT_EQ(spiked.y_min, -100.0);
+  EXPECT_EQ(spiked.y_max, 100.0);
+  EXPECT_EQ(spiked.y_label, "slip [%] (clipped to -100..100; drive.csv has all)");
+  EXPECT_EQ(spiked.series.front().y, slip.y);  // the data are not changed, only the view
+}
+
 }  // namespace
 }  // namespace talus::robot
