@@ -257,9 +257,7 @@ int main(int argc, char** argv) {
                    "[view] frames = 0): run it without --video\n";
       return 2;
     }
-    const int team = talus::configure_threads(threads);
-    std::optional<talus::LoadAdaptiveThreads> adapt;
-    if (!talus::threads_fixed_by_user(threads) && team > 1) adapt.emplace(team);
+    talus::RunThreads run_threads(threads);
     using Style = ProgressBar::Style;
     ProgressBar bar(quiet                    ? Style::none
                     : isatty(fileno(stderr)) ? Style::bar
@@ -272,7 +270,7 @@ int main(int argc, char** argv) {
         scenario, target,
         [&](long done, long total, double t) {
           talus::throw_if_interrupted();
-          if (adapt) adapt->update();
+          run_threads.update();
           bar.update(done, total, t);
         },
         tier);

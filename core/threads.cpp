@@ -126,4 +126,16 @@ int configure_threads(int requested) {
   return omp_get_max_threads();
 }
 
+RestoreOmpThreads::RestoreOmpThreads() : threads_(omp_get_max_threads()) {}
+RestoreOmpThreads::~RestoreOmpThreads() { omp_set_num_threads(threads_); }
+
+RunThreads::RunThreads(int requested) {
+  const int team = configure_threads(requested);
+  if (!threads_fixed_by_user(requested) && team > 1) adapt_.emplace(team);
+}
+
+void RunThreads::update() {
+  if (adapt_) adapt_->update();
+}
+
 }  // namespace talus

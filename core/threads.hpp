@@ -4,6 +4,8 @@
 // variable, OpenMP's own default (OMP_NUM_THREADS, else every core). A scenario key that sets a
 // tier's threads explicitly (particles' [solver] threads) still wins for that tier.
 
+#include <optional>
+
 namespace talus {
 
 /// The most threads any setting may ask for.
@@ -51,5 +53,31 @@ class LoadAdaptiveThreads {
 /// [1, kMaxThreads], or OMP_NUM_THREADS, when it is the one in effect, set but not a positive
 /// integer (or a list of them).
 int configure_threads(int requested);
+
+/// Puts OpenMP's default team size back, when it goes, as it was when it was made.
+class RestoreOmpThreads {
+ public:
+  RestoreOmpThreads();
+  ~RestoreOmpThreads();
+  RestoreOmpThreads(const RestoreOmpThreads&) = delete;
+  RestoreOmpThreads& operator=(const RestoreOmpThreads&) = delete;
+
+ private:
+  int threads_;
+};
+
+/// The threads of one run, as `talus run` and talus.run_scenario choose them:
+/// configure_threads(requested), then LoadAdaptiveThreads when the user fixed nothing and more
+/// than one thread is in use. OpenMP's default is put back when the object goes (a Python
+/// process runs many scenarios, each with its own choice). update() between steps.
+class RunThreads {
+ public:
+  explicit RunThreads(int requested);
+  void update();
+
+ private:
+  RestoreOmpThreads restore_;
+  std::optional<LoadAdaptiveThreads> adapt_;
+};
 
 }  // namespace talus

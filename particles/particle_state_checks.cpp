@@ -50,8 +50,7 @@ void check_inside_container(const ParticleModel& model, const ParticleState& sta
       if (rho + r > c.cylinder_radius_m + slack) {
         throw std::invalid_argument(
             fmt::format("particle {}: at {:.6g} m from the cylinder axis with radius {:.6g} m it "
-                        "is outside the "
-                        "cylinder of radius {} m",
+                        "is outside the cylinder of radius {} m",
                         i, rho, r, c.cylinder_radius_m));
       }
     }
@@ -80,8 +79,7 @@ void check_overlaps(const ParticleModel& model, const ParticleState& state) {
       if (depth > model.overlap_tolerance * std::min(ri, rj)) {
         throw std::invalid_argument(
             fmt::format("particles {} and {} overlap by {:.6g} m, more than overlap_tolerance {} "
-                        "of the smaller "
-                        "radius {:.6g} m",
+                        "of the smaller radius {:.6g} m",
                         i, j, depth, model.overlap_tolerance, std::min(ri, rj)));
       }
     });

@@ -2,15 +2,12 @@
 // the C++ state (no copies): writing to them changes the state.
 
 #include <fmt/format.h>
-#include <omp.h>
 #include <pybind11/eigen.h>
 #include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
-
-#include <optional>
 
 #include "core/driver.hpp"
 #include "core/image.hpp"
@@ -74,17 +71,6 @@ py::array_t<double> wrench_array(const std::vector<Wrench>& wrenches) {
   return a;
 }
 
-// Puts OpenMP's default team size back as it was when this object was made.
-class RestoreOmpThreads {
- public:
-  RestoreOmpThreads() : threads_(omp_get_max_threads()) {}
-  ~RestoreOmpThreads() { omp_set_num_threads(threads_); }
-  RestoreOmpThreads(const RestoreOmpThreads&) = delete;
-  RestoreOmpThreads& operator=(const RestoreOmpThreads&) = delete;
-
- private:
-  int threads_;
-};
 }  // namespace talus::python
 void bind_robot(py::module_& m);  // python/bind_robot.cpp
 
@@ -264,12 +250,9 @@ PYBIND11_MODULE(_talus, m) {
               "core) or in [1, {}], got {}",
               kMaxThreads, threads));
         }
-        // The team size is chosen as `talus run` chooses it, for this run only: OpenMP's default
-        // is process-wide, and later calls from this interpreter keep theirs.
-        const RestoreOmpThreads restore;
-        const int team = configure_threads(threads);
-        std::optional<LoadAdaptiveThreads> adapt;
-        if (!threads_fixed_by_user(threads) && team > 1) adapt.emplace(team);
+        // As `talus run` chooses them, for this run only: OpenMP's default is process-wide, and
+        // later calls from this interpreter keep theirs.
+        RunThreads run_threads(threads);
         return run_scenario_file(
                    file,
                    OutputTarget(out, replace ? ExistingOutput::replace : ExistingOutput::refuse),
@@ -277,7 +260,7 @@ PYBIND11_MODULE(_talus, m) {
                      // Ctrl-C: Python's handler raises KeyboardInterrupt here, between steps; the
                      // exception unwinds the run, which removes its partial output.
                      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
-                     if (adapt) adapt->update();
+                     run_threads.update();
                    },
                    tier)
             .dump();

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/erosion.hpp"
+#include "core/threads.hpp"
 #include "core/units.hpp"
 #include "shaping/heightmap.hpp"
 
@@ -123,18 +124,6 @@ std::vector<double> reference_update(const HeightmapModel& m, const HeightmapSta
   }
   return out;
 }
-
-/// Restores the OpenMP thread count a test changed.
-class ThreadCountGuard {
- public:
-  ThreadCountGuard() : saved_(omp_get_max_threads()) {}
-  ~ThreadCountGuard() { omp_set_num_threads(saved_); }
-  ThreadCountGuard(const ThreadCountGuard&) = delete;
-  ThreadCountGuard& operator=(const ThreadCountGuard&) = delete;
-
- private:
-  int saved_;
-};
 
 // ---- flow rates -------------------------------------------------------------------------------
 
@@ -402,7 +391,7 @@ TEST(ErosionUpdate, RegionEdgeIsAClosedWall) {
 }
 
 TEST(ErosionUpdate, BitIdenticalForAnyThreadCount) {
-  ThreadCountGuard guard;
+  const RestoreOmpThreads restore_threads;
   for (const Connectivity c : {Connectivity::Four, Connectivity::Eight}) {
     // Larger than the single-thread cut-off so that the rows are split between threads.
     const HeightmapModel m = make_model(150, 131, c);

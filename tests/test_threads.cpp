@@ -54,6 +54,23 @@ TEST(Threads, ABusyChildProcessIsMeasuredAsOtherLoad) {
   EXPECT_GT(other_busy_cores(before, after, cores), 0.6);
 }
 
+TEST(Threads, ARunsThreadsAreItsOwnAndOpenMPsDefaultComesBack) {
+  // talus.run_scenario runs many scenarios in one process: each run's choice ends with it.
+  const int before = omp_get_max_threads();
+  {
+    RunThreads run(1);
+    EXPECT_EQ(omp_get_max_threads(), 1);
+    run.update();  // fixed by the caller: nothing adapts
+    EXPECT_EQ(omp_get_max_threads(), 1);
+  }
+  EXPECT_EQ(omp_get_max_threads(), before);
+  {
+    const RestoreOmpThreads restore;
+    omp_set_num_threads(before + 3);
+  }
+  EXPECT_EQ(omp_get_max_threads(), before);
+}
+
 TEST(Threads, ExplicitChoicesAreFixedAndBadOnesRefused) {
   ::unsetenv("TALUS_THREADS");
   const char* omp = std::getenv("OMP_NUM_THREADS");
