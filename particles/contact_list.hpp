@@ -41,10 +41,14 @@ struct ContactList {
   std::vector<std::int32_t> own_mirror;
   /// Per particle, solver scratch: the next lower-partner slot of the row to match with a pair.
   std::vector<std::int32_t> pair_cursor;
-  /// Slots holding contacts (the arrays are longer: each thread's region ends in a gap).
+  /// Slots holding contacts (the arrays are longer: each detection chunk's region ends in a gap).
   std::int64_t used_slots = 0;
-  /// The most slots one thread's region needed in the detection pass that wrote this list.
+  /// The most slots one detection chunk's region needed in the detection pass that wrote this
+  /// list.
   std::int64_t largest_region_slots = 0;
+  /// The detection pass's chunks (detection_chunk_count of them, about equal work by this list's
+  /// rows; balanced_chunks): the next step's pass hands them to its threads as they come free.
+  std::vector<std::int64_t> detection_bounds;
   /// Work split for `chunk_bounds.size() - 1` threads: thread t takes the particles
   /// [chunk_bounds[t], chunk_bounds[t + 1]), chunks of about equal work (row slots plus a base
   /// per particle; balanced_chunks). Written at the end of the detection pass; the solver uses it,

@@ -420,13 +420,13 @@ std::int64_t write_row(const Detection& d, std::int64_t i, const Candidates& in,
   return k;
 }
 
-// Sizes the slot arrays for `region` slots per thread (the rolling impulses only with rotating
-// grains) and returns their writer pointers.
-SlotWriter size_slots(ContactList& contacts, std::int64_t region, int team, bool rotation) {
-  if (region * team > std::numeric_limits<std::int32_t>::max()) {
+// Sizes the slot arrays for `regions` regions of `region` slots each (the rolling impulses only
+// with rotating grains) and returns their writer pointers.
+SlotWriter size_slots(ContactList& contacts, std::int64_t region, int regions, bool rotation) {
+  if (region * regions > std::numeric_limits<std::int32_t>::max()) {
     throw std::runtime_error("particle contacts: more than 2^31 contact slots");
   }
-  const auto slots = static_cast<std::size_t>(region * team);
+  const auto slots = static_cast<std::size_t>(region * regions);
   contacts.partner.resize(slots);
   for (auto* arr : {&contacts.normal_gap, &contacts.surface, &contacts.impulse}) {
     arr->resize(slots * kSlotStride);
@@ -441,6 +441,20 @@ SlotWriter size_slots(ContactList& contacts, std::int64_t region, int team, bool
 }
 
 }  // namespace
+
+int ChunkClaims::next() const {
+  const int per = parts / team;
+  for (int c = t * per; c < (t + 1) * per; ++c) {
+    if (!claimed[c].exchange(true, std::memory_order_relaxed)) return c;
+  }
+  for (int u = 1; u < team; ++u) {
+    const int other = (t + u) % team;
+    for (int c = (other + 1) * per - 1; c >= other * per; --c) {
+      if (!claimed[c].exchange(true, std::memory_order_relaxed)) return c;
+    }
+  }
+  return -1;
+}
 
 void balanced_chunks(const ContactList& rows, int parts, std::vector<std::int64_t>& bounds) {
   const auto n = static_cast<std::int64_t>(rows.particles());
@@ -521,53 +535,65 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
                     state.wz_rad_per_s.data(),
                     static_cast<float>(model.rolling_friction)};
 
-  // Each thread takes one contiguous chunk of particles (its own chunk bounds, not the OpenMP
-  // schedule's, so that the chunk -> region mapping is explicit) and writes their rows directly
-  // into its own region of the slot arrays: thread t's region is [t region, (t + 1) region).
-  // Rows are [start[i], end[i]); the unused tail of each region is a gap no row covers. No
-  // staging buffer and no copy (staging then copying took ~20 % of this pass). The region size
-  // is guessed from the previous step's slot count with a margin; a thread that runs past its
-  // region keeps counting, and the pass is redone with regions that fit (rare: the contact count
-  // grew by more than the margin). Row placement depends on the thread count, the rows' contents
-  // and order do not, so the solve gives the same bits for any thread count.
+  // The particles are cut into contiguous chunks of about equal work (from the previous step's
+  // rows: contacts move little per step), several per thread, and each thread takes the next
+  // chunk as it comes free (a static split left one thread waiting at the pass's end: a body's
+  // signed-distance queries cost more than their slots, and the host slows one core at times).
+  // Chunk c writes its rows directly into its own region of the slot arrays, [c region,
+  // (c + 1) region); the unused tail of each region is a gap no row covers. No staging buffer and
+  // no copy (staging then copying took ~20 % of this pass). The region size is guessed from the
+  // previous step's slot counts with a margin; a chunk that runs past its region keeps counting,
+  // and the pass is redone with regions that fit (rare: the contact count grew by more than the
+  // margin). Row placement depends on the chunk count, the rows' contents and order do not, so
+  // the solve gives the same bits for any thread count.
   contacts.start.resize(n);
   contacts.end.resize(n);
   std::int32_t* row_start = contacts.start.data();
   std::int32_t* row_end = contacts.end.data();
   const int max_team = std::max(threads, 1);
-  // Chunks of about equal work, from the previous step's rows (contacts move little per step).
+  const int parts = detection_chunk_count(max_team);
   std::vector<std::int64_t> uniform;
-  const std::span<const std::int64_t> chunk = chunks_for(previous, n, max_team, uniform);
+  const bool balanced = previous != nullptr && previous->particles() == n &&
+                        previous->detection_bounds.size() == static_cast<std::size_t>(parts) + 1;
+  if (!balanced) {
+    uniform.resize(static_cast<std::size_t>(parts) + 1);
+    for (int c = 0; c <= parts; ++c) uniform[static_cast<std::size_t>(c)] = count * c / parts;
+  }
+  const std::span<const std::int64_t> chunk =
+      balanced ? std::span<const std::int64_t>(previous->detection_bounds) : uniform;
   const std::int64_t guess =
       previous != nullptr && previous->used_slots > 0
-          ? std::max(previous->used_slots / max_team, previous->largest_region_slots)
-          : 8 * count / max_team;
+          ? std::max(previous->used_slots / parts, previous->largest_region_slots)
+          : 8 * count / parts;
   std::int64_t region = guess * 5 / 4 + 256;
-  std::vector<std::int64_t> needed(static_cast<std::size_t>(max_team), 0);
+  std::vector<std::int64_t> needed(static_cast<std::size_t>(parts), 0);
   for (;;) {
-    const SlotWriter slots = size_slots(contacts, region, max_team, model.rotation);
+    const SlotWriter slots = size_slots(contacts, region, parts, model.rotation);
     bool too_many = false;
+    std::vector<std::atomic<bool>> claimed(static_cast<std::size_t>(parts));
 #pragma omp parallel num_threads(threads) reduction(|| : too_many)
     {
       const int t = omp_get_thread_num();
       const int team = omp_get_num_threads();
-      // A team smaller than asked for (OpenMP may give fewer threads) splits evenly.
-      const std::int64_t begin = team == max_team ? chunk[t] : count * t / team;
-      const std::int64_t end = team == max_team ? chunk[t + 1] : count * (t + 1) / team;
-      const std::int64_t region_begin = region * t;
-      SlotWriter mine = slots;
-      mine.region_end = region_begin + region;
-      std::int64_t k = region_begin;  // next slot; past region_end only counts
-      for (std::int64_t i = begin; i < end; ++i) {
-        Candidates candidates;
-        find_particle_pairs(d, i, candidates);
-        sort_particle_pairs(candidates);
-        find_wall_contacts(d, i, candidates);
-        find_body_contacts(d, i, candidates);
-        too_many = too_many || candidates.too_many;
-        k = write_row(d, i, candidates, k, mine, row_start, row_end, vpx, vpy, vpz, iterate, spin);
+      const ChunkClaims claims{claimed.data(), parts, team == max_team ? t : 0,
+                               team == max_team ? max_team : 1};
+      for (int c = claims.next(); c >= 0; c = claims.next()) {
+        const std::int64_t region_begin = region * c;
+        SlotWriter mine = slots;
+        mine.region_end = region_begin + region;
+        std::int64_t k = region_begin;  // next slot; past region_end only counts
+        for (std::int64_t i = chunk[c]; i < chunk[c + 1]; ++i) {
+          Candidates candidates;
+          find_particle_pairs(d, i, candidates);
+          sort_particle_pairs(candidates);
+          find_wall_contacts(d, i, candidates);
+          find_body_contacts(d, i, candidates);
+          too_many = too_many || candidates.too_many;
+          k = write_row(d, i, candidates, k, mine, row_start, row_end, vpx, vpy, vpz, iterate,
+                        spin);
+        }
+        needed[static_cast<std::size_t>(c)] = k - region_begin;
       }
-      needed[static_cast<std::size_t>(t)] = k - region_begin;
     }
     if (too_many) {
       throw std::runtime_error(fmt::format(
@@ -583,7 +609,15 @@ void detect_contacts(const ParticleModel& model, const ParticleState& state,
     if (most <= region) {
       contacts.used_slots = used;
       contacts.largest_region_slots = most;
-      balanced_chunks(contacts, max_team, contacts.chunk_bounds);
+      // The solver's split for max_team threads is every kDetectionChunksPerThread-th bound of
+      // the detection's: balanced_chunks cuts at the same prefix sums.
+      balanced_chunks(contacts, parts, contacts.detection_bounds);
+      const int per_thread = parts / max_team;
+      contacts.chunk_bounds.resize(static_cast<std::size_t>(max_team) + 1);
+      for (int t = 0; t <= max_team; ++t) {
+        contacts.chunk_bounds[static_cast<std::size_t>(t)] =
+            contacts.detection_bounds[static_cast<std::size_t>(t * per_thread)];
+      }
       return;
     }
     region = most * 5 / 4 + 256;

@@ -16,8 +16,9 @@
 //   check        NaN / kinetic-energy guard; the state is replaced only when the new one is good
 //
 // Every stage is a data-parallel loop over particles: the detection pass and the solver split
-// them into contiguous chunks of about equal contact work (balanced_chunks), the other stages use
-// OpenMP static schedules. A thread writes its own particles' entries, and in the solver each
+// them into contiguous chunks of about equal contact work (balanced_chunks; the detection pass
+// into eight per thread, which its threads claim as they come free: ChunkClaims), the other
+// stages use OpenMP static schedules. A thread writes its own particles' entries, and in the solver each
 // pair's mirror slot (the exact negative of the impulse its lower index computed), which no other
 // thread writes; every sum runs in a fixed order. The result is bit-identical for any thread
 // count. The state holds everything the next step reads (its contacts warm-start the solve); the

@@ -1,6 +1,7 @@
 // The particle tier's step: rest, energy, convergence, determinism, bodies, wrenches, periodic.
 
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <cmath>
 #include <cstring>
@@ -546,6 +547,39 @@ TEST(ParticlesStep, UnevenBedsAreSplitByWorkAndDetectedOnce) {
     }
   }
   EXPECT_LE(std::abs(work[0] - work[1]), 16);
+  // The detection pass's finer chunks cut at the same work prefixes: every
+  // kDetectionChunksPerThread-th of its bounds is the solver's, as balanced_chunks gives for 2.
+  ASSERT_EQ(c.detection_bounds.size(), static_cast<std::size_t>(detection_chunk_count(2)) + 1);
+  std::vector<std::int64_t> two_parts;
+  balanced_chunks(c, 2, two_parts);
+  EXPECT_EQ(c.chunk_bounds, two_parts);
+  for (int t = 0; t <= 2; ++t) {
+    EXPECT_EQ(c.detection_bounds[static_cast<std::size_t>(t * kDetectionChunksPerThread)],
+              c.chunk_bounds[static_cast<std::size_t>(t)]);
+  }
+}
+
+TEST(ParticlesStep, DetectionChunksAreClaimedOwnRunFirstThenStolenFromTheBack) {
+  // Two threads, four chunks: thread 0 owns 0 and 1, thread 1 owns 2 and 3.
+  std::vector<std::atomic<bool>> claimed(4);
+  const ChunkClaims zero{claimed.data(), 4, 0, 2}, one{claimed.data(), 4, 1, 2};
+  EXPECT_EQ(zero.next(), 0);
+  EXPECT_EQ(zero.next(), 1);
+  EXPECT_EQ(zero.next(), 3);  // its run done, thread 0 takes thread 1's last chunk, not its next
+  EXPECT_EQ(one.next(), 2);   // thread 1 still starts at the front of its own run
+  EXPECT_EQ(one.next(), -1);
+  EXPECT_EQ(zero.next(), -1);
+
+  // Three threads claiming at once: every chunk is taken exactly once.
+  constexpr int parts = 24;
+  std::vector<std::atomic<bool>> flags(parts);
+  std::vector<std::atomic<int>> taken(parts);
+#pragma omp parallel num_threads(3)
+  {
+    const ChunkClaims claims{flags.data(), parts, omp_get_thread_num(), omp_get_num_threads()};
+    for (int c = claims.next(); c >= 0; c = claims.next()) taken[c].fetch_add(1);
+  }
+  for (int c = 0; c < parts; ++c) EXPECT_EQ(taken[c].load(), 1) << "chunk " << c;
 }
 
 }  // namespace
