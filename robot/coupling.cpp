@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 #include <stdexcept>
+#include <string_view>
 
 #include "core/mesh.hpp"
 #include "core/mesh_sdf.hpp"
@@ -124,12 +125,16 @@ std::vector<CoupledLink> resolve_coupling(const MujocoModel& robot,
   for (const CouplingEntry& e : entries) {
     const std::string where = prefix(e, robot);
     auto fail = [&](const std::string& what) { throw RobotError(where + ": " + what); };
-    // Lookups: RobotError's own message lists the names; put the entry's place in front.
+    // Lookups: RobotError's own message lists the names; put the entry's place in front, in
+    // place of the model file's path it starts with (the place names the file already).
     auto lookup = [&](auto&& f) {
       try {
         return f();
       } catch (const RobotError& err) {
-        throw RobotError(where + ": " + err.what());
+        std::string_view message = err.what();
+        const std::string file = robot.file().string() + ": ";
+        if (message.starts_with(file)) message.remove_prefix(file.size());
+        throw RobotError(where + ": " + std::string(message));
       }
     };
     if (e.body.empty() && e.geom.empty()) fail("name a body or a geom to couple");

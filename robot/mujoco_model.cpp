@@ -30,6 +30,9 @@ MujocoModel MujocoModel::load(const std::filesystem::path& file) {
   if (!std::filesystem::is_regular_file(file)) {
     throw RobotError(file.string() + ": no such robot file (expected an MJCF or URDF file)");
   }
+  if (std::filesystem::file_size(file) == 0) {
+    throw RobotError(file.string() + ": the file is empty (expected an MJCF or URDF file)");
+  }
   std::array<char, 1000> error{};
   mjModel* m = mj_loadXML(file.string().c_str(), nullptr, error.data(), int(error.size()));
   if (!m) {
@@ -39,7 +42,9 @@ MujocoModel MujocoModel::load(const std::filesystem::path& file) {
     while (!message.empty() && message.back() == ' ') message.pop_back();
     std::smatch line;
     std::string where = file.string();
-    if (std::regex_search(message, line, std::regex("[Ll]ine(?: number)?[ =]([0-9]+)"))) {
+    // Line 0 is TinyXML's "no line" (a document with nothing to parse): no place to name.
+    if (std::regex_search(message, line, std::regex("[Ll]ine(?: number)?[ =]([0-9]+)")) &&
+        std::stoi(line[1].str()) > 0) {
       where += ":" + line[1].str();
     }
     throw RobotError(where + ": MuJoCo rejected the model: " +

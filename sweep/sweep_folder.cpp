@@ -196,11 +196,16 @@ void SweepFolder::clear(const nlohmann::json& identity) {
   if (fs::is_directory(root / "runs")) {
     remove_stale_temporaries(root / "runs");
     for (const auto& entry : fs::directory_iterator(root / "runs")) {
-      if (is_link_or_not_folder(entry.path()) ||
-          !entries_talus_did_not_write(entry.path()).empty()) {
+      if (is_link_or_not_folder(entry.path())) {
+        refuse(entry.path(), "not a run folder talus wrote; move it out of the sweep's folder");
+      }
+      const std::vector<std::string> foreign = entries_talus_did_not_write(entry.path());
+      if (!foreign.empty()) {
         refuse(entry.path(),
-               "holds files talus did not write; move them out of the sweep's "
-               "folder");
+               fmt::format("holds {} talus did not write ('{}'{}); move {} out of "
+                           "the sweep's folder",
+                           foreign.size() == 1 ? "a file" : "files", foreign.front(),
+                           foreign.size() > 1 ? ", ..." : "", foreign.size() == 1 ? "it" : "them"));
       }
       runs.push_back(entry.path());
     }

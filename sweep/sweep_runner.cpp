@@ -218,8 +218,9 @@ class Coordinator {
       ++failed;
       failures += fmt::format("\n  {}: {}", id, record.outcome.error);
     }
-    std::cout << fmt::format("wrote {} ({} runs: {} this time, {} before; {} failed; {:.1f} s)\n",
+    std::cout << fmt::format("wrote {} ({} run{}: {} this time, {} before; {} failed; {:.1f} s)\n",
                              folder_.dir().string(), records_.size(),
+                             records_.size() == 1 ? "" : "s",
                              static_cast<int>(records_.size()) - done_before_, done_before_, failed,
                              seconds_since(start_));
     // A y key that no finished run has a number at is most likely misspelt: its plot is empty.

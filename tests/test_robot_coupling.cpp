@@ -80,6 +80,10 @@ TEST(RobotCoupling, UnknownNamesListTheNamesThatExist) {
   const std::string gmsg = robot_error_of([&] { resolve_coupling(robot, {g}); });
   EXPECT_TRUE(contains(gmsg, "no geom named 'tyre'"));
   EXPECT_TRUE(contains(gmsg, "drum"));
+  // The model's path once, not once for the entry and again for the lookup.
+  const std::string path = robot.file().string();
+  EXPECT_EQ(gmsg.find(path), 0u) << gmsg;
+  EXPECT_EQ(gmsg.find(path, path.size()), std::string::npos) << gmsg;
 }
 
 // A mesh geom becomes a signed-distance shape: placed by the geom's pose, its lowest points are

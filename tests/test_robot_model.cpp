@@ -3,6 +3,7 @@
 
 #include "robot/mujoco_model.hpp"
 #include "robot_test_paths.hpp"
+#include "scratch_files.hpp"
 
 namespace talus::robot {
 namespace {
@@ -84,6 +85,20 @@ TEST(RobotModel, MissingFileIsNamed) {
   EXPECT_TRUE(contains(msg, "no such robot file"));
   const std::string folder = robot_error_of([] { MujocoModel::load(robot_data("")); });
   EXPECT_TRUE(contains(folder, "is a folder (expected an MJCF or URDF file)")) << folder;
+}
+
+TEST(RobotModel, AnEmptyFileIsNamedWithoutALineZero) {
+  testing_files::ScratchDir dir;
+  const auto empty = dir.path() / "empty.xml";
+  testing_files::write_text(empty, "");
+  const std::string msg = robot_error_of([&] { MujocoModel::load(empty); });
+  EXPECT_EQ(msg, empty.string() + ": the file is empty (expected an MJCF or URDF file)");
+  // Blank lines only: MuJoCo's own message, but no "line 0" place in front of it.
+  const auto blank = dir.path() / "blank.xml";
+  testing_files::write_text(blank, "\n\n");
+  const std::string blank_msg = robot_error_of([&] { MujocoModel::load(blank); });
+  EXPECT_TRUE(contains(blank_msg, blank.string() + ": MuJoCo rejected the model")) << blank_msg;
+  EXPECT_FALSE(contains(blank_msg, ":0:")) << blank_msg;
 }
 
 TEST(RobotModel, UnknownNamesListTheKnownOnes) {

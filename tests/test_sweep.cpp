@@ -394,11 +394,26 @@ TEST(Sweep, ReplaceEmptiesAnEarlierSweepsFolderOnlyWhenAllOfItIsTheSweeps) {
   EXPECT_TRUE(fs::exists(out / "old.png"));
   // Something of the user's inside a run folder: --replace refuses and removes nothing.
   write_text(out / "runs/r0001/my_notes.txt", "keep");
+  ::testing::internal::CaptureStderr();
   EXPECT_EQ(sweep_once(second, out, false, true), 2);
+  const std::string inside = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(inside.find("holds a file talus did not write ('my_notes.txt')"), std::string::npos)
+      << inside;
   EXPECT_EQ(read_text(out / "runs/r0001/my_notes.txt"), "keep");
   EXPECT_TRUE(fs::exists(out / "results/r0001.h5"));
   fs::remove(out / "runs/r0001/my_notes.txt");
+  // A file of the user's beside the run folders is named as what it is, not as a run folder.
+  write_text(out / "runs/notes.txt", "keep");
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(sweep_once(second, out, false, true), 2);
+  const std::string beside = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(beside.find("notes.txt: not a run folder talus wrote"), std::string::npos) << beside;
+  EXPECT_EQ(read_text(out / "runs/notes.txt"), "keep");
+  fs::remove(out / "runs/notes.txt");
+  ::testing::internal::CaptureStdout();
   EXPECT_EQ(sweep_once(second, out, false, true), 0);
+  const std::string report = ::testing::internal::GetCapturedStdout();
+  EXPECT_NE(report.find("(1 run: 1 this time, 0 before; 0 failed;"), std::string::npos) << report;
   EXPECT_EQ(talus::testing_files::listing(out / "results"), (std::vector<std::string>{"r0000.h5"}));
   EXPECT_FALSE(fs::exists(out / "old.png"));
   EXPECT_EQ(read_run_record(out / "results/r0000.h5", load_sweep_plan(second).fingerprint)
