@@ -219,14 +219,37 @@ class SteadyWindow {
 
 }  // namespace
 
+namespace {
+
+// Whether the robot can travel: some joint of the model is free or slides. MuJoCo welds a URDF's
+// base link to the world (URDF has no floating base), so a URDF rover loads as a fixed-base
+// machine whose wheels spin in place; valid for an arm, a surprise for a vehicle.
+bool has_free_or_slide_joint(const mjModel* m) {
+  for (int j = 0; j < m->njnt; ++j) {
+    if (m->jnt_type[j] == mjJNT_FREE || m->jnt_type[j] == mjJNT_SLIDE) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 nlohmann::json check_robots(const ScenarioTable& root) {
   const RobotsScenario sc = load_robots(root);
   check_report(sc, root);
+  std::vector<std::string> warnings;
+  if (!has_free_or_slide_joint(sc.robot.model.model())) {
+    warnings.push_back(fmt::format(
+        "{}: {} has no free or slide joint: its base is welded to the world, so its coupled "
+        "links can turn but not travel over the terrain (MuJoCo loads a URDF this way; a robot "
+        "that drives or walks needs a <freejoint/> in MJCF: docs/robots.md)",
+        root.table("robot").where("model"), sc.robot.model.file().string()));
+  }
   return {{"tier", "robots"},
           {"name", sc.name},
           {"terrain", sc.terrain_kind},
           {"steps", sc.steps + sc.terrain->preparation_steps()},
-          {"view", view_frame_interval(sc.steps, sc.view.frames) > 0}};
+          {"view", view_frame_interval(sc.steps, sc.view.frames) > 0},
+          {"warnings", warnings}};
 }
 
 // Issue 16: with 0.05 s soil steps the rover drove 8,718 m in 4 s at slip -165 and the run

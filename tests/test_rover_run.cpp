@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "core/scenario_file.hpp"
 #include "robot_test_paths.hpp"
@@ -102,6 +103,30 @@ TEST(RoverRun, UnknownReportWheelListsTheCoupledLinks) {
     EXPECT_TRUE(test_support::contains(what, "'wheel_xx' is not a coupled link")) << what;
     EXPECT_TRUE(test_support::contains(what, "wheel_rr")) << what;
   }
+}
+
+// A robot without a free or slide joint (a URDF, which MuJoCo welds to the world) is checked
+// with a warning that it cannot travel; the shipped wheel rig (slide joints) has none.
+TEST(RoverRun, CheckWarnsOfARobotWeldedToTheWorld) {
+  TempDir tmp;
+  const fs::path shipped = fs::path(TALUS_SOURCE_DIR) / "scenarios/robots/wheel_rig_scm.toml";
+  EXPECT_TRUE(check_scenario_file(shipped)["warnings"].empty());
+  std::stringstream text;
+  text << std::ifstream(shipped).rdbuf();
+  std::string scenario = text.str();
+  scenario = scenario.substr(0, scenario.find("[robot.drive]"));  // the rig's joints and report
+  const std::string model_key = "model = \"../../robots/wheel_rig/wheel_rig.xml\"";
+  ASSERT_NE(scenario.find(model_key), std::string::npos);
+  scenario.replace(scenario.find(model_key), model_key.size(),
+                   "model = \"" + test_support::robot_data("wheel.urdf").string() + "\"");
+  const fs::path file = tmp.path / "urdf_wheel.toml";
+  std::ofstream(file) << scenario;
+  const nlohmann::json warnings = check_scenario_file(file)["warnings"];
+  ASSERT_EQ(warnings.size(), 1u) << warnings.dump();
+  const std::string w = warnings[0];
+  EXPECT_TRUE(test_support::contains(w, "robot.model")) << w;
+  EXPECT_TRUE(test_support::contains(w, "wheel.urdf has no free or slide joint")) << w;
+  EXPECT_TRUE(test_support::contains(w, "welded to the world")) << w;
 }
 
 }  // namespace
