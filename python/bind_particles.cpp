@@ -8,6 +8,7 @@
 // reallocates, so a view into them would go stale or dangle; a copy of 50,000 floats costs
 // microseconds next to a step's milliseconds.
 
+#include <fmt/format.h>
 #include <pybind11/eigen.h>
 #include <pybind11/functional.h>
 #include <pybind11/numpy.h>
@@ -427,6 +428,15 @@ void bind_cameras(py::module_& p) {
           const Vec2& hi_m, double z_camera_m, int width_px, int height_px,
           const std::vector<Eigen::Matrix4d>& X_WB) {
         SkyCamera camera{lo_m.x(), hi_m.x(), lo_m.y(), hi_m.y(), z_camera_m, width_px, height_px};
+        // The camera looks down (-z): at or below the container's floor it sees no particle, and
+        // an image of +inf everywhere is a mistake (a height for a depth, a sign), not a picture.
+        const Container& box = model.container;
+        if (box.kind != Container::Kind::kNone && !(z_camera_m > box.box.lo.z())) {
+          throw std::invalid_argument(fmt::format(
+              "sky_depth: z_camera_m = {} m is not above the container's floor at z = {} m: the "
+              "camera looks down (-z) and would see nothing",
+              z_camera_m, box.box.lo.z()));
+        }
         const std::vector<CameraBody> bodies = camera_bodies(model, X_WB);
         DepthImage image;
         {
@@ -440,7 +450,8 @@ void bind_cameras(py::module_& p) {
       py::arg("body_poses") = std::vector<Eigen::Matrix4d>{},
       "Orthographic depth image looking down (-z) from z_camera_m over the rectangle lo_m..hi_m: "
       "(height_px, width_px) float32 [m], row 0 at y = hi_m (a map with +y up), +inf where "
-      "nothing is seen. Bodies are drawn at body_poses (one per model body, or none).");
+      "nothing is seen. Bodies are drawn at body_poses (one per model body, or none). Raises "
+      "ValueError when z_camera_m is not above the model's container floor.");
   p.def(
       "perspective_depth",
       [=](const ParticleModel& model, const ParticleState& state, const Eigen::Matrix4d& X_WC,

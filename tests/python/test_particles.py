@@ -112,3 +112,12 @@ def test_state_saves_and_loads(tmp_path):
     path.write_bytes(b"garbage")
     with pytest.raises(RuntimeError, match="not a talus particle state file"):
         P.load_state(path)
+
+
+def test_sky_depth_refuses_a_camera_at_or_below_the_floor():
+    sim = small_sim()
+    depth = P.sky_depth(sim.model, sim.state, [0.0, -0.05], [0.2, 0.05], 0.3, 20, 10)
+    assert np.isfinite(depth).any()  # above the bed: the particles are seen
+    for z in (0.0, -1.0):
+        with pytest.raises(ValueError, match=r"z_camera_m = .* not above the container's floor"):
+            P.sky_depth(sim.model, sim.state, [0.0, -0.05], [0.2, 0.05], z, 20, 10)
