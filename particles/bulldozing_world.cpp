@@ -185,6 +185,20 @@ std::shared_ptr<const BulldozingWorld> make_bulldozing_world(const BulldozingOpt
       {std::hypot(bounds[0].x(), bounds[0].y()), std::hypot(bounds[0].x(), bounds[1].y()),
        std::hypot(bounds[1].x(), bounds[0].y()), std::hypot(bounds[1].x(), bounds[1].y())});
 
+  // The bulldozer starts inside the arena with its whole footprint: a start box reaching the
+  // walls put its pose outside the observation space and the first step threw it against them.
+  const double x_reach = options.arena_length_m / 2 - world->bounding_radius_m;
+  const double y_reach = options.arena_width_m / 2 - world->bounding_radius_m;
+  if (!(options.start_lo_m.x() >= -x_reach && options.start_hi_m.x() <= x_reach &&
+        options.start_lo_m.y() >= -y_reach && options.start_hi_m.y() <= y_reach)) {
+    throw std::invalid_argument(fmt::format(
+        "Bulldozing: start_lo_m/start_hi_m: expected a box inside the arena less the bulldozer's "
+        "reach of {:.3g} m, x in [{:.3g}, {:.3g}] m and y in [{:.3g}, {:.3g}] m; got x [{:.6g}, "
+        "{:.6g}], y [{:.6g}, {:.6g}] m",
+        world->bounding_radius_m, -x_reach, x_reach, -y_reach, y_reach, options.start_lo_m.x(),
+        options.start_hi_m.x(), options.start_lo_m.y(), options.start_hi_m.y()));
+  }
+
   ParticleModel& m = world->model;
   m.time_step_s = options.time_step_s;
   m.iterations = options.iterations;

@@ -219,3 +219,19 @@ def test_the_heap_and_the_start_can_be_placed_for_curricula():
         E.make("Bulldozing-v0", **dict(SMALL, heap_centre_m=(1.0, 2.0, 3.0)))
     with pytest.raises(ValueError, match="start_yaw_max_rad"):
         E.make("Bulldozing-v0", **dict(SMALL, start_yaw_max_rad=4.0))
+
+
+def test_render_fps_is_one_frame_per_env_step_at_simulated_speed():
+    env = E.make("Bulldozing-v0", threads=1, **SMALL)  # 50 steps of 2 ms: 0.1 s per env step
+    assert env.metadata["render_fps"] == pytest.approx(10.0)
+    fast = E.make("Bulldozing-v0", threads=1, **dict(SMALL, steps_per_action=25))
+    assert fast.metadata["render_fps"] == pytest.approx(20.0)
+
+
+def test_a_start_box_beyond_the_arena_is_refused_at_make():
+    # x in [-4, 4] m, y in [-2, 2] m, less the bulldozer's reach: a start at the wall put the pose
+    # outside the observation space and threw the bulldozer against the wall at the first step.
+    for lo, hi in (((10.0, 10.0), (11.0, 11.0)), ((3.9, 1.9), (3.95, 1.95))):
+        with pytest.raises(ValueError, match=r"start_lo_m/start_hi_m: expected a box inside "
+                                             r"the arena"):
+            E.make("Bulldozing-v0", threads=1, start_lo_m=lo, start_hi_m=hi, **SMALL)

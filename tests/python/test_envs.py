@@ -201,6 +201,30 @@ def test_bad_ids_options_and_goals_are_refused_with_what_was_expected():
         E.make("ShapingTrench-v0", goals=np.eye(3, dtype=np.uint8)).reset(seed=0)
 
 
+def test_a_reset_with_bad_options_leaves_the_episode_as_it_was():
+    env = E.make("ShapingTrench-v0")
+    env.reset(seed=0)
+    env.step(ACTION["down"])
+    before = env._info()
+    for start in ((0, 0, 0), (0,), "ab", None, (0.5, 1), (True, 1), (9, 0)):
+        with pytest.raises(ValueError, match=r"options\['start'\]: expected a goal cell"):
+            env.reset(options={"start": start})
+        assert env._info() == before, start  # refused before a new episode was drawn
+    with pytest.raises(ValueError, match=r"options\['start'\]: .* which the goal does not dig"):
+        env.reset(options={"goal": "T", "start": (6, 0)})
+    assert env._info() == before
+    env.step(ACTION["down"])  # the episode goes on
+    # A start off the goal drawn by this reset: the episode before is gone, so the env asks for a
+    # reset rather than stepping an episode whose observation the caller never got.
+    while True:
+        try:
+            env.reset(options={"start": (0, 0)})
+        except ValueError:
+            break
+    with pytest.raises(RuntimeError, match=r"before reset\(\)"):
+        env.step(0)
+
+
 def test_write_png_writes_a_frame_with_its_title_and_refuses_other_arrays(tmp_path):
     env = E.make("ShapingTrench-v0", render_mode="rgb_array")
     env.reset(seed=0)

@@ -122,3 +122,11 @@ def test_render_draws_the_quadruped_from_the_side():
     assert robot_rows.min() < 80 and robot_rows.max() > 180
     with pytest.raises(ValueError, match="render_mode"):
         E.make("QuadrupedGranular-v0", render_mode="human")
+
+
+def test_render_fps_follows_the_control_period():
+    # One frame per env step at simulated speed: the class's 100 fps is the default 10 ms period's.
+    assert E.make("QuadrupedGranular-v0").metadata["render_fps"] == pytest.approx(100.0)
+    env = E.make("QuadrupedGranular-v0", control_period_s=0.02)
+    assert env.metadata["render_fps"] == pytest.approx(50.0)
+    assert type(env).metadata["render_fps"] == 100  # the class's own is left alone

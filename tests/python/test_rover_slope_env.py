@@ -154,3 +154,8 @@ def test_render_draws_the_rover_from_the_side_over_the_slope():
     ground = np.all(frame == [170, 150, 120], axis=-1)
     assert robot.sum() > 200 and ground.sum() > 0.2 * frame.shape[0] * frame.shape[1]
     assert E.make("RoverSlope-v0").render() is None
+
+
+def test_render_fps_follows_the_control_period():
+    env = E.make("RoverSlope-v0", control_period_s=0.05)
+    assert env.metadata["render_fps"] == pytest.approx(20.0)

@@ -136,6 +136,9 @@ class BatchEnv(Env):
 
     def _start(self):
         self._seeded = self._started = self._ended = False
+        # Frames play at simulated speed: one per env step, whose length the options set (the
+        # class's render_fps is that of the default options).
+        self.metadata = dict(type(self).metadata, render_fps=1.0 / self._game.step_s)
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)

@@ -80,6 +80,7 @@ class _BulldozingGame(BatchGame):
     def __init__(self, num_envs, **options):
         self.world = bulldozing_world(**options)
         o = self.world.options
+        self.step_s = o.time_step_s * o.steps_per_action  # simulated time of one env step
         self.batch = _talus.particles.BulldozingEnvBatch(self.world, num_envs)
         self.ego = np.zeros((num_envs, o.ego_height_px, o.ego_width_px), np.float32)
         self.sky = np.zeros((num_envs, o.sky_height_px, o.sky_width_px), np.float32)

@@ -89,6 +89,7 @@ class _ExcavationGame(BatchGame):
     def __init__(self, num_envs, **options):
         self.world = excavation_world(**options)
         o = self.world.options
+        self.step_s = o.time_step_s * o.steps_per_action  # simulated time of one env step
         self.batch = _talus.robots.ExcavationEnvBatch(self.world, num_envs)
         self.state = np.zeros((num_envs, _talus.robots.EXCAVATION_STATE_SIZE), np.float32)
         self.sky = np.zeros((num_envs, o.sky_height_px, o.sky_width_px), np.float32)

@@ -56,6 +56,7 @@ class _QuadrupedGame(BatchGame):
             raise ValueError(f"QuadrupedGranular-v0: model: {o['model']} does not exist (expected "
                              f"the planar quadruped's MJCF)")
         self.options = o
+        self.step_s = float(o["control_period_s"])  # simulated time of one env step
         self.batch = _talus.QuadrupedEnvBatch(
             str(o["model"]), MEDIA[o["medium"]], num_envs, float(o["control_period_s"]),
             float(o["max_joint_target_rad"]), float(o["episode_s"]), float(o["effort_weight"]),

@@ -56,6 +56,7 @@ class _RoverGame(BatchGame):
             raise ValueError(f"RoverSlope-v0: scenario: {o['scenario']} does not exist (expected "
                              f"a robots-tier scenario on SCM soil)")
         self.options = o
+        self.step_s = float(o["control_period_s"])  # simulated time of one env step
         self.batch = _talus.robots.RoverEnvBatch(
             str(o["scenario"]), num_envs, float(o["control_period_s"]),
             float(o["max_wheel_speed_rad_per_s"]), float(o["episode_s"]), float(o["goal_x_m"]),

@@ -60,6 +60,11 @@ class ShapingTrenchEnv(Env):
         if unknown:
             raise ValueError(f"options: unknown keys {unknown}; expected 'goal' and/or 'start'")
         g = self._game
+        # Malformed options are refused before the episode is drawn: the env stays as it was.
+        chosen = g.chosen_goal(options)
+        g.chosen_start(options)
+        if chosen is not None:
+            g.planned_start(chosen[1], options)
         if seed is not None or not self._seeded:
             # The episodes' own generator (C++, shared with make_vec): the reset's seed, or a draw
             # of np_random the first time without one.
@@ -69,7 +74,13 @@ class ShapingTrenchEnv(Env):
         elif "goal" not in options:  # options may still fix the drawn goal's start
             g.batch.redraw(0, g.obs[0])
         if options:
-            g.set_episode(0, options, self)
+            try:
+                g.set_episode(0, options, self)
+            except ValueError:
+                # A start off the goal drawn just now: a new episode was drawn, so the one before
+                # is gone; the env needs a reset before it steps again.
+                self._started = False
+                raise
         self._started, self._ended = True, False
         return g.obs[0].copy(), self._info()
 
@@ -139,31 +150,59 @@ class _TrenchGame:
             return self.names[map_index]
         return "random" if self.names is None else custom
 
+    def chosen_goal(self, options):
+        """(name, goal map) of reset `options`' goal, or None without one; ValueError for a goal
+        that is not a letter (7 x 7 maps) or a 0/1 map of this environment's size."""
+        if "goal" not in options:
+            return None
+        chosen = options["goal"]
+        if isinstance(chosen, str):
+            if len(chosen) != 1 or chosen.upper() not in _goals.LETTERS:
+                raise ValueError(f"options['goal']: expected one letter A-Z or a 0/1 map, got "
+                                 f"{chosen!r}")
+            if (self.rows, self.cols) != (7, 7):
+                raise ValueError(f"options['goal']: the letters are 7 x 7 maps; this "
+                                 f"environment's maps are {self.rows} x {self.cols}")
+            return chosen.upper(), _goals.letter_goal(chosen)
+        return "custom", _check_goal_map(chosen, (self.rows, self.cols))
+
+    def chosen_start(self, options):
+        """(row, col) of reset `options`' start, or None without one; ValueError for anything
+        but two ints inside the map (whether it lies on the goal is checked with the goal)."""
+        if "start" not in options:
+            return None
+        start = options["start"]
+        try:
+            cell = tuple(start)
+        except TypeError:
+            cell = ()
+        if not (len(cell) == 2 and all(isinstance(v, (int, np.integer)) and
+                                       not isinstance(v, (bool, np.bool_)) for v in cell)
+                and 0 <= cell[0] < self.rows and 0 <= cell[1] < self.cols):
+            raise ValueError(f"options['start']: expected a goal cell (row, col) of the "
+                             f"{self.rows} x {self.cols} map, got {start!r}")
+        return int(cell[0]), int(cell[1])
+
+    def planned_start(self, goal, options):
+        """(start, optimal steps) on `goal` from reset `options`' start, or from the A* plan's
+        own start without one; ValueError for a start off the goal or a goal one stroke cannot
+        dig."""
+        start = self.chosen_start(options)
+        if start is not None and not goal[start]:
+            raise ValueError(f"options['start']: expected a goal cell (row, col) of the "
+                             f"{self.rows} x {self.cols} map, got {options['start']!r}, which "
+                             f"the goal does not dig")
+        return self._optimal(goal, start)
+
     def set_episode(self, i, options, env):
         """Starts environment i on the goal and start of reset `options`."""
-        name, goal = "custom", None
-        if "goal" in options:
-            chosen = options["goal"]
-            if isinstance(chosen, str):
-                if len(chosen) != 1 or chosen.upper() not in _goals.LETTERS:
-                    raise ValueError(f"options['goal']: expected one letter A-Z or a 0/1 map, got "
-                                     f"{chosen!r}")
-                if (self.rows, self.cols) != (7, 7):
-                    raise ValueError(f"options['goal']: the letters are 7 x 7 maps; this "
-                                     f"environment's maps are {self.rows} x {self.cols}")
-                name, goal = chosen.upper(), _goals.letter_goal(chosen)
-            else:
-                goal = _check_goal_map(chosen, (self.rows, self.cols))
-        else:
+        chosen = self.chosen_goal(options)
+        if chosen is None:
             _, goal, _ = self.batch.episode(i)
             name = self.goal_name(self.batch.info_of(i)["map_index"], self.custom[i])
-        start = None
-        if "start" in options:
-            start = tuple(int(v) for v in options["start"])
-            if not (0 <= start[0] < self.rows and 0 <= start[1] < self.cols) or not goal[start]:
-                raise ValueError(f"options['start']: expected a goal cell (row, col) of the "
-                                 f"{self.rows} x {self.cols} map, got {options['start']!r}")
-        start, optimal_steps = self._optimal(goal, start)
+        else:
+            name, goal = chosen
+        start, optimal_steps = self.planned_start(goal, options)
         self.batch.set_episode(i, goal, start[0], start[1], optimal_steps, self.obs[i])
         self.custom[i] = name
 
