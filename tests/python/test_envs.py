@@ -377,3 +377,42 @@ def test_a_bad_backend_or_bed_is_refused():
         E.make("ShapingTrench-v0", backend="heightmap", bed={"trench_depth_m": 0.5})
     with pytest.raises(ValueError, match="only the heightmap backend"):
         E.make("ShapingTrench-v0", bed={"cell_size_m": 0.01})
+
+
+def test_seeds_counts_and_options_are_refused_by_name():
+    with pytest.raises(ValueError, match=r"ShapingTrench-v0: unknown options \['foo'\]; known: "
+                                         r"backend, .*step_cost"):
+        E.make("ShapingTrench-v0", foo=1)
+    with pytest.raises(ValueError, match=r"unknown options \['foo'\]"):
+        E.make_vec("ShapingTrench-v0", 2, foo=1)
+    for bad in (dict(step_cost="0.1"), dict(max_episode_steps=True)):
+        with pytest.raises(ValueError, match=f"{next(iter(bad))}: expected"):
+            E.make("ShapingTrench-v0", **bad)
+    with pytest.raises(ValueError, match="num_envs: expected an int >= 1, got True"):
+        E.make_vec("ShapingTrench-v0", True)
+    with pytest.raises(ValueError, match="threads: expected an int >= 1 or None, got True"):
+        E.make_vec("ShapingTrench-v0", 2, threads=True)
+    # Seeds: ints in [0, 2**64 - 1] (the episodes' generator is 64-bit), in a list too.
+    env = E.make("ShapingTrench-v0")
+    env.reset(seed=2**64 - 1)
+    for seed in (2**64, -1, True, 1.5):
+        with pytest.raises(ValueError, match=r"seed: expected an int in \[0, 2\*\*64 - 1\]"):
+            env.reset(seed=seed)
+    vec = E.make_vec("ShapingTrench-v0", 4, threads=1)
+    vec.reset(seed=2**64 - 4)
+    with pytest.raises(ValueError, match=r"seed: .*\(with 4 instances: seed \+ 3 too\)"):
+        vec.reset(seed=2**64 - 3)
+    for seeds, where in (([0.5, 1, 2, 3], 0), ([0, -1, 2, 3], 1), ([0, 1, None, 3], 2)):
+        with pytest.raises(ValueError, match=rf"seed\[{where}\]: expected an int"):
+            vec.reset(seed=seeds)
+    with pytest.raises(ValueError, match="seed: expected an int or 4 ints"):
+        vec.reset(seed=[0, 1])
+
+
+def test_a_dict_space_is_a_mapping_of_its_subspaces():
+    box = spaces.Box(0.0, 1.0, (2,), np.float32)
+    space = spaces.Dict({"position": box, "goal": spaces.Discrete(3)})
+    assert list(space) == ["position", "goal"] and len(space) == 2
+    assert list(space.keys()) == ["position", "goal"]
+    assert list(space.values())[0] == box
+    assert dict(space.items())["goal"] == spaces.Discrete(3)

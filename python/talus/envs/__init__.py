@@ -13,6 +13,8 @@ environment.
 
 from __future__ import annotations
 
+import inspect
+
 from .core import EnvSpec
 from . import goals  # noqa: F401
 from . import spaces  # noqa: F401
@@ -41,6 +43,7 @@ def make(env_id, **options):
         raise ValueError(f"unknown environment id {env_id!r}; known ids: {', '.join(ids())}")
     spec = _REGISTRY[env_id]
     kwargs = dict(spec.kwargs, **options)
+    _refuse_unknown_options(env_id, spec.entry_point, kwargs)
     env = spec.entry_point(**kwargs)
     env.spec = EnvSpec(env_id, spec.entry_point, kwargs,
                        kwargs.get("max_episode_steps", spec.max_episode_steps))
@@ -53,7 +56,20 @@ def make_vec(env_id, num_envs, threads=None, **options):
     as for make. docs/envs.md."""
     if env_id not in _VECTOR:
         raise ValueError(f"no vector form of {env_id!r}; vector ids: {', '.join(sorted(_VECTOR))}")
+    _refuse_unknown_options(env_id, _VECTOR[env_id], options, ("num_envs", "threads"))
     return _VECTOR[env_id](num_envs, threads=threads, **options)
+
+
+def _refuse_unknown_options(env_id, entry_point, options, own=()):
+    """ValueError listing the known options when `options` names one the environment's class
+    does not take (a class taking **options checks its own, with the same message)."""
+    params = inspect.signature(entry_point).parameters
+    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        return
+    known = sorted(k for k in params if k not in own)
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise ValueError(f"{env_id}: unknown options {unknown}; known: {', '.join(known)}")
 
 
 from .shaping_trench import ShapingTrenchEnv  # noqa: E402

@@ -19,7 +19,8 @@ def checked_threads(threads):
     ValueError otherwise."""
     if threads is None:
         threads = min(len(os.sched_getaffinity(0)), 64)
-    if not (isinstance(threads, (int, np.integer)) and threads >= 1):
+    if not (isinstance(threads, (int, np.integer)) and not isinstance(threads, (bool, np.bool_))
+            and threads >= 1):
         raise ValueError(f"threads: expected an int >= 1 or None, got {threads!r}")
     return int(threads)
 

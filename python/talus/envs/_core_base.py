@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ._spaces import _generator
+from ._spaces import _generator, checked_episode_seed
 
 
 class TalusEnv:
@@ -26,7 +26,7 @@ class TalusEnv:
         """Reseeds the environment's generator when `seed` is given (subclasses call this first,
         as Gymnasium's do)."""
         if seed is not None:
-            self._np_random, self._np_random_seed = _generator(seed)
+            self._np_random, self._np_random_seed = _generator(checked_episode_seed(seed))
 
     def render(self):
         raise NotImplementedError

@@ -19,6 +19,16 @@ def _generator(seed):
     return np.random.Generator(np.random.PCG64(seq)), int(seq.entropy)
 
 
+def checked_episode_seed(seed, what="seed", count=1):
+    """`seed` as the episodes' generator takes it (an int, not a bool, with seed + count - 1 in
+    [0, 2**64 - 1]: the C++ episodes draw from a 64-bit seed); ValueError naming `what`."""
+    if not (isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_))
+            and 0 <= seed and seed + count - 1 <= 2**64 - 1):
+        span = "" if count == 1 else f" (with {count} instances: seed + {count - 1} too)"
+        raise ValueError(f"{what}: expected an int in [0, 2**64 - 1]{span}, got {seed!r}")
+    return int(seed)
+
+
 class Space:
     """A set of values, with a random generator for sampling it."""
 
@@ -214,6 +224,18 @@ class Dict(Space):
 
     def keys(self):
         return self.spaces.keys()
+
+    def values(self):
+        return self.spaces.values()
+
+    def items(self):
+        return self.spaces.items()
+
+    def __iter__(self):  # over the keys, as gymnasium.spaces.Dict (not __getitem__(0), (1), ...)
+        return iter(self.spaces)
+
+    def __len__(self):
+        return len(self.spaces)
 
     def __repr__(self):
         return "Dict(" + ", ".join(f"{k!r}: {s}" for k, s in self.spaces.items()) + ")"

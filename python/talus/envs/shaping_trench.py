@@ -123,9 +123,12 @@ class _TrenchGame:
 
     def __init__(self, goals, step_cost, max_episode_steps, random_goal_cells, num_envs,
                  backend="binary", bed=None):
-        if not (np.isfinite(step_cost) and step_cost >= 0):
+        if not (isinstance(step_cost, (int, float, np.integer, np.floating))
+                and not isinstance(step_cost, (bool, np.bool_)) and np.isfinite(step_cost)
+                and step_cost >= 0):
             raise ValueError(f"step_cost: expected a number >= 0, got {step_cost!r}")
-        if not (isinstance(max_episode_steps, (int, np.integer)) and max_episode_steps >= 1):
+        if not (isinstance(max_episode_steps, (int, np.integer))
+                and not isinstance(max_episode_steps, (bool, np.bool_)) and max_episode_steps >= 1):
             raise ValueError(f"max_episode_steps: expected an int >= 1, got {max_episode_steps!r}")
         self.step_cost, self.max_episode_steps = float(step_cost), int(max_episode_steps)
         self.source, self.names = _goal_source(goals, random_goal_cells)

@@ -11,7 +11,7 @@ from ._batch_env import BatchVectorEnvMixin, checked_threads
 from .shaping_strokes import _StrokeGame, _checked_action
 from .shaping_trench import _TrenchGame
 from .spaces import Box, Dict, Discrete, MultiDiscrete
-from ._spaces import _generator
+from ._spaces import _generator, checked_episode_seed
 
 
 class _BatchVectorEnv:
@@ -22,7 +22,8 @@ class _BatchVectorEnv:
     metadata = {"autoreset_mode": "NextStep", "render_modes": []}
 
     def __init__(self, num_envs, threads):
-        if not (isinstance(num_envs, (int, np.integer)) and num_envs >= 1):
+        if not (isinstance(num_envs, (int, np.integer)) and
+                not isinstance(num_envs, (bool, np.bool_)) and num_envs >= 1):
             raise ValueError(f"num_envs: expected an int >= 1, got {num_envs!r}")
         self.num_envs, self.threads = int(num_envs), checked_threads(threads)
         self._np_random = None
@@ -38,13 +39,18 @@ class _BatchVectorEnv:
         """The per-instance seeds (uint64) of reset(seed=...)."""
         if seed is None:
             return self.np_random.integers(2**63, size=self.num_envs, dtype=np.uint64)
-        if isinstance(seed, (int, np.integer)):
-            self._np_random, _ = _generator(int(seed))
-            return int(seed) + np.arange(self.num_envs, dtype=np.uint64)
-        seeds = np.asarray(seed, dtype=np.uint64)
-        if seeds.shape != (self.num_envs,):
+        if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+            first = checked_episode_seed(seed, count=self.num_envs)
+            self._np_random, _ = _generator(first)
+            return np.array([first + i for i in range(self.num_envs)], dtype=np.uint64)
+        try:
+            listed = list(seed)
+        except TypeError:
+            listed = None
+        if listed is None or len(listed) != self.num_envs:
             raise ValueError(f"seed: expected an int or {self.num_envs} ints, got {seed!r}")
-        return np.ascontiguousarray(seeds)
+        return np.array([checked_episode_seed(s, f"seed[{i}]") for i, s in enumerate(listed)],
+                        dtype=np.uint64)
 
     def close(self):
         pass
