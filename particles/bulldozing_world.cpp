@@ -111,6 +111,11 @@ void validate(const BulldozingOptions& o) {
   require(positive(o.arena_length_m) && positive(o.arena_width_m), "arena_length_m/width_m", "> 0");
   require(positive(o.wall_height_m), "wall_height_m", "> 0");
   require(std::isfinite(o.heap_offset_m) && o.heap_offset_m >= 0, "heap_offset_m", ">= 0");
+  require(o.heap_centre_m.allFinite() && std::abs(o.heap_centre_m.x()) < o.arena_length_m / 2 &&
+              std::abs(o.heap_centre_m.y()) < o.arena_width_m / 2,
+          "heap_centre_m",
+          fmt::format("a point inside the arena, |x| < {:g} m and |y| < {:g} m",
+                      o.arena_length_m / 2, o.arena_width_m / 2));
   require((o.goal_lo_m.array() < o.goal_hi_m.array()).all() && o.goal_lo_m.allFinite() &&
               o.goal_hi_m.allFinite(),
           "goal_lo_m/goal_hi_m", "a box with lo < hi");

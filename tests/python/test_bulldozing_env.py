@@ -235,3 +235,8 @@ def test_a_start_box_beyond_the_arena_is_refused_at_make():
         with pytest.raises(ValueError, match=r"start_lo_m/start_hi_m: expected a box inside "
                                              r"the arena"):
             E.make("Bulldozing-v0", threads=1, start_lo_m=lo, start_hi_m=hi, **SMALL)
+
+
+def test_a_heap_centre_beyond_the_arena_is_named():
+    with pytest.raises(ValueError, match=r"heap_centre_m: expected a point inside the arena"):
+        E.make("Bulldozing-v0", threads=1, heap_centre_m=(100.0, 0.0), **SMALL)

@@ -416,3 +416,21 @@ def test_a_dict_space_is_a_mapping_of_its_subspaces():
     assert list(space.keys()) == ["position", "goal"]
     assert list(space.values())[0] == box
     assert dict(space.items())["goal"] == spaces.Discrete(3)
+
+
+def test_trench_options_of_the_wrong_kind_are_named():
+    for bad, message in ((dict(cell_px=0), "cell_px: expected an int in"),
+                         (dict(goals="random", random_goal_cells=5), "random_goal_cells: expected"),
+                         (dict(goals="random", random_goal_cells="ab"),
+                          "random_goal_cells: expected")):
+        with pytest.raises(ValueError, match=message):
+            E.make("ShapingTrench-v0", **bad)
+
+
+def test_a_box_prints_its_bounds_and_says_whether_it_is_bounded():
+    box = spaces.Box(np.array([0.0, -5.0]), np.array([1.0, 5.0]))
+    assert repr(box) == "Box([ 0. -5.], [1. 5.], (2,), float32)"
+    assert repr(spaces.Box(-1.0, 1.0, (3,))) == "Box(-1.0, 1.0, (3,), float32)"
+    assert box.is_bounded() and box.is_bounded("below")
+    half = spaces.Box(np.array([0.0, -np.inf]), np.array([1.0, 5.0]))
+    assert not half.is_bounded() and half.is_bounded("above") and not half.is_bounded("below")

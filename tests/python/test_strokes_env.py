@@ -243,3 +243,13 @@ def test_the_letter_evaluation_scores_strokes_by_their_ends_in_either_order():
     rows = [stroke_eval.play_letter(GoalReplay(x), x)[0] for x in "LX"]
     totals = stroke_eval.totals_of(rows)
     assert totals["all_strokes_correct"] == 2 and totals["goal_strokes_drawn"] == 4
+
+
+@pytest.mark.parametrize("bad, message", [
+    (dict(step_cost="x"), "step_cost: expected a number >= 0"),
+    (dict(success_fraction=-1), "success_fraction: expected a number >= 0"),
+    (dict(extra_strokes=1.5), "extra_strokes: expected an int >= 0"),
+])
+def test_rule_options_of_the_wrong_kind_are_named(bad, message):
+    with pytest.raises(ValueError, match=message):
+        E.make("ShapingStrokes-v0", **bad)

@@ -115,8 +115,19 @@ class Box(Space):
         return bool(x.shape == self.shape and np.can_cast(x.dtype, self.dtype)
                     and np.all(x >= self.low) and np.all(x <= self.high))
 
+    def is_bounded(self, manner="both"):
+        """Whether every element is bounded below ("below"), above ("above") or both."""
+        below, above = bool(np.all(np.isfinite(self.low))), bool(np.all(np.isfinite(self.high)))
+        if manner not in ("both", "below", "above"):
+            raise ValueError(f"manner: expected 'both', 'below' or 'above', got {manner!r}")
+        return {"both": below and above, "below": below, "above": above}[manner]
+
     def __repr__(self):
-        return f"Box({self.low.min()}, {self.high.max()}, {self.shape}, {self.dtype})"
+        # A bound the same for every element as one number (as Gymnasium prints it), else whole.
+        def bound(a):
+            return a.flat[0] if a.size and np.all(a == a.flat[0]) else a
+
+        return f"Box({bound(self.low)}, {bound(self.high)}, {self.shape}, {self.dtype})"
 
     def __eq__(self, other):
         return (isinstance(other, Box) and self.shape == other.shape

@@ -146,6 +146,14 @@ class _StrokeGame:
                                             o["trench_depth_m"], o["blade_width_m"],
                                             o["blade_thickness_m"],
                                             math.radians(repose_angle_deg))
+        for name in ("step_cost", "success_fraction"):
+            if not (isinstance(o[name], (int, float, np.integer, np.floating))
+                    and not isinstance(o[name], (bool, np.bool_)) and np.isfinite(o[name])
+                    and o[name] >= 0):
+                raise ValueError(f"{name}: expected a number >= 0, got {o[name]!r}")
+        if not (isinstance(o["extra_strokes"], (int, np.integer))
+                and not isinstance(o["extra_strokes"], (bool, np.bool_)) and o["extra_strokes"] >= 0):
+            raise ValueError(f"extra_strokes: expected an int >= 0, got {o['extra_strokes']!r}")
         self.step_cost, self.success_fraction = float(o["step_cost"]), float(o["success_fraction"])
         self.source, self.letters = _goal_source(goals, self.bed, o["random_strokes"])
         most = (max(len(_talus.shaping.letter_strokes(x, self.bed.cells)) for x in self.letters)

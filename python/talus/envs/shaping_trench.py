@@ -41,6 +41,10 @@ class ShapingTrenchEnv(Env):
         if render_mode not in (None, "rgb_array"):
             raise ValueError(f"render_mode: expected None or 'rgb_array', got {render_mode!r}")
         self.render_mode = render_mode
+        if not (isinstance(cell_px, (int, np.integer)) and not isinstance(cell_px, (bool, np.bool_))
+                and 1 <= cell_px <= 256):
+            raise ValueError(f"cell_px: expected an int in [1, 256] (pixels per map cell in "
+                             f"render()), got {cell_px!r}")
         self.cell_px = int(cell_px)
         self._game = _TrenchGame(goals, step_cost, max_episode_steps, random_goal_cells, 1,
                                  backend, bed)
@@ -247,7 +251,14 @@ def _goal_source(goals, random_goal_cells):
     """(TrenchGoalSource, the maps' names or None for random goals) of the `goals` option."""
     if isinstance(goals, str):
         if goals == "random":
-            low, high = (int(n) for n in random_goal_cells)
+            try:
+                low, high = random_goal_cells
+            except (TypeError, ValueError):
+                low = high = None
+            if not all(isinstance(n, (int, np.integer)) and not isinstance(n, (bool, np.bool_))
+                       for n in (low, high)):
+                raise ValueError(f"random_goal_cells: expected (min, max) cell counts, two ints, "
+                                 f"got {random_goal_cells!r}")
             try:
                 return _talus.shaping.TrenchGoalSource.random(7, 7, low, high), None
             except ValueError as e:
