@@ -434,3 +434,12 @@ def test_a_box_prints_its_bounds_and_says_whether_it_is_bounded():
     assert box.is_bounded() and box.is_bounded("below")
     half = spaces.Box(np.array([0.0, -np.inf]), np.array([1.0, 5.0]))
     assert not half.is_bounded() and half.is_bounded("above") and not half.is_bounded("below")
+
+
+def test_a_vector_env_has_gymnasiums_vector_attributes():
+    vec = E.make_vec("ShapingTrench-v0", 2, threads=1, max_episode_steps=50)
+    assert vec.render_mode is None and vec.render() is None
+    assert vec.spec.id == "ShapingTrench-v0" and vec.spec.kwargs == {"max_episode_steps": 50}
+    assert not vec.closed
+    vec.close()
+    assert vec.closed

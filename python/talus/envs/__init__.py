@@ -57,7 +57,9 @@ def make_vec(env_id, num_envs, threads=None, **options):
     if env_id not in _VECTOR:
         raise ValueError(f"no vector form of {env_id!r}; vector ids: {', '.join(sorted(_VECTOR))}")
     _refuse_unknown_options(env_id, _VECTOR[env_id], options, ("num_envs", "threads"))
-    return _VECTOR[env_id](num_envs, threads=threads, **options)
+    vec = _VECTOR[env_id](num_envs, threads=threads, **options)
+    vec.spec = EnvSpec(env_id, _VECTOR[env_id], dict(options), None)
+    return vec
 
 
 def _refuse_unknown_options(env_id, entry_point, options, own=()):

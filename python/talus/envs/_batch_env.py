@@ -112,8 +112,9 @@ class BatchGame:
         """The batch's info arrays, or instance i's as a dict of scalars (stop_reason only when
         the simulation cut the episode short)."""
         infos = self.batch.info()
-        if i is None:
-            return infos
+        if i is None:  # every key an array of num_envs, the stop reasons (str) too
+            return {k: v if isinstance(v, np.ndarray) else np.asarray(v, dtype=str)
+                    for k, v in infos.items()}
         info = {k: (v[i].item() if isinstance(v, np.ndarray) else v[i]) for k, v in infos.items()}
         if info.get("stop_reason") == "":
             del info["stop_reason"]

@@ -20,6 +20,9 @@ class _BatchVectorEnv:
     do), close and unwrapped."""
 
     metadata = {"autoreset_mode": "NextStep", "render_modes": []}
+    render_mode = None  # a vector environment draws no frames (render() returns None)
+    spec = None  # make_vec sets the id and options
+    closed = False
 
     def __init__(self, num_envs, threads):
         if not (isinstance(num_envs, (int, np.integer)) and
@@ -53,7 +56,10 @@ class _BatchVectorEnv:
                         dtype=np.uint64)
 
     def close(self):
-        pass
+        self.closed = True
+
+    def render(self):
+        return None
 
     @property
     def unwrapped(self):
