@@ -151,9 +151,10 @@ class _StrokeGame:
                     and not isinstance(o[name], (bool, np.bool_)) and np.isfinite(o[name])
                     and o[name] >= 0):
                 raise ValueError(f"{name}: expected a number >= 0, got {o[name]!r}")
-        if not (isinstance(o["extra_strokes"], (int, np.integer))
-                and not isinstance(o["extra_strokes"], (bool, np.bool_)) and o["extra_strokes"] >= 0):
-            raise ValueError(f"extra_strokes: expected an int >= 0, got {o['extra_strokes']!r}")
+        extra = o["extra_strokes"]
+        if not (isinstance(extra, (int, np.integer)) and not isinstance(extra, (bool, np.bool_))
+                and extra >= 0):
+            raise ValueError(f"extra_strokes: expected an int >= 0, got {extra!r}")
         self.step_cost, self.success_fraction = float(o["step_cost"]), float(o["success_fraction"])
         self.source, self.letters = _goal_source(goals, self.bed, o["random_strokes"])
         most = (max(len(_talus.shaping.letter_strokes(x, self.bed.cells)) for x in self.letters)
