@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <iostream>
 #include <optional>
 
 #include "core/csv_writer.hpp"
@@ -473,6 +474,17 @@ nlohmann::json run_particle_scenario(const ParticleScenario& sc, OutputDir& out,
                          {"at_rest", r.at_rest},
                          {"kinetic_energy_per_particle_J", r.kinetic_energy_per_particle_J},
                          {"wall_s", seconds_since(t0)}};
+    if (!r.at_rest) {
+      // The run goes on from a bed still moving: its forces and surfaces include that motion.
+      const std::string warning = fmt::format(
+          "{}: the bed did not come to rest in {} settling steps (kinetic energy per particle "
+          "{:.3g} J, above the {:.3g} J of at rest): the run starts from a bed still moving; "
+          "more settling steps ([settle] max_steps) or a smaller time step settle it",
+          sc.file.string(), r.steps, r.kinetic_energy_per_particle_J,
+          sc.settle->kinetic_energy_per_particle_J);
+      std::cerr << "warning: " << warning << "\n";
+      summary["warnings"].push_back(warning);
+    }
     // The run's clock starts at the settled bed: drivers see t = 0 at the start of the main run.
     state.time_s = 0.0;
     state.step = 0;

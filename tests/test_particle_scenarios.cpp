@@ -400,6 +400,29 @@ TEST(ParticleScenario, DragGrowsWithDepthAndOutputsAreWritten) {
             summary["particles"].get<std::size_t>());
 }
 
+TEST(ParticleScenario, ABedStillMovingAfterSettlingIsReported) {
+  // 20 settling steps leave the lattice falling: the run goes on, and says so.
+  const testing_files::ScratchDir scratch;
+  const ParticleScenario sc = load_text(with(kSmallDrag, "max_steps = 400", "max_steps = 20"));
+  OutputDir out(scratch.path() / "run");
+  ::testing::internal::CaptureStderr();
+  const nlohmann::json summary = run_particle_scenario(sc, out, {});
+  const std::string printed = ::testing::internal::GetCapturedStderr();
+  EXPECT_FALSE(summary["settle"]["at_rest"].get<bool>());
+  ASSERT_EQ(summary["warnings"].size(), 1u) << summary.dump();
+  const std::string warning = summary["warnings"][0];
+  EXPECT_NE(warning.find("the bed did not come to rest in 20 settling steps"), std::string::npos)
+      << warning;
+  EXPECT_NE(printed.find("warning: " + warning), std::string::npos) << printed;
+  // A warning exactly when the bed is not at rest.
+  const ParticleScenario settled = load_text(kSmallDrag);
+  OutputDir out2(scratch.path() / "run2");
+  ::testing::internal::CaptureStderr();
+  const nlohmann::json quiet = run_particle_scenario(settled, out2, {});
+  ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(quiet.contains("warnings"), !quiet["settle"]["at_rest"].get<bool>()) << quiet.dump();
+}
+
 TEST(ParticleScenario, DivergenceSavesTheLastGoodStateAndNamesTheParticle) {
   // A kinetic-energy bound far below what falling particles reach stops the run.
   const testing_files::ScratchDir scratch;
