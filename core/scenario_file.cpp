@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -79,24 +81,30 @@ NumberCheck any_finite(const std::string& unit) {
 ScenarioDocument::ScenarioDocument() = default;
 ScenarioDocument::~ScenarioDocument() = default;
 
-std::shared_ptr<const ScenarioDocument> ScenarioDocument::load(const std::filesystem::path& path) {
+std::shared_ptr<const ScenarioDocument> ScenarioDocument::load(const std::filesystem::path& path,
+                                                               const std::string& what) {
   // A folder, a device (/dev/zero never ends) or a pipe is refused before it is read; a regular
   // file larger than any scenario is refused by its size.
   constexpr std::uintmax_t kMaxBytes = 16u << 20;
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
   if (std::filesystem::is_directory(status)) {
-    throw ScenarioError(
-        fmt::format("{}: is a folder; expected a scenario file (.toml)", path.string()));
+    throw ScenarioError(fmt::format("{}: is a folder; expected a {} (.toml)", path.string(), what));
   }
-  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
-    throw ScenarioError(fmt::format(
-        "{}: is not a regular file (a device, pipe or socket); expected a scenario file (.toml)",
-        path.string()));
+  if (!std::filesystem::exists(status)) {
+    throw ScenarioError(
+        fmt::format("{}: no such file (expected a {}, .toml)", path.string(), what));
+  }
+  if (!std::filesystem::is_regular_file(status)) {
+    throw ScenarioError(
+        fmt::format("{}: is not a regular file (a device, pipe or socket); expected a {} (.toml)",
+                    path.string(), what));
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    throw ScenarioError(fmt::format("{}: cannot open scenario file", path.string()));
+    // Exists and is a file: a permission (or I/O) error; the system's reason says which.
+    throw ScenarioError(
+        fmt::format("{}: cannot open the {}: {}", path.string(), what, std::strerror(errno)));
   }
   const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
   if (!ec && bytes > kMaxBytes) {

@@ -120,8 +120,11 @@ class ScenarioTable {
 /// A parsed scenario file; keeps the TOML tree alive for the tables that point into it.
 class ScenarioDocument : public std::enable_shared_from_this<ScenarioDocument> {
  public:
-  /// Parses `path`; a syntax error becomes a ScenarioError with file, line and column.
-  static std::shared_ptr<const ScenarioDocument> load(const std::filesystem::path& path);
+  /// Parses `path`; a syntax error becomes a ScenarioError with file, line and column. `what`
+  /// names the file in the errors of a path that is not a readable file ("scenario file",
+  /// "sweep file").
+  static std::shared_ptr<const ScenarioDocument> load(const std::filesystem::path& path,
+                                                      const std::string& what = "scenario file");
   /// Parses TOML text; `name` stands for the file in messages.
   static std::shared_ptr<const ScenarioDocument> parse(const std::string& text,
                                                        const std::filesystem::path& name);

@@ -135,7 +135,7 @@ std::shared_ptr<const ScenarioDocument> SweepPlan::run_document(const SweepRun& 
 SweepPlan load_sweep_plan(const std::filesystem::path& sweep_file) {
   SweepPlan plan;
   plan.sweep_file = sweep_file;
-  plan.sweep_document = ScenarioDocument::load(sweep_file);
+  plan.sweep_document = ScenarioDocument::load(sweep_file, "sweep file");
   const ScenarioTable root = plan.sweep_document->root();
 
   if (!root.has("sweep") && root.has("scenario")) {

@@ -267,7 +267,9 @@ TEST(ShapingScenario, CliRefusesBadInputWithExitCode2AndLeavesTheOutputFolderAlo
   EXPECT_EQ(
       run_cli("run " + (dir / "missing.toml").string() + " --out " + (dir / "o2").string(), &out),
       2);
-  EXPECT_NE(out.find("cannot open scenario file"), std::string::npos) << out;
+  EXPECT_NE(out.find("missing.toml: no such file (expected a scenario file, .toml)"),
+            std::string::npos)
+      << out;
   EXPECT_EQ(run_cli("run", &out), 2);
   // An empty --out names no folder: bad input, said in the option's name.
   EXPECT_EQ(run_cli("run " + good.string() + " --out ''", &out), 2);

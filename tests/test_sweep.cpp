@@ -379,6 +379,17 @@ TEST(Sweep, FilesTalusDidNotWriteAreRefusedAndLeftAsTheyAre) {
   EXPECT_EQ(read_text(scratch.path() / "afile"), "keep");
 }
 
+TEST(Sweep, AFolderOrAMissingPathGivenAsTheSweepFileIsNamedAsSuch) {
+  ScratchDir scratch;
+  for (const fs::path& given : {scratch.path(), scratch.path() / "missing.toml"}) {
+    ::testing::internal::CaptureStderr();
+    EXPECT_EQ(sweep_once(given, scratch.path() / "out"), 2);
+    const std::string said = ::testing::internal::GetCapturedStderr();
+    EXPECT_NE(said.find("expected a sweep file"), std::string::npos) << said;
+  }
+  EXPECT_FALSE(fs::exists(scratch.path() / "out"));
+}
+
 TEST(Sweep, ReplaceEmptiesAnEarlierSweepsFolderOnlyWhenAllOfItIsTheSweeps) {
   ScratchDir scratch;
   const fs::path out = scratch.path() / "out";
