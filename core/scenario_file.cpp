@@ -29,8 +29,13 @@ std::string type_name(const toml::node& node) {
       return fmt::format("the string \"{}\"", *node.value<std::string>());
     case toml::node_type::integer:
       return fmt::format("the integer {}", *node.value<std::int64_t>());
-    case toml::node_type::floating_point:
-      return fmt::format("the number {}", format_number(*node.value<double>()));
+    case toml::node_type::floating_point: {
+      // 8.0, not 8: where an integer is expected, "got the number 8" read as if 8 were wrong.
+      const double v = *node.value<double>();
+      return std::abs(v) < 1e15 && v == std::floor(v)
+                 ? fmt::format("the number {:.1f}", v)
+                 : fmt::format("the number {}", format_number(v));
+    }
     case toml::node_type::boolean:
       return *node.value<bool>() ? "true" : "false";
     default:
@@ -314,6 +319,42 @@ void ScenarioTable::fail(const std::string& key, const std::string& message) con
   throw ScenarioError(fmt::format("{}: {}", where(key), message));
 }
 
+namespace {
+
+// Levenshtein distance of two short key names (a dozen operations per character; no library for
+// one loop).
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+void ScenarioTable::fail_missing(const std::string& key, const std::string& expected) const {
+  // Short keys (x_m, lo_m) lie a letter or two from their siblings: no guess for them.
+  constexpr std::size_t kShortestGuessed = 6;
+  if (key.size() >= kShortestGuessed) {
+    for (const auto& [name, node] : *table_) {
+      const std::string other(name.str());
+      if (other != key && known_keys_.count(other) == 0 && edit_distance(other, key) <= 2) {
+        fail(other, fmt::format("not a key here, and '{}' ({}) is missing: is this it, misspelt?",
+                                key, expected));
+      }
+    }
+  }
+  fail("", fmt::format("missing key '{}': expected {}", key, expected));
+}
+
 std::string ScenarioTable::where(const std::string& key) const {
   const toml::node* node = key.empty() ? nullptr : table_->get(key);
   return fmt::format("{}: {}", location(node), full_key(key));
@@ -345,7 +386,7 @@ std::optional<double> as_number(const toml::node& node) {
 
 double ScenarioTable::number(const std::string& key, const NumberCheck& check) const {
   const toml::node* node = find(key);
-  if (!node) fail("", fmt::format("missing key '{}': expected {}", key, check(std::nan(""))));
+  if (!node) fail_missing(key, check(std::nan("")));
   const std::optional<double> v = as_number(*node);
   const std::string expectation = check(std::nan(""));
   if (!v) fail(key, fmt::format("expected {}, got {}", expectation, type_name(*node)));
@@ -363,7 +404,7 @@ double ScenarioTable::number_or(const std::string& key, double fallback,
 int ScenarioTable::integer(const std::string& key, long lo, long hi) const {
   const toml::node* node = find(key);
   const std::string expected = fmt::format("an integer in [{}, {}]", lo, hi);
-  if (!node) fail("", fmt::format("missing key '{}': expected {}", key, expected));
+  if (!node) fail_missing(key, expected);
   if (!node->is_integer())
     fail(key, fmt::format("expected {}, got {}", expected, type_name(*node)));
   const std::int64_t v = *node->value<std::int64_t>();
@@ -385,7 +426,7 @@ bool ScenarioTable::boolean_or(const std::string& key, bool fallback) const {
 
 std::string ScenarioTable::string(const std::string& key) const {
   const toml::node* node = find(key);
-  if (!node) fail("", fmt::format("missing key '{}': expected a string", key));
+  if (!node) fail_missing(key, "a string");
   if (!node->is_string()) fail(key, fmt::format("expected a string, got {}", type_name(*node)));
   return *node->value<std::string>();
 }
@@ -413,7 +454,7 @@ std::vector<double> ScenarioTable::numbers(const std::string& key, std::size_t n
   const toml::node* node = find(key);
   const std::string what =
       n ? fmt::format("an array of {} numbers", n) : std::string("an array of numbers");
-  if (!node) fail("", fmt::format("missing key '{}': expected {}", key, what));
+  if (!node) fail_missing(key, what);
   const toml::array* arr = node->as_array();
   if (!arr) fail(key, fmt::format("expected {}, got {}", what, type_name(*node)));
   if ((n && arr->size() != n) || arr->empty()) {
@@ -437,7 +478,7 @@ std::vector<double> ScenarioTable::numbers(const std::string& key, std::size_t n
 
 std::vector<std::string> ScenarioTable::strings(const std::string& key) const {
   const toml::node* node = find(key);
-  if (!node) fail("", fmt::format("missing key '{}': expected an array of strings", key));
+  if (!node) fail_missing(key, "an array of strings");
   const toml::array* arr = node->as_array();
   if (!arr || arr->empty()) {
     fail(key, fmt::format("expected a non-empty array of strings, got {}", type_name(*node)));
@@ -467,7 +508,7 @@ std::vector<std::vector<double>> ScenarioTable::number_rows(const std::string& k
                                                             const NumberCheck& check) const {
   const toml::node* node = find(key);
   const std::string what = fmt::format("an array of [{} numbers] arrays", n);
-  if (!node) fail("", fmt::format("missing key '{}': expected {}", key, what));
+  if (!node) fail_missing(key, what);
   const toml::array* arr = node->as_array();
   if (!arr || arr->empty()) fail(key, fmt::format("expected {}, got {}", what, type_name(*node)));
   std::vector<std::vector<double>> rows;

@@ -101,6 +101,10 @@ class ScenarioTable {
 
   /// "file:line:col: key.path: message", pointing at `key` when present, else at this table.
   [[noreturn]] void fail(const std::string& key, const std::string& message) const;
+  /// A required `key` is missing (`expected`: what it takes). When a key of this table not read
+  /// yet is one or two edits from it (a long key misspelt), points at that key and says so;
+  /// else at this table: "missing key 'k': expected ...".
+  [[noreturn]] void fail_missing(const std::string& key, const std::string& expected) const;
   /// "file:line:col: key.path", as fail() points at `key` (for warnings).
   std::string where(const std::string& key) const;
   const std::string& key_path() const { return key_path_; }

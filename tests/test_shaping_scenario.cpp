@@ -106,6 +106,25 @@ TEST(ShapingScenario, WrongTypeNamesWhatWasExpected) {
       << msg;
 }
 
+TEST(ShapingScenario, AMisspeltRequiredKeyIsPointedAtNotJustMissing) {
+  // Line 9 holds the typo: the error points there, not at the [heightmap] header.
+  const std::string typo =
+      shaping_error_of(with(kSmallPush, "repose_angle_deg = 30.0", "repose_angel_deg = 30.0"));
+  EXPECT_NE(typo.find("bad.toml:9:20: heightmap.repose_angel_deg: not a key here, and "
+                      "'repose_angle_deg' (a number in (0, 90) [deg]) is missing: is this it, "
+                      "misspelt?"),
+            std::string::npos)
+      << typo;
+  // Nothing like it in the table: plainly missing, at the table.
+  const std::string gone = shaping_error_of(with(kSmallPush, "repose_angle_deg = 30.0\n", ""));
+  EXPECT_NE(gone.find("heightmap: missing key 'repose_angle_deg'"), std::string::npos) << gone;
+  // A float where an integer is expected is shown as the float it is.
+  const std::string fractional = shaping_error_of(with(kSmallPush, "repose_angle_deg = 30.0",
+                                                       "repose_angle_deg = 30.0\n"
+                                                       "connectivity = 8.0"));
+  EXPECT_NE(fractional.find("got the number 8.0"), std::string::npos) << fractional;
+}
+
 TEST(ShapingScenario, NegativeCellSizeIsRefused) {
   const std::string msg =
       shaping_error_of(with(kSmallPush, "cell_size_m = 0.005", "cell_size_m = -0.005"));
