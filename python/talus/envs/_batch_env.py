@@ -11,6 +11,7 @@ from collections import OrderedDict
 import numpy as np
 
 from .core import Env
+from ._checks import is_int
 from .shaping_strokes import _checked_action
 
 
@@ -19,8 +20,7 @@ def checked_threads(threads):
     ValueError otherwise."""
     if threads is None:
         threads = min(len(os.sched_getaffinity(0)), 64)
-    if not (isinstance(threads, (int, np.integer)) and not isinstance(threads, (bool, np.bool_))
-            and threads >= 1):
+    if not (is_int(threads) and threads >= 1):
         raise ValueError(f"threads: expected an int >= 1 or None, got {threads!r}")
     return int(threads)
 
@@ -49,7 +49,7 @@ class WorldLoader:
                              f"{', '.join(sorted(self.defaults))}")
         o = dict(self.defaults, **options)
         for name in self.counts:
-            if not isinstance(o[name], (int, np.integer)) or isinstance(o[name], bool):
+            if not is_int(o[name]):
                 raise ValueError(f"{env}: {name}: expected an int, got {o[name]!r}")
             if o[name] < 1:
                 raise ValueError(f"{env}: {name}: expected >= 1, got {o[name]!r}")

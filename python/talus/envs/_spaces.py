@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._checks import is_int
+
 
 def _generator(seed):
     """A numpy Generator seeded as gymnasium.utils.seeding.np_random seeds one (PCG64 over a
@@ -22,8 +24,7 @@ def _generator(seed):
 def checked_episode_seed(seed, what="seed", count=1):
     """`seed` as the episodes' generator takes it (an int, not a bool, with seed + count - 1 in
     [0, 2**64 - 1]: the C++ episodes draw from a 64-bit seed); ValueError naming `what`."""
-    if not (isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_))
-            and 0 <= seed and seed + count - 1 <= 2**64 - 1):
+    if not (is_int(seed) and 0 <= seed and seed + count - 1 <= 2**64 - 1):
         span = "" if count == 1 else f" (with {count} instances: seed + {count - 1} too)"
         raise ValueError(f"{what}: expected an int in [0, 2**64 - 1]{span}, got {seed!r}")
     return int(seed)

@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from .. import _talus
+from ._checks import is_int, is_real
 from .core import Env
 from .render import render_stroke_bed
 from .spaces import Box, Dict
@@ -147,13 +148,10 @@ class _StrokeGame:
                                             o["blade_thickness_m"],
                                             math.radians(repose_angle_deg))
         for name in ("step_cost", "success_fraction"):
-            if not (isinstance(o[name], (int, float, np.integer, np.floating))
-                    and not isinstance(o[name], (bool, np.bool_)) and np.isfinite(o[name])
-                    and o[name] >= 0):
+            if not (is_real(o[name]) and np.isfinite(o[name]) and o[name] >= 0):
                 raise ValueError(f"{name}: expected a number >= 0, got {o[name]!r}")
         extra = o["extra_strokes"]
-        if not (isinstance(extra, (int, np.integer)) and not isinstance(extra, (bool, np.bool_))
-                and extra >= 0):
+        if not (is_int(extra) and extra >= 0):
             raise ValueError(f"extra_strokes: expected an int >= 0, got {extra!r}")
         self.step_cost, self.success_fraction = float(o["step_cost"]), float(o["success_fraction"])
         self.source, self.letters = _goal_source(goals, self.bed, o["random_strokes"])

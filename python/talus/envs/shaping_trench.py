@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import _talus
 from . import goals as _goals
+from ._checks import is_int, is_real
 from .core import Env
 from .render import render_binary_trench, render_trench_heightmap
 from .spaces import Box, Discrete
@@ -41,8 +42,7 @@ class ShapingTrenchEnv(Env):
         if render_mode not in (None, "rgb_array"):
             raise ValueError(f"render_mode: expected None or 'rgb_array', got {render_mode!r}")
         self.render_mode = render_mode
-        if not (isinstance(cell_px, (int, np.integer)) and not isinstance(cell_px, (bool, np.bool_))
-                and 1 <= cell_px <= 256):
+        if not (is_int(cell_px) and 1 <= cell_px <= 256):
             raise ValueError(f"cell_px: expected an int in [1, 256] (pixels per map cell in "
                              f"render()), got {cell_px!r}")
         self.cell_px = int(cell_px)
@@ -127,12 +127,9 @@ class _TrenchGame:
 
     def __init__(self, goals, step_cost, max_episode_steps, random_goal_cells, num_envs,
                  backend="binary", bed=None):
-        if not (isinstance(step_cost, (int, float, np.integer, np.floating))
-                and not isinstance(step_cost, (bool, np.bool_)) and np.isfinite(step_cost)
-                and step_cost >= 0):
+        if not (is_real(step_cost) and np.isfinite(step_cost) and step_cost >= 0):
             raise ValueError(f"step_cost: expected a number >= 0, got {step_cost!r}")
-        if not (isinstance(max_episode_steps, (int, np.integer))
-                and not isinstance(max_episode_steps, (bool, np.bool_)) and max_episode_steps >= 1):
+        if not (is_int(max_episode_steps) and max_episode_steps >= 1):
             raise ValueError(f"max_episode_steps: expected an int >= 1, got {max_episode_steps!r}")
         self.step_cost, self.max_episode_steps = float(step_cost), int(max_episode_steps)
         self.source, self.names = _goal_source(goals, random_goal_cells)
@@ -183,8 +180,7 @@ class _TrenchGame:
             cell = tuple(start)
         except TypeError:
             cell = ()
-        if not (len(cell) == 2 and all(isinstance(v, (int, np.integer)) and
-                                       not isinstance(v, (bool, np.bool_)) for v in cell)
+        if not (len(cell) == 2 and all(is_int(v) for v in cell)
                 and 0 <= cell[0] < self.rows and 0 <= cell[1] < self.cols):
             raise ValueError(f"options['start']: expected a goal cell (row, col) of the "
                              f"{self.rows} x {self.cols} map, got {start!r}")
@@ -255,8 +251,7 @@ def _goal_source(goals, random_goal_cells):
                 low, high = random_goal_cells
             except (TypeError, ValueError):
                 low = high = None
-            if not all(isinstance(n, (int, np.integer)) and not isinstance(n, (bool, np.bool_))
-                       for n in (low, high)):
+            if not (is_int(low) and is_int(high)):
                 raise ValueError(f"random_goal_cells: expected (min, max) cell counts, two ints, "
                                  f"got {random_goal_cells!r}")
             try:

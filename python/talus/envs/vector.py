@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._batch_env import BatchVectorEnvMixin, checked_threads
+from ._checks import is_int
 from .shaping_strokes import _StrokeGame, _checked_action
 from .shaping_trench import _TrenchGame
 from .spaces import Box, Dict, Discrete, MultiDiscrete
@@ -25,8 +26,7 @@ class _BatchVectorEnv:
     closed = False
 
     def __init__(self, num_envs, threads):
-        if not (isinstance(num_envs, (int, np.integer)) and
-                not isinstance(num_envs, (bool, np.bool_)) and num_envs >= 1):
+        if not (is_int(num_envs) and num_envs >= 1):
             raise ValueError(f"num_envs: expected an int >= 1, got {num_envs!r}")
         self.num_envs, self.threads = int(num_envs), checked_threads(threads)
         self._np_random = None
@@ -42,7 +42,7 @@ class _BatchVectorEnv:
         """The per-instance seeds (uint64) of reset(seed=...)."""
         if seed is None:
             return self.np_random.integers(2**63, size=self.num_envs, dtype=np.uint64)
-        if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+        if is_int(seed):
             first = checked_episode_seed(seed, count=self.num_envs)
             self._np_random, _ = _generator(first)
             return np.array([first + i for i in range(self.num_envs)], dtype=np.uint64)
