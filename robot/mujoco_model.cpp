@@ -4,9 +4,37 @@
 
 #include <array>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
 #include <regex>
 
 namespace talus::robot {
+
+namespace {
+
+// MuJoCo's default handlers append every warning and error to MUJOCO_LOG.TXT in the current
+// folder, a file the user owns, and print on stdout, which may carry a tool's own output. talus's
+// messages go to stderr, and so do MuJoCo's.
+void warn_on_stderr(const char* message) { std::fprintf(stderr, "MuJoCo warning: %s\n", message); }
+
+// MuJoCo cannot go on after an error (its state is left half-written): say it on stderr and end
+// the process with exit status 1, as MuJoCo's default handler does, but without its log file.
+[[noreturn]] void fail_on_stderr(const char* message) {
+  std::fprintf(stderr, "MuJoCo error: %s\n", message);
+  std::fflush(stderr);
+  std::exit(1);
+}
+
+void send_mujoco_messages_to_stderr() {
+  static std::once_flag installed;
+  std::call_once(installed, [] {
+    mju_user_warning = warn_on_stderr;
+    mju_user_error = fail_on_stderr;
+  });
+}
+
+}  // namespace
 
 void MujocoModel::FreeModel::operator()(mjModel* m) const { mj_deleteModel(m); }
 void MujocoModel::FreeData::operator()(mjData* d) const { mj_deleteData(d); }
@@ -22,6 +50,7 @@ MujocoModel& MujocoModel::operator=(MujocoModel&&) noexcept = default;
 MujocoModel::~MujocoModel() = default;
 
 MujocoModel MujocoModel::load(const std::filesystem::path& file) {
+  send_mujoco_messages_to_stderr();
   // MuJoCo's own message for a missing file is "resource not found via provider or OS
   // filesystem"; say it in our words, with the path.
   if (std::filesystem::is_directory(file)) {

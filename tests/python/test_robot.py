@@ -65,15 +65,24 @@ class BrokenGround(talus.ContactTier):
     (float("nan"), r"the terrain's wrench on link 'ball' is not finite \(f_W = \(0, 0, nan\) N"),
     (1e16, r"MuJoCo's acceleration of the robot became NaN, infinite or huge \(mjWARN_BADQACC"),
 ])
-def test_a_tier_step_that_breaks_the_robot_raises_instead_of_starting_over(force_n, expected):
+def test_a_tier_step_that_breaks_the_robot_raises_instead_of_starting_over(
+        force_n, expected, tmp_path, monkeypatch, capfd):
     # MuJoCo resets a robot whose acceleration is NaN or huge and steps on from its start: a run
     # went on with its clock set back to 0. The coupled step now raises, naming the time.
+    monkeypatch.chdir(tmp_path)
     robot = talus.RobotModel.load(BODIES)
     links = talus.resolve_coupling(robot, [talus.CouplingEntry(body="ball")])
     sim = talus.CoupledSim(robot, links, BrokenGround(talus.tier_bodies(links), force_n, 50))
     sim.step(49)
     with pytest.raises(RuntimeError, match=r"the tier step from t = 0\.0490 s: " + expected):
         sim.step(1)
+    # MuJoCo's own warning goes to stderr, not into MUJOCO_LOG.TXT in the user's folder nor onto
+    # stdout (its default handler does both).
+    out, err = capfd.readouterr()
+    assert list(tmp_path.iterdir()) == []
+    assert "MuJoCo warning" not in out
+    if force_n > 1.0:
+        assert "MuJoCo warning: Nan, Inf or huge value in QACC" in err
 
 
 def test_rover_loads_with_names_mass_and_state_views():
