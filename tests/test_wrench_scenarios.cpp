@@ -18,6 +18,7 @@
 #include "wrench/foot_contact.hpp"
 #include "wrench/velocity_directions.hpp"
 #include "wrench/wrench_database.hpp"
+#include "wrench/wrench_scenario_kinds.hpp"
 
 namespace talus::wrench {
 namespace {
@@ -93,17 +94,34 @@ TEST(WrenchScenarios, AFootSinkingFarPastTheDataStopsTheRunNamingStepAndDepth) {
   TempDir tmp;
   write_synthetic_database(tmp.path / "weak.h5", 20.0);
   const fs::path file = tmp.path / "sink.toml";
-  std::ofstream(file) << foot_drop(tmp.path / "weak.h5");
+  std::ofstream(file) << foot_drop(
+      tmp.path / "weak.h5",
+      "[[case]]\nname = \"later\"\ndatabase = \"" + (tmp.path / "weak.h5").string() + "\"\n");
   try {
     run_scenario_file(file, tmp.path / "out", {});
     FAIL() << "expected the run to stop";
-  } catch (const WrenchStepError& e) {
+  } catch (const WrenchRunStopped& e) {
     const std::string what = e.what();
-    EXPECT_NE(what.find("case 'upright': step "), std::string::npos) << what;
+    EXPECT_NE(what.find("sink.toml: drop: case 'upright': step "), std::string::npos) << what;
     EXPECT_NE(what.find("foot 'bottom' is -0.09"), std::string::npos) << what;
     EXPECT_NE(what.find("deepest -0.06 m, more than the 0.03 m allowed"), std::string::npos)
         << what;
   }
+  // The outputs up to the last good step are in place (README: a run whose physics fails keeps
+  // its folder), with summary.json saying why; the case after the failed one was not run.
+  const fs::path out = tmp.path / "out";
+  for (const char* f : {"summary.json", "overview.png", "upright.png", "upright.csv"}) {
+    EXPECT_TRUE(fs::exists(out / f)) << f;
+  }
+  EXPECT_FALSE(fs::exists(out / "later.csv"));
+  const nlohmann::json stopped = nlohmann::json::parse(std::ifstream(out / "summary.json"));
+  EXPECT_NE(stopped["stopped"].get<std::string>().find("case 'upright': step "), std::string::npos);
+  ASSERT_EQ(stopped["cases"].size(), 1u);
+  const nlohmann::json& c = stopped["cases"][0];
+  EXPECT_NE(c["stopped"].get<std::string>().find("foot 'bottom' is -0.09"), std::string::npos);
+  // The last sample is the state before the step that failed: the foot already past the data.
+  EXPECT_LT(c["feet"]["bottom"]["final_depth_m"].get<double>(), -0.085);
+  EXPECT_NEAR(c["duration_s"].get<double>(), 1e-3 * c["steps"].get<double>(), 1e-9);
   // Allowed on purpose ([simulation] depth_beyond_data_m): it runs on, clamped and counted.
   std::string text = foot_drop(tmp.path / "weak.h5");
   const std::string duration = "duration_s = 1.5";

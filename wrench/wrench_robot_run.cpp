@@ -249,6 +249,7 @@ struct CaseResult {
   nlohmann::json summary;
   std::vector<Sample> samples;
   nlohmann::json view_manifest;  // null when the run records no view
+  std::string stopped;           // why the wrench-space step stopped the case; "" if it ran out
 };
 
 // The case's robot in its initial state: the scenario's model at its time step, every body's mass
@@ -541,21 +542,30 @@ CaseResult run_case(const RobotKindScenario& sc, const RobotCase& rc, OutputDir&
   std::vector<Sample> samples;
   SideView view = side_view(sc, rc);
   CaseViewRecord recording(sc, rc, robot, steps, out);
+  std::string stopped;
   const auto t0 = std::chrono::steady_clock::now();
   for (long k = 0; k <= steps; ++k) {
     if (k % snapshot_every == 0 && view.snapshots < sc.snapshots) draw_snapshot(sc, m, d, view);
     recording.sample(k);
+    // The state before each step is kept, so that a step that fails leaves its last good state
+    // as the case's final sample (a few feet copied: nothing beside the step's QP).
+    Sample before = take_sample(d, body, step, sc.feet.size());
     if (k % sample_every == 0 || k == steps) {
-      Sample s = take_sample(d, body, step, sc.feet.size());
-      csv.write_row(sample_row(s));
-      samples.push_back(std::move(s));
+      csv.write_row(sample_row(before));
+      samples.push_back(before);
     }
     if (k == steps) break;
     apply_servos(servos, d);
     try {
       step.step();
     } catch (const WrenchStepError& e) {
-      throw WrenchStepError(fmt::format("{}: case '{}': {}", sc.name, rc.name, e.what()));
+      // The step may have left MuJoCo's state half-updated: the outputs end at `before`.
+      stopped = e.what();
+      if (samples.back().t != before.t) {
+        csv.write_row(sample_row(before));
+        samples.push_back(std::move(before));
+      }
+      break;
     }
     tick();
   }
@@ -564,7 +574,8 @@ CaseResult run_case(const RobotKindScenario& sc, const RobotCase& rc, OutputDir&
 
   write_case_picture(sc, rc, samples, view, out);
   nlohmann::json summary = case_summary(sc, rc, samples, step, predictor, wall);
-  return {summary, std::move(samples), recording.finish({rc.name + ".png"})};
+  if (!stopped.empty()) summary["stopped"] = stopped;
+  return {summary, std::move(samples), recording.finish({rc.name + ".png"}), stopped};
 }
 
 long total_steps(const RobotKindScenario& sc) {
@@ -603,8 +614,10 @@ nlohmann::json run_robot_kind(const ScenarioTable& root, OutputDir& out,
   height.x_label = pitch.x_label = "time [s]";
   height.height_px = pitch.height_px = 360;
   height.width_px = pitch.width_px = 900;
+  std::string stopped;
   for (const RobotCase& rc : sc.cases) {
     CaseResult r = run_case(sc, rc, out, tick);
+    if (!r.stopped.empty()) stopped = fmt::format("case '{}': {}", rc.name, r.stopped);
     PlotSeries z, p;
     z.name = p.name = rc.name;
     for (const Sample& s : r.samples) {
@@ -618,6 +631,7 @@ nlohmann::json run_robot_kind(const ScenarioTable& root, OutputDir& out,
     cases.push_back(r.summary);
     if (first_view.is_null()) first_view = r.view_manifest;
     case_names.push_back(rc.name);
+    if (!stopped.empty()) break;  // the later cases are not run: the run failed here
   }
   write_png(out.path("overview.png"), stack_vertically({plot_lines(height), plot_lines(pitch)}));
   if (!first_view.is_null()) {
@@ -635,7 +649,13 @@ nlohmann::json run_robot_kind(const ScenarioTable& root, OutputDir& out,
   long clamped = 0;
   for (const auto& c : cases) clamped += c["clamped_queries"].get<long>();
   summary["clamped_queries"] = clamped;
+  if (!stopped.empty()) summary["stopped"] = stopped;
   write_json(out.path("summary.json"), summary);
+  if (!stopped.empty()) {
+    throw WrenchRunStopped(
+        fmt::format("{}: {}: {} (the outputs up to the last good step are written)",
+                    root.file().string(), sc.name, stopped));
+  }
   return summary;
 }
 

@@ -37,9 +37,14 @@ nlohmann::json run_wrench(const ScenarioTable& root, const OutputTarget& out_dir
   const KindEntry& kind = read_kind(root);
   kind.check(root);  // nothing is written before the whole file was read and checked
   OutputDir out(out_dir);
-  nlohmann::json summary = kind.run(root, out, progress);
-  out.commit();
-  return summary;
+  try {
+    nlohmann::json summary = kind.run(root, out, progress);
+    out.commit();
+    return summary;
+  } catch (const WrenchRunStopped&) {
+    out.commit();  // the outputs up to the last good step, for the user to look at
+    throw;
+  }
 }
 
 }  // namespace talus::wrench

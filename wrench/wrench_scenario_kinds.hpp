@@ -4,6 +4,7 @@
 // into an OutputDir the caller commits).
 
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,14 @@
 
 namespace talus::wrench {
 
+/// A run whose wrench-space step failed (a foot sank past the data, an infeasible contact QP, a
+/// NaN state), thrown after the outputs up to the last good step were written: run_wrench commits
+/// them for the user to look at and the CLI exits with 1.
+class WrenchRunStopped : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// The [scenario] table of a kind among `kinds` (core/scenario_head.hpp; `kind` picks the kind).
 ScenarioHead read_wrench_head(const ScenarioTable& root, const std::vector<std::string>& kinds);
 
@@ -21,7 +30,9 @@ nlohmann::json check_acquire(const ScenarioTable& root);
 nlohmann::json run_acquire(const ScenarioTable& root, OutputDir& out, const RunProgress& progress);
 
 /// kind = "foot_drop", "quadruped" (wrench/wrench_robot_run.cpp): a planar MuJoCo robot on the
-/// wrench-space step, one run per [[case]].
+/// wrench-space step, one run per [[case]]. A case whose step fails ends the run there: its
+/// outputs up to the last good step, the overview and summary.json ("stopped": why) are
+/// written, then WrenchRunStopped is thrown.
 nlohmann::json check_robot_kind(const ScenarioTable& root);
 nlohmann::json run_robot_kind(const ScenarioTable& root, OutputDir& out,
                               const RunProgress& progress);
