@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <sstream>
 
 #include "runner/run_scenario.hpp"
@@ -63,6 +64,44 @@ void check_key(const std::vector<std::string>& path, const toml::node& node,
 
 SweptValue swept(const std::vector<std::string>& path, const toml::node* value) {
   return SweptValue{join_key(path), path, value, toml_to_json(*value)};
+}
+
+// talus is deterministic: a value listed twice in a grid array, or two [[runs]] tables with the
+// same values, would run the same inputs twice for the same result. Refused, pointing at the
+// repeat (JSON compares numbers by value: 250 and 250.0 are the same load).
+void refuse_repeated_grid_value(const std::vector<std::string>& path, const toml::array& values,
+                                const std::filesystem::path& file) {
+  for (std::size_t j = 1; j < values.size(); ++j) {
+    const nlohmann::json value = toml_to_json(*values.get(j));
+    for (std::size_t i = 0; i < j; ++i) {
+      if (toml_to_json(*values.get(i)) == value) {
+        throw ScenarioError(fmt::format(
+            "{}: grid.{}: {} is listed twice (values {} and {} of the array): the two runs would "
+            "be the same; expected distinct values",
+            where(*values.get(j), file), join_key(path), value.dump(), i + 1, j + 1));
+      }
+    }
+  }
+}
+
+void refuse_repeated_run_table(const std::vector<std::vector<SweptValue>>& points,
+                               const toml::array& tables, const std::filesystem::path& file) {
+  const auto values_of = [](const std::vector<SweptValue>& point) {
+    std::map<std::string, nlohmann::json> values;
+    for (const SweptValue& v : point) values[v.key] = v.json;
+    return values;
+  };
+  for (std::size_t j = 1; j < points.size(); ++j) {
+    const auto values = values_of(points[j]);
+    for (std::size_t i = 0; i < j; ++i) {
+      if (values_of(points[i]) == values) {
+        throw ScenarioError(fmt::format(
+            "{}: runs: [[runs]] table {} sets the same values as table {}: the two runs would be "
+            "the same; expected distinct runs",
+            where(*tables.get(j), file), j + 1, i + 1));
+      }
+    }
+  }
 }
 
 // FNV-1a, 64 bits: a stable fingerprint of a sweep's content (not a security hash; a folder
@@ -181,6 +220,7 @@ SweepPlan load_sweep_plan(const std::filesystem::path& sweep_file) {
                         where(*value, sweep_file), join_key(path),
                         values ? "an empty array" : toml_to_json(*value).dump()));
       }
+      refuse_repeated_grid_value(path, *values, sweep_file);
     }
   }
   // Listed points.
@@ -204,6 +244,7 @@ SweepPlan load_sweep_plan(const std::filesystem::path& sweep_file) {
       }
       points.push_back(std::move(point));
     }
+    refuse_repeated_run_table(points, *list, sweep_file);
   }
   for (const std::string& key : root.keys()) {
     if (key != "sweep" && key != "grid" && key != "runs" && key != "plot") {

@@ -199,6 +199,20 @@ TEST(SweepPlan, BadInputNamesTheSweepFilesLineAndKey) {
             std::string::npos)
       << scalar;
   EXPECT_NE(refusal("").find("the sweep varies nothing"), std::string::npos);
+  // A repeated value or run would only run the same inputs again (250 and 250.0 are one load).
+  const std::string twice = refusal("[grid]\n\"experiment.load_n\" = [250, 500.0, 250.0]\n");
+  EXPECT_NE(twice.find(s + ":5:36: grid.experiment.load_n: 250.0 is listed twice (values 1 and 3"),
+            std::string::npos)
+      << twice;
+  const std::string same_runs = refusal(
+      "[[runs]]\n\"experiment.load_n\" = 2.0\n\"soil.preset\" = \"sand\"\n[[runs]]\n"
+      "\"experiment.load_n\" = 3.0\n[[runs]]\n\"soil.preset\" = \"sand\"\n"
+      "\"experiment.load_n\" = 2.0\n");
+  EXPECT_NE(same_runs.find("runs: [[runs]] table 3 sets the same values as table 1"),
+            std::string::npos)
+      << same_runs;
+  EXPECT_EQ(refusal("[grid]\n\"experiment.load_n\" = [250.0, 250.5]\n").find("listed twice"),
+            std::string::npos);
   EXPECT_NE(refusal("[grids]\na = [1]\n").find("grids: unknown section"), std::string::npos);
   EXPECT_NE(refusal("[grid]\n\"experiment..load_n\" = [1.0]\n").find("non-empty names"),
             std::string::npos);

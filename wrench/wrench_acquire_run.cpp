@@ -40,6 +40,21 @@ namespace talus::wrench {
 
 namespace {
 
+// A depth or tilt listed twice measures the same configuration twice, and the database refuses
+// repeated configurations: refused here, before the bed settles, rather than after every run.
+void refuse_repeated_value(const ScenarioTable& grid, const std::string& key,
+                           const std::vector<double>& values) {
+  for (std::size_t j = 1; j < values.size(); ++j) {
+    for (std::size_t i = 0; i < j; ++i) {
+      if (values[i] == values[j]) {
+        grid.fail(key, fmt::format("{:g} is listed twice (values {} and {}); expected distinct "
+                                   "values, each a configuration of the database",
+                                   values[j], i + 1, j + 1));
+      }
+    }
+  }
+}
+
 struct AcquireScenario {
   std::string name;
   std::string description;
@@ -69,17 +84,18 @@ AcquireScenario load_acquire(const ScenarioTable& root) {
   try {
     validate(sc.path);
   } catch (const std::invalid_argument& e) {
-    throw ScenarioError(fmt::format("{}: [path]/[foot]: {}", root.file().string(), e.what()));
+    // The keys' own checks ran above: what is left is the filter window against the duration.
+    const std::string what = e.what();
+    path.fail(what.find("filter_window_s") != std::string::npos ? "filter_window_s" : "", what);
   }
 
   const ScenarioTable grid = root.table("grid");
   sc.spec.depths_m = grid.numbers("depths_m", 0, in_closed_range(-10.0, 0.0, "[m]"));
   sc.spec.tilts_rad = grid.numbers("tilts_rad", 0, in_closed_range(-1.5708, 1.5708, "[rad]"));
+  refuse_repeated_value(grid, "depths_m", sc.spec.depths_m);
+  refuse_repeated_value(grid, "tilts_rad", sc.spec.tilts_rad);
   const int m = grid.integer("directions", 26, 58);
-  if (m != 26 && m != 58) {
-    throw ScenarioError(
-        fmt::format("{}: [grid] directions = {}: expected 26 or 58", root.file().string(), m));
-  }
+  if (m != 26 && m != 58) grid.fail("directions", fmt::format("{}: expected 26 or 58", m));
   sc.spec.velocity_directions = velocity_directions(m);
   const Vec3 scale = grid.vec3("velocity_scale", positive("[m/s, m/s, rad/s]"));
   sc.spec.velocity_scale.resize(3);
@@ -108,7 +124,11 @@ AcquireScenario load_acquire(const ScenarioTable& root) {
       check_run_inside_walls(sc.bed.model.container, sc.path, run, surface_z,
                              sc.bed.model.time_step_s);
     } catch (const std::invalid_argument& e) {
-      root.table("foot").fail("radius_m", e.what());
+      // Which run reaches the wall depends on [foot], [path], [container] and the configuration
+      // together; the message names the run's depth and tilt, listed in [grid].
+      root.table("grid").fail("", std::string(e.what()) +
+                                      " (the run's depth and tilt are [grid] depths_m and "
+                                      "tilts_rad; the foot's size and place are [foot])");
     }
   }
   return sc;

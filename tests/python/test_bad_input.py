@@ -141,9 +141,26 @@ def test_check_refuses_a_foot_too_wide_for_the_acquisition_bed(tmp_path):
     r = check(variant(tmp_path, "scenarios/wrench/acquire_demo.toml", "radius_m = 0.025",
                       "radius_m = 0.07"))
     assert r.returncode == 2, r.stdout + r.stderr
-    assert re.search(r"variant\.toml:\d+:\d+: foot\.radius_m: run \(configuration \d+: .*\): the "
-                     r"foot \(its part in the sand\) reaches the container's side wall",
-                     r.stderr), r.stderr
+    assert re.search(r"variant\.toml:\d+:\d+: grid: run \(configuration \d+: .*\): the "
+                     r"foot \(its part in the sand\) reaches the container's side wall.*the "
+                     r"foot's size and place are \[foot\]", r.stderr), r.stderr
+
+
+@pytest.mark.parametrize("old,new,expected", [
+    # A repeated configuration was refused by the database after every run had been measured.
+    ("tilts_rad = [-0.3, 0.0, 0.3]", "tilts_rad = [-0.3, 0.0, 0.3, 0.3]",
+     r":60:13: grid\.tilts_rad: 0\.3 is listed twice \(values 3 and 4\)"),
+    ("depths_m = [0.0, -0.02]", "depths_m = [0.0, -0.02, -0.02]",
+     r":59:12: grid\.depths_m: -0\.02 is listed twice \(values 2 and 3\)"),
+    ("directions = 26", "directions = 27", r":61:14: grid\.directions: 27: expected 26 or 58"),
+    ("filter_window_s = 0.08", "filter_window_s = 0.3",
+     r":56:\d+: path\.filter_window_s: foot path: filter_window_s = 0\.3 is not in \(0, 0\.4 "),
+])
+def test_check_refuses_an_acquisition_grid_the_database_could_not_hold(tmp_path, old, new,
+                                                                       expected):
+    r = check(variant(tmp_path, "scenarios/wrench/acquire_demo.toml", old, new))
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert re.search(r"variant\.toml" + expected, r.stderr), r.stderr
 
 
 def test_thread_settings_are_checked(tmp_path):
