@@ -298,7 +298,7 @@ nlohmann::json main_run(Run& run, ParticleState& state, nlohmann::json& summary)
   return r;
 }
 
-nlohmann::json measure_repose(const Run& run, const ParticleState& state) {
+nlohmann::json measure_repose(const Run& run, const ParticleState& state, nlohmann::json& summary) {
   const ReposeMeasurement m = measure_repose_angle(state, run.sc.repose);
   CsvWriter csv(run.out.path("repose_profile.csv"), {"r_m", "height_m", "in_flank"});
   std::vector<double> fr, fh;
@@ -310,9 +310,13 @@ nlohmann::json measure_repose(const Run& run, const ParticleState& state) {
     }
   }
   csv.close();
+  // A pour that spread into a layer has no flank: say so rather than report the fit's angle.
+  const std::string not_a_pile = why_not_a_pile(m);
   PlotSpec plot;
   plot.title =
-      fmt::format("{}: pile profile, angle of repose {:.1f} deg", run.sc.name, m.angle_deg);
+      not_a_pile.empty()
+          ? fmt::format("{}: pile profile, angle of repose {:.1f} deg", run.sc.name, m.angle_deg)
+          : fmt::format("{}: profile of a layer, not a pile (no angle of repose)", run.sc.name);
   plot.x_label = "distance from the pile axis [mm]";
   plot.y_label = "height [mm]";
   std::vector<double> r_mm(m.r_m.size()), h_mm(m.h_m.size());
@@ -321,11 +325,23 @@ nlohmann::json measure_repose(const Run& run, const ParticleState& state) {
     h_mm[k] = 1e3 * m.h_m[k];
   }
   plot.series.push_back({"highest particle top per ring", r_mm, h_mm, std::nullopt, 2, true});
-  plot.series.push_back({"fitted flank (20-80 % of height)", fr, fh, Rgb{220, 40, 40}, 3, false});
+  if (not_a_pile.empty()) {
+    plot.series.push_back({"fitted flank (20-80 % of height)", fr, fh, Rgb{220, 40, 40}, 3, false});
+  }
   plot.equal_aspect = true;
   plot.y_min = 0.0;
   write_png(run.out.path("repose_profile.png"), plot_lines(plot));
-  return {{"angle_of_repose_deg", m.angle_deg},
+  nlohmann::json angle = m.angle_deg;
+  if (!not_a_pile.empty()) {
+    const std::string warning =
+        fmt::format("{}: [measure] repose: {}", run.sc.file.string(), not_a_pile);
+    std::cerr << "warning: " << warning << "\n";
+    summary["warnings"].push_back(warning);
+    angle = nullptr;
+  }
+  return {{"angle_of_repose_deg", angle},
+          {"not_a_pile", not_a_pile.empty() ? nlohmann::json() : nlohmann::json(not_a_pile)},
+          {"flank_drop_m", m.flank_drop_m},
           {"pile_height_m", m.height_m},
           {"flank_slope", m.slope},
           {"flank_rings", m.flank_bins},
@@ -515,7 +531,10 @@ nlohmann::json run_particle_scenario(const ParticleScenario& sc, OutputDir& out,
   summary["vtk_frames"] = run.frames.size();
   if (!run.t_s.empty()) plot_energy(run);
   if (!sc.model.bodies.empty() && sc.steps > 0) plot_body_forces(run);
-  if (sc.measure == Measurement::kRepose) summary["repose"] = measure_repose(run, state);
+  if (sc.measure == Measurement::kRepose) {
+    nlohmann::json repose = measure_repose(run, state, summary);  // may add a warning
+    summary["repose"] = std::move(repose);
+  }
   save_particle_state(state, out.path("final_state.tps"));
   if (sc.measure == Measurement::kDrag) summary["drag"] = measure_drag(run, state, summary);
   if (run.view && run.view->on()) {

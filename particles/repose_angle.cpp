@@ -77,7 +77,26 @@ ReposeMeasurement measure_repose_angle(const ParticleState& state, const ReposeO
   m.slope = (s1 * srh - sr_ * sh) / det;
   m.intercept_m = (sh - m.slope * sr_) / s1;
   m.angle_deg = std::atan(-m.slope) * 180.0 / kPi;
+  m.mean_radius_m = sr / n;
+  double first_r = 0.0, last_r = 0.0;
+  bool any = false;
+  for (std::size_t k = 0; k < bins; ++k) {
+    if (!m.in_flank[k]) continue;
+    if (!any) first_r = m.r_m[k];
+    last_r = m.r_m[k];
+    any = true;
+  }
+  m.flank_drop_m = -m.slope * (last_r - first_r);
   return m;
+}
+
+std::string why_not_a_pile(const ReposeMeasurement& m) {
+  const double diameter = 2.0 * m.mean_radius_m;
+  if (m.flank_drop_m >= diameter) return "";
+  return fmt::format(
+      "the fitted flank falls {:.1f} mm over its {} rings, less than one grain diameter ({:.3g} "
+      "mm): the grains lie in a layer {:.3g} mm high, not a pile, and its angle is not measured",
+      1e3 * m.flank_drop_m, m.flank_bins, 1e3 * diameter, 1e3 * m.height_m);
 }
 
 }  // namespace talus::particles

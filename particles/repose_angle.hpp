@@ -8,6 +8,7 @@
 // hi_fraction * H (20 % and 80 % by default: leaving out the rounded top and the scattered toe),
 // a least-squares line h = a + b r is fitted; the angle is atan(-b).
 
+#include <string>
 #include <vector>
 
 #include "particles/particle_state.hpp"
@@ -27,6 +28,9 @@ struct ReposeMeasurement {
   double slope = 0.0;        ///< fitted dh/dr [-]
   double intercept_m = 0.0;  ///< fitted h at r = 0 [m]
   int flank_bins = 0;        ///< bins in the fit
+  double flank_drop_m =
+      0.0;  ///< -slope x (last flank bin's r - first's): the fitted flank's fall [m]
+  double mean_radius_m = 0.0;  ///< of the particles above the ground [m]
   Vec2 centre_xy_m = Vec2::Zero();
   std::vector<double> r_m;     ///< bin centres [m]
   std::vector<double> h_m;     ///< profile height of each bin above the ground (0: empty bin) [m]
@@ -37,5 +41,10 @@ struct ReposeMeasurement {
 /// range, no particle lies above the ground, or fewer than 3 bins fall on the flank (the pile is
 /// too small or flat to measure).
 ReposeMeasurement measure_repose_angle(const ParticleState& state, const ReposeOptions& options);
+
+/// Why `m` is not a pile's angle, or "" when it is: a flank whose fitted line falls by less than
+/// one mean grain diameter over its rings is grains lying in a layer (the fit then measures the
+/// one-grain steps of the profile: a spread pour gave "0.0 deg" over floor rings).
+std::string why_not_a_pile(const ReposeMeasurement& m);
 
 }  // namespace talus::particles

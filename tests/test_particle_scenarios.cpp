@@ -161,7 +161,30 @@ TEST(ReposeAngle, MeasuresTheSlopeOfAKnownCone) {
     EXPECT_NEAR(m.height_m, base * slope, 4 * r);
     EXPECT_GE(m.flank_bins, 3);
     EXPECT_NEAR(m.centre_xy_m.norm(), 0.0, 1e-3);
+    EXPECT_EQ(why_not_a_pile(m), "") << angle_deg;
   }
+}
+
+// Grains spread into a layer one to two grains high (a pour that did not heap): the profile's
+// rings all lie between 20 % and 80 % of its height, the fit gives an angle near 0, and the
+// measurement says it is not a pile (the pile scenario reported "0.0 deg" for such a layer).
+TEST(ReposeAngle, ALayerOfGrainsIsNotAPile) {
+  ParticleState s;
+  const double r = 0.004;
+  for (double x = -0.2; x <= 0.2; x += 2 * r) {
+    for (double y = -0.2; y <= 0.2; y += 2 * r) {
+      s.add(Vec3(x, y, r), Vec3::Zero(), r, 1e-5);
+    }
+  }
+  s.add(Vec3(0.0, 0.0, 3 * r), Vec3::Zero(), r, 1e-5);  // one grain on top: H = 2 diameters
+  ReposeOptions o;
+  const ReposeMeasurement m = measure_repose_angle(s, o);
+  EXPECT_GE(m.flank_bins, 3);
+  EXPECT_LT(std::abs(m.angle_deg), 1.0);
+  const std::string why = why_not_a_pile(m);
+  EXPECT_NE(why.find("less than one grain diameter (8 mm): the grains lie in a layer 16 mm high"),
+            std::string::npos)
+      << why;
 }
 
 TEST(ReposeAngle, FlatLayerIsRefused) {
