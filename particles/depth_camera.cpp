@@ -308,6 +308,37 @@ void write_depth_png(const std::filesystem::path& path, const DepthImage& image,
   write_png(path, png);
 }
 
+RgbImage sky_depth_picture(const SkyCamera& camera, const DepthImage& image, double reference_z_m,
+                           double z_lo_m, double z_hi_m, const std::string& title,
+                           HeightmapImageLayout* layout) {
+  if (image.width <= 0 || image.height <= 0 ||
+      image.depth_m.size() != static_cast<std::size_t>(image.width) * image.height) {
+    throw std::invalid_argument("sky_depth_picture: the depth image is empty or mis-sized");
+  }
+  if (!std::isfinite(z_lo_m) || !std::isfinite(z_hi_m) || !(z_lo_m < z_hi_m)) {
+    throw std::invalid_argument(fmt::format(
+        "sky_depth_picture: need finite z_lo_m < z_hi_m, got {} and {}", z_lo_m, z_hi_m));
+  }
+  // Row 0 of the camera's image is y_max; the map's row j = 0 is its bottom (y_min).
+  const int nx = image.width, ny = image.height;
+  std::vector<double> height_m(static_cast<std::size_t>(nx) * ny);
+  for (int j = 0; j < ny; ++j) {
+    for (int i = 0; i < nx; ++i) {
+      const double d = image.at(i, ny - 1 - j);
+      height_m[static_cast<std::size_t>(j) * nx + i] =
+          std::isfinite(d) ? camera.z_camera_m - d - reference_z_m
+                           : std::numeric_limits<double>::quiet_NaN();
+    }
+  }
+  HeightmapImageOptions options;
+  options.title = title;
+  options.z_min_m = z_lo_m;
+  options.z_max_m = z_hi_m;
+  options.hill_shade = false;  // spheres would speckle it, and shading moves colours off the bar
+  return render_heightmap(height_m.data(), nx, ny, (camera.x_max_m - camera.x_min_m) / nx, options,
+                          layout);
+}
+
 void write_depth_npy(const std::filesystem::path& path, const DepthImage& image) {
   const std::vector<double> values(image.depth_m.begin(), image.depth_m.end());
   write_npy(path, values,

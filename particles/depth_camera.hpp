@@ -15,8 +15,11 @@
 #include <filesystem>
 #include <limits>
 #include <span>
+#include <string>
 #include <vector>
 
+#include "core/colormap.hpp"
+#include "core/image.hpp"
 #include "core/shape.hpp"
 
 namespace talus {
@@ -87,6 +90,15 @@ DepthImage render_depth(const PerspectiveCamera& camera, const ParticleSpheres& 
 /// std::runtime_error naming the path when it cannot be written.
 void write_depth_png(const std::filesystem::path& path, const DepthImage& image, double near_m,
                      double far_m, bool colour = false);
+
+/// A sky camera's image as a map a person can read (core/colormap.hpp's render_heightmap, no hill
+/// shading): each pixel's surface height z_camera_m - depth relative to reference_z_m, coloured
+/// from z_lo_m to z_hi_m (relative heights too), with `title` above, a colour bar labelled in mm
+/// and a scale bar; +y up as in the camera's image. Pixels that see nothing are grey. Throws
+/// std::invalid_argument for an empty image or a range without z_lo_m < z_hi_m.
+RgbImage sky_depth_picture(const SkyCamera& camera, const DepthImage& image, double reference_z_m,
+                           double z_lo_m, double z_hi_m, const std::string& title,
+                           HeightmapImageLayout* layout = nullptr);
 
 /// Writes the depths as a (height, width) float64 .npy array (+inf where nothing is seen).
 void write_depth_npy(const std::filesystem::path& path, const DepthImage& image);

@@ -174,12 +174,15 @@ void write_sky_depth(const Run& run, const ParticleState& s, double t_s, const s
   }
   const DepthImage image =
       render_depth(cam, ParticleSpheres{s.x_m, s.y_m, s.z_m, s.radius_m}, bodies);
-  // Near: the highest particle top; far: the floor.
+  // Coloured from the floor to the highest particle top.
   double top = box.lo.z();
   for (std::size_t i = 0; i < s.size(); ++i) top = std::max(top, double{s.z_m[i]} + s.radius_m[i]);
-  const double near = std::max(0.0, cam.z_camera_m - top);
-  write_depth_png(run.out.path(stem + ".png"), image, near,
-                  std::max(near + 1e-3, cam.z_camera_m - box.lo.z()), true);
+  const double top_above_floor = std::min(top, cam.z_camera_m) - box.lo.z();
+  write_png(run.out.path(stem + ".png"),
+            sky_depth_picture(cam, image, box.lo.z(), 0.0, std::max(1e-3, top_above_floor),
+                              fmt::format("{}: seen from above at t = {:.3g} s; colour: height "
+                                          "above the container floor [mm]",
+                                          sc.name, t_s)));
   write_depth_npy(run.out.path(stem + ".npy"), image);
   files.push_back(stem + ".png");
 }
@@ -411,6 +414,10 @@ nlohmann::json measure_drag(Run& run, const ParticleState& settled, nlohmann::js
       }
     }
     mean_drag /= static_cast<double>(std::max<long>(averaged, 1));
+    // The bed each pass leaves (each starts from the settled bed, so there is no one "end").
+    write_sky_depth(run, state, state.time_s,
+                    fmt::format("sky_depth_after_drag_{:g}mm", 1e3 * depth),
+                    summary["depth_images"]);
     plot.series.push_back({fmt::format("depth {:g} mm", 1e3 * depth), x_mm, drag, {}, 2, false});
     depth_mm.push_back(1e3 * depth);
     drag_N.push_back(mean_drag);
@@ -526,7 +533,8 @@ nlohmann::json run_particle_scenario(const ParticleScenario& sc, OutputDir& out,
   if (run.pose_log) run.pose_log->close();
   if (!run.frames.empty()) write_pvd(out.path("particles.pvd"), run.frames);
   nlohmann::json images = start_images;
-  write_sky_depth(run, state, state.time_s, "sky_depth_end", images);
+  // Without a main run the end is the start (a drag-only file writes the bed after each pass).
+  if (sc.steps > 0) write_sky_depth(run, state, state.time_s, "sky_depth_end", images);
   summary["depth_images"] = images;
   summary["vtk_frames"] = run.frames.size();
   if (!run.t_s.empty()) plot_energy(run);

@@ -53,9 +53,9 @@ std::vector<CameraBody> camera_bodies(const ParticleModel& m, std::span<const Bo
 // A top-down depth image of the particles (and the bodies, when given) over the footprint,
 // coloured from 2 particle diameters above the settled surface (warm) to 3 below it (cold): ruts
 // and heaps of a few millimetres show against the particle-scale roughness of the surface.
-void write_sky_depth(OutputDir& out, const std::string& stem, const ParticleModel& m,
-                     const ParticleState& s, std::span<const BodyMotion> motions,
-                     double surface_z_m) {
+void write_sky_depth(OutputDir& out, const std::string& stem, const std::string& what,
+                     const ParticleModel& m, const ParticleState& s,
+                     std::span<const BodyMotion> motions, double surface_z_m) {
   const Aabb box = picture_box(m, s);
   SkyCamera cam;
   cam.x_min_m = box.lo.x();
@@ -70,8 +70,11 @@ void write_sky_depth(OutputDir& out, const std::string& stem, const ParticleMode
   const DepthImage image = render_depth(cam, ParticleSpheres{s.x_m, s.y_m, s.z_m, s.radius_m},
                                         camera_bodies(m, motions));
   const double d = 2.0 * s.radius_m[0];
-  write_depth_png(out.path(stem + ".png"), image, cam.z_camera_m - (surface_z_m + 2.0 * d),
-                  cam.z_camera_m - (surface_z_m - 3.0 * d), true);
+  write_png(out.path(stem + ".png"),
+            sky_depth_picture(cam, image, surface_z_m, -3.0 * d, 2.0 * d,
+                              fmt::format("{} seen from above; colour: height relative to the "
+                                          "settled surface [mm]",
+                                          what)));
   write_depth_npy(out.path(stem + ".npy"), image);
 }
 
@@ -161,8 +164,10 @@ class ParticleTerrain final : public RobotTerrain {
     const ParticleModel& m = tier_.model();
     // The final top view leaves the bodies out (a wheel would hide its own rut); the side view
     // shows them in the bed.
-    write_sky_depth(out, "bed_start", m, settled_, start_poses_, surface_z_m_);
-    write_sky_depth(out, "bed_end", m, tier_.state(), {}, surface_z_m_);
+    write_sky_depth(out, "bed_start", "The settled bed and the robot's bodies at the start", m,
+                    settled_, start_poses_, surface_z_m_);
+    write_sky_depth(out, "bed_end", "The bed at the end (bodies not drawn)", m, tier_.state(), {},
+                    surface_z_m_);
     write_side_view(out, "bed_view", m, tier_.state(), end, surface_z_m_);
     return {{"terrain", "particles"},
             {"particle_radius_m", tier_.state().radius_m.empty() ? 0.0 : tier_.state().radius_m[0]},

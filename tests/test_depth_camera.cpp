@@ -258,5 +258,37 @@ TEST(DepthCamera, RefusesBadCamerasAndSpans) {
             std::string::npos);
 }
 
+// The saved picture is a map: height above the reference coloured on the ramp, the camera's row 0
+// (y_max) at the top, nothing seen grey; a range without lo < hi is refused.
+TEST(DepthCamera, SkyDepthPictureIsAMapOfHeights) {
+  SkyCamera cam;
+  cam.x_min_m = 0.0;
+  cam.x_max_m = 0.2;
+  cam.y_min_m = 0.0;
+  cam.y_max_m = 0.1;
+  cam.z_camera_m = 1.0;
+  cam.width_px = 20;
+  cam.height_px = 10;
+  DepthImage image{20, 10, std::vector<float>(200, 0.9f)};       // 0.1 m above the floor at z = 0
+  for (int col = 0; col < 20; ++col) image.depth_m[col] = 0.8f;  // row 0 (y_max): 0.2 m
+  image.depth_m[5 * 20 + 7] = std::numeric_limits<float>::infinity();
+  HeightmapImageLayout layout;
+  const RgbImage picture = sky_depth_picture(cam, image, 0.0, 0.1, 0.2, "t", &layout);
+  EXPECT_EQ(layout.nx, 20);
+  EXPECT_EQ(layout.ny, 10);
+  EXPECT_EQ(picture.at(layout.pixel_x(3), layout.pixel_y(9)), height_colormap(1.0));  // top
+  EXPECT_EQ(picture.at(layout.pixel_x(3), layout.pixel_y(0)), height_colormap(0.0));
+  const Rgb unseen = picture.at(layout.pixel_x(7), layout.pixel_y(4));
+  EXPECT_EQ(unseen.r, unseen.g);
+  EXPECT_EQ(unseen.g, unseen.b);
+  // Heights relative to the reference: 0.1 m up, the same image spans 0 to 0.1.
+  const RgbImage shifted = sky_depth_picture(cam, image, 0.1, 0.0, 0.1, "t", &layout);
+  EXPECT_EQ(shifted.at(layout.pixel_x(3), layout.pixel_y(9)), height_colormap(1.0));
+  EXPECT_NE(invalid_argument_of([&] {
+              sky_depth_picture(cam, image, 0.0, 0.2, 0.2, "t");
+            }).find("need finite z_lo_m < z_hi_m"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace talus

@@ -413,6 +413,12 @@ TEST(ParticleScenario, DragGrowsWithDepthAndOutputsAreWritten) {
                         "energy.csv", "final_state.tps"}) {
     EXPECT_TRUE(fs::exists(dir / "run" / f)) << f;
   }
+  // No main run: no "end" picture (it was the start again), one per drag pass instead.
+  EXPECT_EQ(summary["depth_images"],
+            nlohmann::json({"sky_depth_start.png", "sky_depth_after_drag_10mm.png",
+                            "sky_depth_after_drag_30mm.png"}));
+  EXPECT_TRUE(fs::exists(dir / "run" / "sky_depth_after_drag_30mm.npy"));
+  EXPECT_FALSE(fs::exists(dir / "run" / "sky_depth_end.png"));
   EXPECT_GT(summary["settle"]["steps"].get<long>(), 0);
   EXPECT_LE(summary["settle"]["steps"].get<long>(), 400);
   // A warning exactly when the bed did not come to rest (ABedStillMoving... has one).
