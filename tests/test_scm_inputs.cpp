@@ -337,6 +337,32 @@ TEST(ScmInputs, ASlipSweepWithCompareMethodRunsBothMethods) {
   std::filesystem::remove_all(dir);
 }
 
+// A plate still sinking at the end of its hold (the rig has not reached the load) says so: the
+// shipped plate settles (no warning), a hold of 0 s stops it at a fraction of the load.
+TEST(ScmInputs, APlateStillSinkingAtTheEndOfItsHoldIsWarnedOf) {
+  std::ifstream in(std::filesystem::path(TALUS_SOURCE_DIR) / "scenarios" / "scm" /
+                   "plate_sinkage.toml");
+  const std::string shipped((std::istreambuf_iterator<char>(in)), {});
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("talus_scm_hold_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "settled.toml") << shipped;
+  const nlohmann::json settled = run_scenario_file(dir / "settled.toml", dir / "a", {});
+  EXPECT_GE(settled["result"]["load_carried_fraction"].get<double>(), 0.99);
+  EXPECT_FALSE(settled.contains("warnings")) << settled["warnings"].dump();
+  std::ofstream(dir / "short.toml") << replaced(shipped, "hold_s = 0.5", "hold_s = 0.0");
+  const nlohmann::json sinking = run_scenario_file(dir / "short.toml", dir / "b", {});
+  EXPECT_LT(sinking["result"]["load_carried_fraction"].get<double>(), 0.99);
+  ASSERT_EQ(sinking["warnings"].size(), 1u);
+  EXPECT_NE(sinking["warnings"][0].get<std::string>().find("short.toml: the soil carries "),
+            std::string::npos);
+  EXPECT_NE(sinking["warnings"][0].get<std::string>().find(
+                "the plate is still sinking and sinkage_m is not its equilibrium"),
+            std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ScmInputs, ShippedScenariosParse) {
   const std::filesystem::path dir = std::filesystem::path(TALUS_SOURCE_DIR) / "scenarios" / "scm";
   int n = 0;
