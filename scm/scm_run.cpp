@@ -58,6 +58,31 @@ IndexBox nodes_around(const ScmModel& m, double x_lo, double y_lo, double x_hi, 
   return grown({node_i(m, x_lo), node_j(m, y_lo), node_i(m, x_hi) + 1, node_j(m, y_hi) + 1}, pad);
 }
 
+// The nodes whose surface moved from the base terrain by more than 0.1 mm (empty when none). The
+// flow fields deposit soil up to their reach (0.4 m at the defaults) from the body: a picture
+// cropped around the body alone cut those berms off at its edge.
+IndexBox moved_nodes(const ScmModel& m, const ScmState& s) {
+  NodeBlock all;
+  all.resize(0, 0, m.nx, m.ny);
+  s.gather(all);
+  IndexBox moved{m.nx, m.ny, 0, 0};
+  for (int j = 0; j < m.ny; ++j) {
+    for (int i = 0; i < m.nx; ++i) {
+      if (std::abs(all.height_m[all.index(i, j)] - m.base_height(i, j)) > 1e-4) {
+        moved = {std::min(moved.i0, i), std::min(moved.j0, j), std::max(moved.i1, i + 1),
+                 std::max(moved.j1, j + 1)};
+      }
+    }
+  }
+  return moved;
+}
+
+// `box` grown to take in every node that moved, with `pad` nodes around them.
+IndexBox with_moved_nodes(const ScmModel& m, const ScmState& s, const IndexBox& box, int pad) {
+  const IndexBox moved = moved_nodes(m, s);
+  return moved.empty() ? box : united(box, grown(moved, pad));
+}
+
 // A dense export of the nodes of `box` that lie on the map.
 NodeBlock export_region(const ScmModel& m, const ScmState& s, const IndexBox& box) {
   const IndexBox on_map = m.clamped(box);
@@ -168,7 +193,9 @@ nlohmann::json run_plate_like(const ScmScenario& sc, OutputDir& out, const RunPr
   const int pad = 8;
   const NodeBlock b = export_region(
       m, final_state,
-      nodes_around(m, c.x() - h.x(), c.y() - h.y(), c.x() + h.x(), c.y() + h.y(), pad));
+      with_moved_nodes(
+          m, final_state,
+          nodes_around(m, c.x() - h.x(), c.y() - h.y(), c.x() + h.x(), c.y() + h.y(), pad), 2));
   write_heightmap(out, "heightmap_final", m, b,
                   sc.name + ": surface under the load at the end of the hold");
 
@@ -367,7 +394,10 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
   const double end_x = w.start_xy_m.x() + w.speed_m_per_s * w.drive_s;
   auto map_of = [&](const ScmState& s) {
     return export_region(
-        m, s, nodes_around(m, w.start_xy_m.x(), w.start_xy_m.y(), end_x, w.start_xy_m.y(), pad));
+        m, s,
+        with_moved_nodes(
+            m, s, nodes_around(m, w.start_xy_m.x(), w.start_xy_m.y(), end_x, w.start_xy_m.y(), pad),
+            2));
   };
   nlohmann::json j;
   if (sc.experiment == Experiment::SingleWheel) {
@@ -553,8 +583,10 @@ nlohmann::json run_blade(const ScmScenario& sc, OutputDir& out, const RunProgres
   const int pad = 20;
   write_heightmap(out, "heightmap_final", m,
                   export_region(m, state,
-                                {node_i(m, p.x()) - 3 * pad, j - pad,
-                                 node_i(m, p.x()) + 2 * pad + 1, j + pad + 1}),
+                                with_moved_nodes(m, state,
+                                                 {node_i(m, p.x()) - 3 * pad, j - pad,
+                                                  node_i(m, p.x()) + 2 * pad + 1, j + pad + 1},
+                                                 2)),
                   sc.name + ": surface at the end");
   view.finish(out);
   const Vec3 mean_N =

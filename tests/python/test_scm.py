@@ -1,6 +1,7 @@
 """SCM soil tier from Python: build a map, add a driven body, step, read fields and wrenches."""
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -108,3 +109,17 @@ def test_tile_views_share_memory_with_the_state():
     assert before == pytest.approx(-0.003)
     with pytest.raises(KeyError, match="unknown field"):
         sm.tile_view("pressure", 0, 0)
+
+
+def test_a_plates_heightmap_takes_in_every_node_the_flow_moved(tmp_path):
+    # The flow fields deposit soil up to 0.4 m from the strip; the picture was cropped to 8 nodes
+    # around the plate and cut the berms off at its edge (+7 mm there).
+    shipped = Path(__file__).resolve().parents[2] / "scenarios" / "scm" / "strip_load.toml"
+    scenario = tmp_path / "strip.toml"
+    scenario.write_text(shipped.read_text().replace("hold_s = 0.6", "hold_s = 0.0"))
+    talus.run_scenario(scenario, tmp_path / "out")
+    heights = np.load(tmp_path / "out" / "heightmap_final.npy")
+    assert heights.shape[1] > 40  # the strip and 8 nodes each side were 22
+    # Two nodes of flat, untouched soil frame the picture on the sides within the map.
+    assert np.abs(heights[:, :2]).max() < 1e-4 and np.abs(heights[:, -2:]).max() < 1e-4
+    assert heights.max() > 1e-3  # the berms are in it
