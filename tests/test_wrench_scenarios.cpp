@@ -77,6 +77,14 @@ TEST(WrenchScenarios, FootDroppedUprightOnFlatGroundComesToRestUpright) {
   for (const char* f : {"summary.json", "overview.png", "upright.png", "upright.csv"}) {
     EXPECT_TRUE(fs::exists(tmp.path / "out" / f)) << f;
   }
+  // The log's first row has the foot where it starts, 1 cm above the ground (it said depth 0).
+  std::ifstream csv(tmp.path / "out" / "upright.csv");
+  std::string header, first;
+  std::getline(csv, header);
+  std::getline(csv, first);
+  EXPECT_EQ(header.find("t_s,body_x_m,body_z_m,body_pitch_rad,bottom_in_contact,bottom_depth_m"),
+            0u);
+  EXPECT_EQ(first.find("0,0,0.01,0,0,0.01,"), 0u) << first;
   const nlohmann::json& c = s["cases"][0];
   EXPECT_TRUE(c["body"]["at_rest"].get<bool>()) << c.dump(1);
   EXPECT_LT(std::abs(c["body"]["final_pitch_rad"].get<double>()), 1e-6);

@@ -86,7 +86,10 @@ WrenchContactStep::WrenchContactStep(robot::MujocoModel& robot, const WrenchSetP
   }
   // The feet's contacts are this step's; MuJoCo's solver and collision detection stay off.
   m->opt.disableflags |= mjDSBL_CONSTRAINT | mjDSBL_CONTACT;
-  state_.feet.resize(model_.feet.size());
+  // The feet as they stand before the first step (no wrench yet), so that a log's first row
+  // has their depth and tilt rather than zeros (a foot_drop log began at depth 0).
+  mj_kinematics(m, robot_.data());
+  for (size_t f = 0; f < model_.feet.size(); ++f) state_.feet.push_back(foot_at(f));
   p_WR_.resize(model_.feet.size(), Eigen::Vector3d::Zero());
   state_.hulls.resize(model_.feet.size());
   state_.warm_rows.resize(model_.feet.size());
@@ -128,20 +131,25 @@ void WrenchContactStep::smooth_dynamics() {
             h * Eigen::Map<const Eigen::VectorXd>(d->qacc_smooth, m->nv);
 }
 
+// Foot f's contact geometry at the robot's current kinematics (site position and frame).
+FootContact WrenchContactStep::foot_at(std::size_t f) const {
+  const mjData* d = robot_.data();
+  const int s = site_ids_[f];
+  const Eigen::Vector3d p_WCenter(d->site_xpos[3 * s], d->site_xpos[3 * s + 1],
+                                  d->site_xpos[3 * s + 2]);
+  // site_xmat is row-major; its columns are the site's axes in world.
+  const Eigen::Matrix3d R_WF =
+      Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(d->site_xmat + 9 * s);
+  return foot_contact(model_.terrain, predictor_, p_WCenter, R_WF);
+}
+
 // Stage 2: theta_i = (d_i, phi_i) per foot against the terrain (§III-C).
 void WrenchContactStep::detect_contacts() {
   StageTimer timer(state_.seconds.prediction);
-  const mjData* d = robot_.data();
   contacts_.clear();
   for (size_t f = 0; f < model_.feet.size(); ++f) {
-    const int s = site_ids_[f];
-    const Eigen::Vector3d p_WCenter(d->site_xpos[3 * s], d->site_xpos[3 * s + 1],
-                                    d->site_xpos[3 * s + 2]);
-    // site_xmat is row-major; its columns are the site's axes in world.
-    const Eigen::Matrix3d R_WF =
-        Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(d->site_xmat + 9 * s);
     FootContact& foot = state_.feet[f];
-    foot = foot_contact(model_.terrain, predictor_, p_WCenter, R_WF);
+    foot = foot_at(f);
     if (const auto why =
             depth_beyond_data(foot, predictor_, depth_beyond_data_m_, model_.feet[f].name)) {
       throw WrenchStepError(

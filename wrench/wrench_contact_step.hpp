@@ -97,6 +97,7 @@ class WrenchContactStep {
 
  private:
   void smooth_dynamics();
+  FootContact foot_at(std::size_t f) const;
   void detect_contacts();
   void predict_wrench_sets();
   void assemble_qp();

@@ -356,10 +356,14 @@ std::string read_string_attribute(hid_t object, const std::string& where, const 
   if (H5Tget_class(file_type.get()) != H5T_STRING) {
     throw DatabaseError(fmt::format("{}: {}: expected a string", where, label));
   }
+  // The memory type takes the file's character set: h5py writes UTF-8 strings, and HDF5 will not
+  // convert between UTF-8 and ASCII (reading one as the other failed with "cannot read").
+  const H5T_cset_t cset = H5Tget_cset(file_type.get());
   if (H5Tis_variable_str(file_type.get()) > 0) {
     // Variable-length strings, as h5py writes them.
     const Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
     H5Tset_size(mem.get(), H5T_VARIABLE);
+    if (cset >= 0) H5Tset_cset(mem.get(), cset);
     char* text = nullptr;
     if (H5Aread(attr.get(), mem.get(), &text) < 0 || text == nullptr) {
       throw DatabaseError(fmt::format("{}: {}: cannot read", where, label));
@@ -381,6 +385,7 @@ std::string read_string_attribute(hid_t object, const std::string& where, const 
   }
   const Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
   H5Tset_size(mem.get(), size + 1);
+  if (cset >= 0) H5Tset_cset(mem.get(), cset);
   std::string buffer(size + 1, '\0');
   if (H5Aread(attr.get(), mem.get(), buffer.data()) < 0) {
     throw DatabaseError(fmt::format("{}: {}: cannot read", where, label));

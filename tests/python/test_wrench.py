@@ -86,6 +86,28 @@ def test_the_depth_reference_round_trips_and_is_checked(tmp_path):
         db.depth_at = "middle"
 
 
+def test_string_attributes_written_by_h5py_are_read(tmp_path):
+    # h5py writes str attributes as variable-length UTF-8 strings, which were refused with
+    # "depth_reference: cannot read" (HDF5 will not convert UTF-8 to ASCII).
+    h5py = pytest.importorskip("h5py")
+    db = synthetic_database()
+    db.save(tmp_path / "w.h5")
+    with h5py.File(tmp_path / "w.h5", "r+") as f:
+        f.attrs["depth_reference"] = "lowest_point"
+        f.attrs["foot_radius_m"] = 0.04
+        f["medium"].attrs["name"] = "sable fin"
+        f["medium"].attrs["source"] = "h5py, UTF-8: \u00e9"
+        f["medium"].attrs.create("note", "x")  # an attribute talus does not read is left alone
+    back = talus.load_wrench_database(tmp_path / "w.h5")
+    assert back.depth_at == "lowest_point"
+    assert back.medium.name == "sable fin"
+    assert back.medium.source == "h5py, UTF-8: \u00e9"
+    with h5py.File(tmp_path / "w.h5", "r+") as f:
+        f.attrs["depth_reference"] = "bottom"
+    with pytest.raises(talus.WrenchDatabaseError, match="depth_reference"):
+        talus.load_wrench_database(tmp_path / "w.h5")
+
+
 def test_a_foot_on_its_side_rests_on_its_rim_with_lowest_point_data():
     """With depths of the lowest point, a foot lying on its side touches while its bottom centre is
     above the surface; with the paper's bottom-centre depths it would fall through unnoticed."""
