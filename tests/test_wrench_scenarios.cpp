@@ -149,6 +149,25 @@ TEST(WrenchScenarios, AFootSinkingFarPastTheDataStopsTheRunNamingStepAndDepth) {
   }
 }
 
+TEST(WrenchScenarios, AFootStartingPastTheDataIsRefusedAtCheck) {
+  TempDir tmp;
+  write_synthetic_database(tmp.path / "w.h5", 200.0);
+  const fs::path file = tmp.path / "deep.toml";
+  std::string text = foot_drop(tmp.path / "w.h5");
+  text.replace(text.find("initial_values = [0.01]"), 23, "initial_values = [-0.2]");
+  std::ofstream(file) << text;
+  try {
+    check_scenario_file(file);
+    FAIL() << "expected a ScenarioError";
+  } catch (const ScenarioError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("deep.toml:16:18: case[0].initial_values: at the case's start, foot "
+                        "'bottom' is -0.2 m deep"),
+              std::string::npos)
+        << what;
+  }
+}
+
 TEST(WrenchScenarios, SimulationTimeStepSetsMujocosStep) {
   TempDir tmp;
   write_synthetic_database(tmp.path / "w.h5", 200.0);

@@ -588,6 +588,22 @@ long total_steps(const RobotKindScenario& sc) {
 
 nlohmann::json check_robot_kind(const ScenarioTable& root) {
   const RobotKindScenario sc = load_robot_kind(root);
+  // A case whose foot starts deeper past the data than the run allows would stop at its first
+  // step (exit 1): bad input, refused here at the case's initial state.
+  const std::vector<ScenarioTable> tables = root.named_tables("case");
+  for (std::size_t k = 0; k < sc.cases.size(); ++k) {
+    const RobotCase& rc = sc.cases[k];
+    robot::MujocoModel robot = initial_robot(sc, rc);
+    const WrenchSpaceModel predictor(load_database(rc.database));
+    const WrenchContactStep step(robot, predictor, step_model(sc, rc));
+    const double limit = depth_beyond_data_limit_m(predictor, sc.depth_beyond_data_m);
+    for (std::size_t f = 0; f < sc.feet.size(); ++f) {
+      if (const auto why = depth_beyond_data(step.state().feet[f], predictor, limit, sc.feet[f])) {
+        tables[k].fail(tables[k].has("initial_values") ? "initial_values" : "",
+                       "at the case's start, " + *why);
+      }
+    }
+  }
 
   return {{"tier", "wrench"},
           {"name", sc.name},
