@@ -37,6 +37,70 @@ std::string combine_refusal(const std::string& combine, const ScenarioDocument& 
   return "";
 }
 
+namespace {
+
+// The keys a part of a merged database must share with every other part (merge_databases
+// refuses parts of another medium, other directions or scales, another reference point or depth
+// reference): sweeping one would fail the merge after every run had been measured.
+bool is_shared_by_the_parts(const std::string& key) {
+  static const char* const kShared[] = {"grid.directions", "grid.velocity_scale", "grid.depth_at",
+                                        "foot.reference_height_m"};
+  if (key.rfind("medium.", 0) == 0 || key.rfind("particles.", 0) == 0) return true;
+  return std::find(std::begin(kShared), std::end(kShared), key) != std::end(kShared);
+}
+
+// The numbers of a run's `grid.<name>` array: its swept value, else the base scenario's.
+std::vector<double> grid_values(const SweepPlan& plan, const SweepRun& run, const char* name) {
+  const std::string key = std::string("grid.") + name;
+  std::vector<double> out;
+  for (const SweptValue& v : run.values) {
+    if (v.key != key || !v.json.is_array()) continue;
+    for (const auto& x : v.json) {
+      if (x.is_number()) out.push_back(x.get<double>());
+    }
+    return out;
+  }
+  if (const toml::array* a = plan.base_document->toml_root()["grid"][name].as_array()) {
+    for (const toml::node& x : *a) {
+      if (const auto d = x.value<double>()) out.push_back(*d);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string combined_runs_refusal(const SweepPlan& plan) {
+  if (plan.combine != "wrench_database") return "";
+  for (const std::string& key : plan.keys) {
+    if (is_shared_by_the_parts(key)) {
+      return fmt::format(
+          "{} is swept, but the parts of one database must share it (one medium, one set of "
+          "directions and velocity scales, one reference point and depth reference); sweep "
+          "grid.depths_m, grid.tilts_rad or the bed",
+          key);
+    }
+  }
+  // No configuration measured by two runs (the merge refuses it).
+  std::vector<std::pair<std::pair<double, double>, const SweepRun*>> measured;
+  for (const SweepRun& run : plan.runs) {
+    for (const double d : grid_values(plan, run, "depths_m")) {
+      for (const double t : grid_values(plan, run, "tilts_rad")) {
+        for (const auto& [configuration, other] : measured) {
+          if (configuration == std::make_pair(d, t) && other != &run) {
+            return fmt::format(
+                "runs {} ({}) and {} ({}) both measure depth {:g} m, tilt {:g} rad: the parts of "
+                "one database must measure each configuration once",
+                other->id, other->label(), run.id, run.label(), d, t);
+          }
+        }
+        measured.push_back({{d, t}, &run});
+      }
+    }
+  }
+  return "";
+}
+
 std::vector<std::string> combined_files(const std::string& combine) {
   if (combine == "wrench_database") return {"database.h5", "database.json", "database.png"};
   return {};

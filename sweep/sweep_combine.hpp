@@ -28,6 +28,11 @@ std::vector<std::string> combine_kinds();
 std::string combine_refusal(const std::string& combine, const ScenarioDocument& base,
                             const std::string& tier);
 
+/// Why the runs of `plan` cannot be combined (empty when they can), known before any run: for
+/// "wrench_database", a swept key the parts must share (the medium, the directions and scales,
+/// the reference point, the depth reference) or a configuration two runs would both measure.
+std::string combined_runs_refusal(const SweepPlan& plan);
+
 /// The files `combine` writes in the sweep's folder.
 std::vector<std::string> combined_files(const std::string& combine);
 

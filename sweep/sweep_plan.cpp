@@ -299,6 +299,8 @@ SweepPlan load_sweep_plan(const std::filesystem::path& sweep_file) {
     identity["runs"].push_back({run.id, run.parameters()});
   }
   plan.fingerprint = fnv1a_hex(identity.dump());
+  const std::string cannot_combine = combined_runs_refusal(plan);
+  if (!cannot_combine.empty()) head.fail("combine", cannot_combine);
   plan.plots = read_sweep_plots(root, plan.keys);
   return plan;
 }

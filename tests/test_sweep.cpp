@@ -499,6 +499,33 @@ TEST(Sweep, CombineRefusesAScenarioItCannotMerge) {
       << runtime_error_of([&] { load_sweep_plan(file); });
 }
 
+// Parts that cannot merge are refused when the sweep is read, not after every run was measured
+// (a review's sweeps ran 39-50 s, then failed the merge).
+TEST(Sweep, CombineRefusesPartsThatCannotMergeBeforeAnyRun) {
+  ScratchDir scratch;
+  const fs::path base = fs::path(TALUS_SOURCE_DIR) / "scenarios/wrench/acquire_demo.toml";
+  const auto refusal = [&](const std::string& grid) {
+    const fs::path file = scratch.path() / "parts.toml";
+    write_text(file, "[sweep]\nname = \"parts\"\nscenario = \"" + base.string() +
+                         "\"\ncombine = \"wrench_database\"\n[grid]\n" + grid);
+    return runtime_error_of([&] { load_sweep_plan(file); });
+  };
+  const std::string twice = refusal("\"grid.tilts_rad\" = [[0.0], [0.0, 0.3]]\n");
+  EXPECT_NE(twice.find("parts.toml:4:11: sweep.combine: runs r0000 (grid.tilts_rad=[0.0]) and "
+                       "r0001 (grid.tilts_rad=[0.0,0.3]) both measure depth 0 m, tilt 0 rad"),
+            std::string::npos)
+      << twice;
+  const std::string medium = refusal("\"particles.friction\" = [0.5, 0.6]\n");
+  EXPECT_NE(medium.find("sweep.combine: particles.friction is swept, but the parts of one "
+                        "database must share it"),
+            std::string::npos)
+      << medium;
+  EXPECT_NE(refusal("\"grid.directions\" = [26, 58]\n").find("grid.directions is swept"),
+            std::string::npos);
+  // Disjoint parts, as the shipped sweep splits its tilts, are accepted.
+  EXPECT_EQ(refusal("\"grid.tilts_rad\" = [[0.0], [-0.3, 0.3]]\n"), "(no exception)");
+}
+
 TEST(WrenchDatabaseMerge, PartsMergeInAcquisitionOrderAndMustBeOneAcquisitions) {
   using talus::wrench::WrenchDatabase;
   const auto part = [](std::vector<std::pair<double, double>> configurations, double friction) {
