@@ -301,7 +301,16 @@ SweepPlan load_sweep_plan(const std::filesystem::path& sweep_file) {
   plan.fingerprint = fnv1a_hex(identity.dump());
   const std::string cannot_combine = combined_runs_refusal(plan);
   if (!cannot_combine.empty()) head.fail("combine", cannot_combine);
-  plan.plots = read_sweep_plots(root, plan.keys);
+  std::vector<std::string> numeric_keys;
+  for (const std::string& key : plan.keys) {
+    // Every run that sets the key sets a number (a run that does not set it has no point).
+    const bool numeric = std::all_of(plan.runs.begin(), plan.runs.end(), [&](const SweepRun& r) {
+      return std::none_of(r.values.begin(), r.values.end(),
+                          [&](const SweptValue& v) { return v.key == key && !v.json.is_number(); });
+    });
+    if (numeric) numeric_keys.push_back(key);
+  }
+  plan.plots = read_sweep_plots(root, plan.keys, numeric_keys);
   return plan;
 }
 

@@ -33,7 +33,8 @@ std::string value_text(const nlohmann::json& v) {
 }  // namespace
 
 std::vector<SweepPlot> read_sweep_plots(const ScenarioTable& root,
-                                        const std::vector<std::string>& swept_keys) {
+                                        const std::vector<std::string>& swept_keys,
+                                        const std::vector<std::string>& numeric_keys) {
   std::vector<SweepPlot> plots;
   if (!root.has("plot")) return plots;
   for (const ScenarioTable& t : root.named_tables("plot")) {
@@ -44,6 +45,12 @@ std::vector<SweepPlot> read_sweep_plots(const ScenarioTable& root,
       std::string known;
       for (const std::string& k : swept_keys) known += (known.empty() ? "" : ", ") + k;
       t.fail("x", fmt::format("'{}' is not a swept key; expected one of: {}", plot.x, known));
+    }
+    if (std::find(numeric_keys.begin(), numeric_keys.end(), plot.x) == numeric_keys.end()) {
+      // Its points would have no place along x: the plot came out empty, "(2 values missing)".
+      t.fail("x", fmt::format("'{}' is not a number in every run that sets it; a plot's x must "
+                              "be a numeric swept key",
+                              plot.x));
     }
     try {
       plot.y = {t.string("y")};

@@ -23,10 +23,12 @@ struct SweepPlot {
   std::string y_label;
 };
 
-/// Reads the [[plot]] tables of a sweep file; `swept_keys` are the keys its runs vary. Throws
-/// ScenarioError naming the line and key for an x that is not swept.
+/// Reads the [[plot]] tables of a sweep file; `swept_keys` are the keys its runs vary, of which
+/// `numeric_keys` take a number in every run that sets them. Throws ScenarioError naming the line
+/// and key for an x that is not swept or not numeric (a line plot needs numbers along x).
 std::vector<SweepPlot> read_sweep_plots(const ScenarioTable& root,
-                                        const std::vector<std::string>& swept_keys);
+                                        const std::vector<std::string>& swept_keys,
+                                        const std::vector<std::string>& numeric_keys);
 
 struct RunRecord;
 

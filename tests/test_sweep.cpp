@@ -224,6 +224,11 @@ TEST(SweepPlan, BadInputNamesTheSweepFilesLineAndKey) {
                     "x = \"soil.preset\"\ny = \"result.sinkage_m\"\n")
                 .find("'soil.preset' is not a swept key; expected one of: experiment.load_n"),
             std::string::npos);
+  // A text key along x has no place on the axis: the plot came out empty.
+  EXPECT_NE(refusal("[grid]\n\"experiment.load_n\" = [1.0]\n\"soil.preset\" = [\"dry_sand\"]\n"
+                    "[[plot]]\nname = \"p\"\nx = \"soil.preset\"\ny = \"result.sinkage_m\"\n")
+                .find(":9:5: plot[0].x: 'soil.preset' is not a number in every run that sets it"),
+            std::string::npos);
   const fs::path missing = scratch.path() / "m.toml";
   write_text(missing, "[sweep]\nname = \"m\"\nscenario = \"nowhere.toml\"\n[grid]\na = [1]\n");
   EXPECT_NE(
