@@ -139,9 +139,28 @@ void SweepFolder::resume(const SweepPlan& plan, const nlohmann::json& identity) 
   for (const auto& entry : fs::directory_iterator(root / "runs")) {
     const std::string name = entry.path().filename().string();
     // Hidden names are OutputDir's temporaries and set-aside folders: it clears its own.
-    if (name[0] != '.' && ids.count(name) == 0) {
+    if (name[0] == '.') continue;
+    if (ids.count(name) == 0) {
       refuse(entry.path(), "not a run folder of this sweep; move it out of the sweep's folder");
     }
+    // A run folder holding a file of the user's would fail its run ("not empty") only when the
+    // run starts, replacing a failed run's own error in the table: refused before any run.
+    check_run_folder(entry.path());
+  }
+}
+
+// A run folder is a folder holding only what talus wrote (its manifest says what that is).
+void SweepFolder::check_run_folder(const fs::path& run) const {
+  if (is_link_or_not_folder(run)) {
+    refuse(run, "not a run folder talus wrote; move it out of the sweep's folder");
+  }
+  const std::vector<std::string> foreign = entries_talus_did_not_write(run);
+  if (!foreign.empty()) {
+    refuse(run,
+           fmt::format("holds {} talus did not write ('{}'{}); move {} out of the sweep's "
+                       "folder",
+                       foreign.size() == 1 ? "a file" : "files", foreign.front(),
+                       foreign.size() > 1 ? ", ..." : "", foreign.size() == 1 ? "it" : "them"));
   }
 }
 
@@ -196,17 +215,7 @@ void SweepFolder::clear(const nlohmann::json& identity) {
   if (fs::is_directory(root / "runs")) {
     remove_stale_temporaries(root / "runs");
     for (const auto& entry : fs::directory_iterator(root / "runs")) {
-      if (is_link_or_not_folder(entry.path())) {
-        refuse(entry.path(), "not a run folder talus wrote; move it out of the sweep's folder");
-      }
-      const std::vector<std::string> foreign = entries_talus_did_not_write(entry.path());
-      if (!foreign.empty()) {
-        refuse(entry.path(),
-               fmt::format("holds {} talus did not write ('{}'{}); move {} out of "
-                           "the sweep's folder",
-                           foreign.size() == 1 ? "a file" : "files", foreign.front(),
-                           foreign.size() > 1 ? ", ..." : "", foreign.size() == 1 ? "it" : "them"));
-      }
+      check_run_folder(entry.path());
       runs.push_back(entry.path());
     }
   }

@@ -69,6 +69,7 @@ class SweepFolder : public SweepPaths {
 
   void resume(const SweepPlan& plan, const nlohmann::json& identity);
   void check_sweep_entries(const nlohmann::json& identity) const;
+  void check_run_folder(const std::filesystem::path& run) const;
   void clear(const nlohmann::json& identity);
 
   bool made_ = false;

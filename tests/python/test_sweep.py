@@ -185,6 +185,21 @@ def test_damaged_or_foreign_results_are_refused_and_left_alone(tmp_path):
     assert refused.returncode == 2 and "r0000.h5: cannot be read as HDF5" in refused.stderr
 
 
+def test_a_file_of_the_users_in_a_run_folder_is_refused_before_any_run(tmp_path):
+    # It failed the run when the run started ("not empty") and replaced its error in sweep.csv.
+    sweep_file = write_sweep(tmp_path / "small.toml", '"experiment.load_n" = [250.0, 500.0]\n')
+    out = tmp_path / "sweep"
+    assert talus_sweep(sweep_file, out, ranks=1).returncode == 0
+    mine = out / "runs" / "r0001" / "notes.txt"
+    mine.write_text("mine")
+    for flags in ([], ["--retry-failed"], ["--replace"]):
+        refused = subprocess.run([CLI, "sweep", str(sweep_file), "--out", str(out), "-q", *flags],
+                                 env=mpi_env(), capture_output=True, text=True, timeout=300)
+        assert refused.returncode == 2, (flags, refused.stderr)
+        assert "r0001: holds a file talus did not write ('notes.txt')" in refused.stderr, flags
+    assert mine.read_text() == "mine"
+
+
 def test_bad_sweep_files_are_refused_before_any_run(tmp_path):
     out = tmp_path / "sweep"
     unknown = talus_sweep(write_sweep(tmp_path / "typo.toml", '"experiment.lod_n" = [1.0]\n'), out)
