@@ -149,13 +149,17 @@ void bind_wrench(py::module_& m) {
   py::register_exception<WrenchStepError>(m, "WrenchStepError", PyExc_RuntimeError);
   // Bad fitting data or queries (a non-finite theta, a fold count outside [2, n]): bad input.
   py::register_exception<RegressionError>(m, "WrenchRegressionError", PyExc_ValueError);
+  // A slope or terrain profile that cannot be a terrain (NaN, |slope| >= pi/2): bad input.
+  py::register_exception<TerrainError>(m, "TerrainError", PyExc_ValueError);
   talus::python::bind_quadruped_env(m);
 
   py::class_<MediumDescription>(m, "Medium", "What a wrench-space database was measured in.")
       .def(py::init([](std::string name, double grain_radius_m, double density_kg_m3,
                        double friction, std::string source) {
-             return MediumDescription{std::move(name), grain_radius_m, density_kg_m3, friction,
+             MediumDescription medium{std::move(name), grain_radius_m, density_kg_m3, friction,
                                       std::move(source)};
+             validate_medium(medium, "Medium");  // WrenchDatabaseError (a ValueError)
+             return medium;
            }),
            py::arg("name"), py::arg("grain_radius_m"), py::arg("density_kg_m3"),
            py::arg("friction"), py::arg("source") = "")

@@ -56,6 +56,19 @@ double bottom_centre_depth(DepthReference reference, double foot_radius_m, doubl
   return depth_m + foot_radius_m * std::sin(std::abs(tilt_rad));
 }
 
+void validate_medium(const MediumDescription& medium, const std::string& where) {
+  if (medium.name.empty()) fail(where, "medium.name", "empty");
+  if (!(medium.grain_radius_m > 0.0) || !std::isfinite(medium.grain_radius_m)) {
+    fail(where, "medium.grain_radius_m", fmt::format("{}, expected > 0", medium.grain_radius_m));
+  }
+  if (!(medium.density_kg_m3 > 0.0) || !std::isfinite(medium.density_kg_m3)) {
+    fail(where, "medium.density_kg_m3", fmt::format("{}, expected > 0", medium.density_kg_m3));
+  }
+  if (!(medium.friction >= 0.0) || !std::isfinite(medium.friction)) {
+    fail(where, "medium.friction", fmt::format("{}, expected >= 0", medium.friction));
+  }
+}
+
 void WrenchDatabase::validate(const std::string& where) const {
   const int D = wrench_dimension();
   const int m = direction_count();
@@ -123,16 +136,7 @@ void WrenchDatabase::validate(const std::string& where) const {
     fail(where, "foot_radius_m",
          "depths measured at the lowest point need the foot's radius (> 0)");
   }
-  if (medium.name.empty()) fail(where, "medium.name", "empty");
-  if (!(medium.grain_radius_m > 0.0) || !std::isfinite(medium.grain_radius_m)) {
-    fail(where, "medium.grain_radius_m", fmt::format("{}, expected > 0", medium.grain_radius_m));
-  }
-  if (!(medium.density_kg_m3 > 0.0) || !std::isfinite(medium.density_kg_m3)) {
-    fail(where, "medium.density_kg_m3", fmt::format("{}, expected > 0", medium.density_kg_m3));
-  }
-  if (!(medium.friction >= 0.0) || !std::isfinite(medium.friction)) {
-    fail(where, "medium.friction", fmt::format("{}, expected >= 0", medium.friction));
-  }
+  validate_medium(medium, where);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -548,6 +552,17 @@ WrenchDatabase load_database(const std::filesystem::path& path) {
     db.wrenches.emplace_back(
         Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
             data.data() + j * m * D, m, D));
+  }
+  // The components' names, written beside the wrenches, must name the columns the shape holds
+  // (a file of other components passed unread: "f_x,f_y" was taken as f_x, f_z, tau_y).
+  if ((D == 3 || D == 6) && H5Aexists(file.get(), "wrench_components") > 0) {
+    const std::string components =
+        read_string_attribute(file.get(), where, "wrench_components", "wrench_components");
+    if (components != components_name(static_cast<int>(D))) {
+      throw DatabaseError(fmt::format(
+          "{}: wrench_components: \"{}\", expected \"{}\" for wrenches of {} components", where,
+          components, components_name(static_cast<int>(D)), D));
+    }
   }
   data = read_dataset(file.get(), where, "reference_point", 1, dims);
   if (dims[0] != 3) {

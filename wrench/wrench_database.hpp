@@ -36,6 +36,10 @@ struct MediumDescription {
   std::string source;           ///< "talus particle tier ...", "force/torque sensor ...", ...
 };
 
+/// Throws DatabaseError "<where>: medium.<field>: ..." unless the medium has a name, a grain radius
+/// and a density > 0 and a friction >= 0 (all finite).
+void validate_medium(const MediumDescription& medium, const std::string& where);
+
 /// Which point of the foot a configuration's depth d is measured at.
 enum class DepthReference {
   /// The bottom face's centre p_center (paper 000 §III-A): the foot is in contact when d < 0. A

@@ -106,6 +106,29 @@ def test_string_attributes_written_by_h5py_are_read(tmp_path):
         f.attrs["depth_reference"] = "bottom"
     with pytest.raises(talus.WrenchDatabaseError, match="depth_reference"):
         talus.load_wrench_database(tmp_path / "w.h5")
+    # The components' names must name the wrenches' columns.
+    with h5py.File(tmp_path / "w.h5", "r+") as f:
+        f.attrs["depth_reference"] = "lowest_point"
+        f.attrs["wrench_components"] = "f_x,f_y"
+    with pytest.raises(talus.WrenchDatabaseError,
+                       match=r'wrench_components: "f_x,f_y", expected "f_x,f_z,tau_y" for wrenches '
+                             r'of 3 components'):
+        talus.load_wrench_database(tmp_path / "w.h5")
+
+
+def test_a_medium_and_a_slope_that_cannot_be_are_value_errors():
+    for args, field in ((("x", -0.001, 2000.0, 0.5), "grain_radius_m"),
+                        (("x", float("nan"), 2000.0, 0.5), "grain_radius_m"),
+                        (("x", 0.001, 0.0, 0.5), "density_kg_m3"),
+                        (("x", 0.001, 2000.0, -0.1), "friction"), (("", 0.001, 2000.0, 0.5), "name")):
+        with pytest.raises(ValueError, match=r"Medium: medium\." + field):
+            talus.Medium(*args)
+    robot = talus.RobotModel.load(FOOT)
+    space = talus.WrenchSpace(synthetic_database())
+    for slope in (float("nan"), 1.6):
+        with pytest.raises(ValueError, match="slope"):
+            talus.WrenchContactStep(robot, space, [("foot", "bottom", [14.714, 14.714, 0.122])],
+                                    slope_rad=slope)
 
 
 def test_a_foot_on_its_side_rests_on_its_rim_with_lowest_point_data():
