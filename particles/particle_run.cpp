@@ -191,11 +191,21 @@ void plot_energy(const Run& run) {
   PlotSpec plot;
   plot.title = fmt::format("{}: kinetic energy per particle", run.sc.name);
   plot.x_label = "time [s]";
-  plot.y_label = "kinetic energy per particle [uJ]";
-  std::vector<double> uj(run.ke_per_particle_J.size());
-  std::transform(run.ke_per_particle_J.begin(), run.ke_per_particle_J.end(), uj.begin(),
-                 [](double e) { return 1e6 * e; });
-  plot.series.push_back({"", run.t_s, uj, std::nullopt, 2, false});
+  // The unit that puts the largest value between 1 and 1000 (a bed at rest ran to 0.0015 uJ).
+  double largest = 0.0;
+  for (const double e : run.ke_per_particle_J) largest = std::max(largest, e);
+  static const std::pair<double, const char*> kUnits[] = {
+      {1.0, "J"}, {1e3, "mJ"}, {1e6, "uJ"}, {1e9, "nJ"}, {1e12, "pJ"}};
+  auto unit = kUnits[0];
+  for (const auto& u : kUnits) {
+    unit = u;
+    if (largest * u.first >= 1.0) break;
+  }
+  plot.y_label = fmt::format("kinetic energy per particle [{}]", unit.second);
+  std::vector<double> scaled(run.ke_per_particle_J.size());
+  std::transform(run.ke_per_particle_J.begin(), run.ke_per_particle_J.end(), scaled.begin(),
+                 [&](double e) { return unit.first * e; });
+  plot.series.push_back({"", run.t_s, scaled, std::nullopt, 2, false});
   plot.y_min = 0.0;
   write_png(run.out.path("kinetic_energy.png"), plot_lines(plot));
 }

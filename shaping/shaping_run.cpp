@@ -63,10 +63,24 @@ nlohmann::json trench_metrics(const CrossSection& cs, double level_m, double cel
     berm_high_y = std::max(berm_high_y, cs.final_m[k] - level_m);
   }
   const bool has_trench = *lowest < level_m - tol;
+  if (!has_trench) {
+    // No cell below the initial level (the section crosses a heap, or misses the tool's path):
+    // no depth, width or centre to give (the minimum's place was the map's edge, its width 0).
+    return {{"x_m", cs.x_m},
+            {"trench_depth_m", nullptr},
+            {"trench_centre_y_m", nullptr},
+            {"trench_width_m", nullptr},
+            {"berm_height_low_y_side_m", nullptr},
+            {"berm_height_high_y_side_m", nullptr},
+            {"no_trench",
+             fmt::format("no cell of the section at x = {:.4g} m lies below the initial level; "
+                         "[output] cross_section_x_m picks another section",
+                         cs.x_m)}};
+  }
   return {{"x_m", cs.x_m},
           {"trench_depth_m", level_m - *lowest},
           {"trench_centre_y_m", cs.y_m[k_low]},
-          {"trench_width_m", has_trench ? static_cast<double>(b - a + 1) * cell_m : 0.0},
+          {"trench_width_m", static_cast<double>(b - a + 1) * cell_m},
           {"berm_height_low_y_side_m", berm_low_y},
           {"berm_height_high_y_side_m", berm_high_y}};
 }

@@ -256,6 +256,23 @@ TEST(ShapingScenario, RunWritesEveryOutputAndConservesVolume) {
   EXPECT_EQ(entries, 2);  // push.toml and out/
 }
 
+// A section the blade never crossed (x = 0.19 m, past the push's end at 0.12 m, with the heap
+// pushed ahead of it at most up to there) holds no trench: the trench's figures are null with the
+// reason, rather than a depth of 0 at the map's edge.
+TEST(ShapingScenario, ASectionWithoutATrenchReportsNoTrenchFigures) {
+  const testing_files::ScratchDir scratch;
+  const fs::path file =
+      write_file(scratch.path(), "miss.toml",
+                 std::string(kSmallPush) + "\n[output]\ncross_section_x_m = 0.19\n");
+  const nlohmann::json summary = run_scenario_file(file, scratch.path() / "out");
+  const nlohmann::json& cs = summary["cross_section"];
+  EXPECT_TRUE(cs["trench_depth_m"].is_null()) << cs.dump();
+  EXPECT_TRUE(cs["trench_width_m"].is_null());
+  EXPECT_TRUE(cs["trench_centre_y_m"].is_null());
+  EXPECT_NE(cs["no_trench"].get<std::string>().find("lies below the initial level"),
+            std::string::npos);
+}
+
 int run_cli(const std::string& args, std::string* output = nullptr) {
   // One log per process: ctest runs several CLI tests at once, and a shared file was overwritten
   // by another test's run between this command and the read below.

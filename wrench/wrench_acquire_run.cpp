@@ -143,10 +143,17 @@ int closest_direction(const Eigen::MatrixXd& directions, const Eigen::Vector3d& 
   return best;
 }
 
+// The measured sets at the database's tilt nearest 0 (a part of a sweep split by tilt may have
+// no tilt 0: its picture at 0 was empty).
 void plot_wrench_sets(OutputDir& out, const AcquireScenario& sc, const WrenchDatabase& db) {
+  double tilt = db.configurations(0, 1);
+  for (Eigen::Index j = 1; j < db.configurations.rows(); ++j) {
+    if (std::abs(db.configurations(j, 1)) < std::abs(tilt)) tilt = db.configurations(j, 1);
+  }
   write_png(out.path("wrench_sets.png"),
             plot_wrench_sets_by_depth(
-                db, 0.0, fmt::format("{}: measured wrenches at tilt 0 (f_x, f_z)", sc.name)));
+                db, tilt,
+                fmt::format("{}: measured wrenches at tilt {:g} rad (f_x, f_z)", sc.name, tilt)));
 }
 
 void plot_traces(OutputDir& out, const AcquireScenario& sc,
