@@ -334,7 +334,21 @@ TEST(WrenchScenarios, FootAccuracyComparesBothTiersAlongThePath) {
              "[[path]]\nname = \"down\"\nt_s = [0.0, 0.1, 0.5]\n"
              "x_m = [0.0, 0.0, 0.0]\ndepth_m = [0.005, 0.0, -0.02]\n"
              "tilt_rad = [0.0, 0.0, 0.0]\n";
-  const nlohmann::json s = run_scenario_file(file, tmp.path / "out", {});
+  // Progress counts the settling and both tiers' paths against the total check states, to the end
+  // (it stopped after the settling).
+  const long total = check_scenario_file(file)["steps"].get<long>();
+  long last_done = 0, calls = 0;
+  bool same_total = true;
+  const nlohmann::json s =
+      run_scenario_file(file, tmp.path / "out", [&](long done, long all, double) {
+        EXPECT_GE(done, last_done);
+        last_done = done;
+        same_total = same_total && all == total;
+        ++calls;
+      });
+  EXPECT_TRUE(same_total);
+  EXPECT_EQ(last_done, total);
+  EXPECT_GT(calls, 1000);  // the paths' 2 x 500 steps report too
   EXPECT_TRUE(fs::exists(tmp.path / "out" / "down.png"));
   EXPECT_TRUE(fs::exists(tmp.path / "out" / "down.csv"));
   const nlohmann::json& p = s["paths"][0];

@@ -25,8 +25,10 @@
 #include <fmt/format.h>
 #include <mujoco/mujoco.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <optional>
 
@@ -169,7 +171,8 @@ struct Series {
 // through qfrc_applied (the joints sit at the bottom centre, so they are a force at p_center and
 // the torque about it).
 Series run_wrench_space(const AccuracyScenario& sc, const ConfigurationPath& path,
-                        const WrenchSpaceModel& predictor) {
+                        const WrenchSpaceModel& predictor,
+                        const std::function<void(double)>& tick) {
   robot::MujocoModel robot = robot::MujocoModel::load(sc.model_file);
   mjModel* m = robot.model();
   mjData* d = robot.data();
@@ -204,6 +207,7 @@ Series run_wrench_space(const AccuracyScenario& sc, const ConfigurationPath& pat
     mju_zero(d->qfrc_applied, m->nv);
     for (int a = 0; a < 3; ++a) d->qfrc_applied[vadr[a]] = u[a];
     step.step();
+    tick(d->time);
     out.t_s.push_back(d->time);
     out.wrench.push_back(planar_components(step.state().feet[0].wrench));
     out.depth_m.push_back(d->qpos[qadr[1]]);  // flat ground at z = 0: z is the depth, unclamped
@@ -215,7 +219,7 @@ Series run_wrench_space(const AccuracyScenario& sc, const ConfigurationPath& pat
 // The particle tier: the foot driven along the path (analytic twist per segment) through a copy
 // of the settled bed; the reaction wrench about p_r.
 Series run_particles(const AccuracyScenario& sc, const ConfigurationPath& path,
-                     const SettledBed& bed) {
+                     const SettledBed& bed, const std::function<void(double)>& tick) {
   particles::ParticleModel model = bed.model;
   const Vec3 p_BR(0.0, 0.0, sc.foot.reference_height_m - 0.5 * sc.foot.foot_length_m);
   model.bodies.push_back(
@@ -238,6 +242,7 @@ Series run_particles(const AccuracyScenario& sc, const ConfigurationPath& path,
     m.V_WB.w_W = Vec3(0.0, qdot[2], 0.0);
     m.V_WB.v_WBo = Vec3(qdot[0], 0.0, qdot[1]) + m.V_WB.w_W.cross(m.X_WB.translation() - p_center);
     particles::step(model, state, motions, workspace);
+    tick(t + dt);
     const Wrench w = state.body_wrenches[0].shifted_to(m.X_WB * p_BR);
     out.t_s.push_back(t + dt);
     out.wrench.emplace_back(w.f_W.x(), w.f_W.z(), w.tau_W.y());
@@ -335,15 +340,30 @@ nlohmann::json run_accuracy(const ScenarioTable& root, OutputDir& out,
                             const RunProgress& progress) {
   const AccuracyScenario sc = load_accuracy(root);
   const WrenchSpaceModel predictor(load_database(sc.database));
-  const SettledBed bed = settle_bed(sc.bed, progress);
+  // One count over the whole run, as check_accuracy states it: the settling's steps (all of them
+  // once it has ended, early or not), then each path's wrench-space and particle steps (progress
+  // stopped after the settling, 15 s before the end of foot_accuracy_sand).
+  long total = sc.bed.settle.max_steps;
+  for (const ConfigurationPath& p : sc.paths) {
+    total += 2 * steps_for(p.duration_s(), sc.bed.model.time_step_s);
+  }
+  long done = 0;
+  const SettledBed bed = settle_bed(sc.bed, [&](long k, long, double t) {
+    if (progress) progress(k, total, t);
+  });
+  done = sc.bed.settle.max_steps;
+  const auto tick = [&](double path_time_s) {  // the time along the path being run
+    ++done;
+    if (progress) progress(std::min(done, total), total, path_time_s);
+  };
   nlohmann::json paths = nlohmann::json::array();
   const char* component[3] = {"f_x [N]", "f_z [N]", "tau_y [N m]"};
   for (const ConfigurationPath& path : sc.paths) {
     const auto t0 = std::chrono::steady_clock::now();
-    const Series ws = run_wrench_space(sc, path, predictor);
+    const Series ws = run_wrench_space(sc, path, predictor, tick);
     const double ws_wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const Series pt = run_particles(sc, path, bed);
+    const Series pt = run_particles(sc, path, bed, tick);
     const std::vector<Eigen::Vector3d> pt_smooth = smoothed(pt, sc.filter_window_s);
 
     CsvWriter csv(out.path(path.name + ".csv"),
