@@ -10,17 +10,54 @@
 
 namespace talus::sweep {
 
+bool is_array_of_objects(const nlohmann::json& value) {
+  if (!value.is_array() || value.empty()) return false;
+  for (const auto& element : value) {
+    if (!element.is_object()) return false;
+  }
+  return true;
+}
+
+std::string summary_element_name(const nlohmann::json& element, std::size_t index) {
+  const auto name = element.find("name");
+  if (name != element.end() && name->is_string() && !name->get<std::string>().empty()) {
+    return name->get<std::string>();
+  }
+  return std::to_string(index);
+}
+
 namespace {
 
-// The summary value at a dotted key ("result.sinkage_m"), or null.
+// The element of an array of objects that `part` names (summary_element_name) or numbers (its
+// index, also for named elements), or null.
+const nlohmann::json* named_element(const nlohmann::json& array, const std::string& part) {
+  if (!is_array_of_objects(array)) return nullptr;
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    if (summary_element_name(array[i], i) == part) return &array[i];
+  }
+  if (!part.empty() && part.size() < 10 &&
+      std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    const std::size_t index = std::stoul(part);
+    if (index < array.size()) return &array[index];
+  }
+  return nullptr;
+}
+
+// The summary value at a dotted key ("result.sinkage_m", "cases.upright_flat.body.travel_m"), or
+// null.
 nlohmann::json at_key(const nlohmann::json& summary, const std::string& dotted) {
   const nlohmann::json* node = &summary;
   std::size_t from = 0;
   while (true) {
     const std::size_t dot = dotted.find('.', from);
     const std::string part = dotted.substr(from, dot == std::string::npos ? dot : dot - from);
-    if (!node->is_object() || !node->contains(part)) return nullptr;
-    node = &(*node)[part];
+    if (node->is_object() && node->contains(part)) {
+      node = &(*node)[part];
+    } else if (const nlohmann::json* element = named_element(*node, part)) {
+      node = element;
+    } else {
+      return nullptr;
+    }
     if (dot == std::string::npos) return *node;
     from = dot + 1;
   }

@@ -6,6 +6,8 @@
 //             with numeric values), y (a summary key or a list of them, dotted as in sweep.csv
 //             without "summary.", e.g. "result.sinkage_m"), title, x_label and y_label (optional)
 
+#include <cstddef>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,13 @@ struct SweepPlot {
   std::string x_label;
   std::string y_label;
 };
+
+/// True for a non-empty JSON array whose elements are all objects (a summary's per-case list).
+bool is_array_of_objects(const nlohmann::json& value);
+
+/// How a sweep's table and plots name element `index` of such an array: its "name" string (a
+/// scenario's [[case]] name), else its index ("0", "1", ...).
+std::string summary_element_name(const nlohmann::json& element, std::size_t index);
 
 /// Reads the [[plot]] tables of a sweep file; `swept_keys` are the keys its runs vary, of which
 /// `numeric_keys` take a number in every run that sets them. Throws ScenarioError naming the line

@@ -13,6 +13,7 @@
 #include "core/version.hpp"
 #include "sweep/hdf5_write.hpp"
 #include "sweep/run_arrays.hpp"
+#include "sweep/sweep_plot.hpp"
 
 namespace talus::sweep {
 
@@ -114,12 +115,18 @@ std::string required_attribute(hid_t object, const fs::path& file, const char* n
   return value;
 }
 
-// The summary's scalars by dotted name (objects walked into; arrays left out).
+// The summary's scalars by dotted name: objects walked into, and arrays of objects by element
+// (summary_element_name: a foot_drop's cases.<case name>...); arrays of numbers left out.
 void flatten_scalars(const nlohmann::json& value, const std::string& prefix,
                      std::map<std::string, nlohmann::json>& out) {
   if (value.is_object()) {
     for (const auto& [key, member] : value.items()) {
       flatten_scalars(member, prefix.empty() ? key : prefix + "." + key, out);
+    }
+  } else if (is_array_of_objects(value)) {
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      const std::string name = summary_element_name(value[i], i);
+      flatten_scalars(value[i], prefix.empty() ? name : prefix + "." + name, out);
     }
   } else if (value.is_primitive() && !value.is_null() && !prefix.empty()) {
     out[prefix] = value;

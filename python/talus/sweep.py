@@ -83,11 +83,23 @@ class SweepResults:
         return {name: _column([row.get(name) for row in rows]) for name in columns}
 
 
+def _element_name(element, index):
+    """An array's object element by its "name" (a scenario's [[case]]), else by its index."""
+    name = element.get("name")
+    return name if isinstance(name, str) and name else str(index)
+
+
 def _flatten(value, prefix, out):
+    """Scalars by dotted name; objects walked into, and arrays of objects by element (as the CLI's
+    sweep.csv: "summary.cases.upright_flat.body.travel_m"); arrays of numbers left out."""
     if isinstance(value, dict):
         for key, member in value.items():
             _flatten(member, f"{prefix}.{key}", out)
-    elif not isinstance(value, list) and value is not None:
+    elif isinstance(value, list):
+        if value and all(isinstance(e, dict) for e in value):
+            for i, element in enumerate(value):
+                _flatten(element, f"{prefix}.{_element_name(element, i)}", out)
+    elif value is not None:
         out[prefix] = value
 
 

@@ -230,6 +230,28 @@ def test_a_rank_that_cannot_reach_the_output_folder_stops_the_sweep_leaving_noth
     assert list(here.iterdir()) == [] and list(there.iterdir()) == []
 
 
+def test_per_case_results_are_columns_of_the_table_and_keys_of_plots(tmp_path):
+    # foot_drop keeps its results in a "cases" array: sweep.csv, table() and the plots had none
+    # of them ("a misspelt key?" for cases.0.body.final_pitch_rad).
+    foot_drop = SOURCE / "scenarios/wrench/foot_drop.toml"
+    sweep_file = tmp_path / "drop.toml"
+    sweep_file.write_text(f'[sweep]\nname = "drop"\nscenario = "{foot_drop}"\n[grid]\n'
+                          '"simulation.duration_s" = [0.2, 0.3]\n[[plot]]\nname = "travel"\n'
+                          'x = "simulation.duration_s"\ny = ["cases.tilted_flat.body.travel_m", '
+                          '"cases.0.body.travel_m"]\n')
+    out = tmp_path / "sweep"
+    done = talus_sweep(sweep_file, out, ranks=1)
+    assert done.returncode == 0, done.stderr
+    assert "misspelt" not in done.stderr
+    header = (out / "sweep.csv").read_text().splitlines()[0].split(",")
+    assert "summary.cases.tilted_flat.body.travel_m" in header
+    assert "summary.cases.upright_flat.feet.bottom.final_depth_m" in header
+    table = sweep.load(out).table()
+    travel = table["summary.cases.tilted_flat.body.travel_m"]
+    assert travel.dtype == np.float64 and np.all(travel > 0.0)
+    assert (out / "travel.png").is_file()
+
+
 def test_load_refuses_a_file_that_is_not_a_sweeps(tmp_path):
     import h5py
 
