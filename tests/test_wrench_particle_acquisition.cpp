@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 
 #include "particles/particle_bed.hpp"
 #include "particles/particle_bed_random.hpp"
@@ -234,7 +235,19 @@ tilts_rad = [-0.2, 0.0, 0.2]
 directions = 26
 velocity_scale = [0.02, 0.02, 0.3]
 )";
-  const nlohmann::json s = run_scenario_file(file, dir / "out", {});
+  // Progress in the steps check states, to the end (it counted runs after the settling's steps).
+  const long total = check_scenario_file(file)["steps"].get<long>();
+  long last_done = 0;
+  bool same_total = true;
+  std::mutex progress_lock;  // the runs report from the threads that measured them
+  const nlohmann::json s = run_scenario_file(file, dir / "out", [&](long done, long all, double) {
+    const std::lock_guard<std::mutex> guard(progress_lock);
+    EXPECT_GE(done, last_done);
+    last_done = done;
+    same_total = same_total && all == total;
+  });
+  EXPECT_TRUE(same_total);
+  EXPECT_EQ(last_done, total);
   EXPECT_EQ(s["runs"], 52);  // 1 depth x 2 tilts x 26; zero depth and tilt -0.2 need no run
   EXPECT_EQ(s["runs_saved_by_zero_depth_and_symmetry"], 6 * 26 - 52);
   for (const char* f :

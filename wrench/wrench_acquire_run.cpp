@@ -208,11 +208,18 @@ nlohmann::json run_acquire(const ScenarioTable& root, OutputDir& out, const RunP
   using Clock = std::chrono::steady_clock;
   const AcquireScenario sc = load_acquire(root);
   const auto t0 = Clock::now();
-  const SettledBed bed = settle_bed(sc.bed, progress);
+  // Progress in check_acquire's steps: the settling's, then each measured run's path (the runs
+  // are counted as they finish; progress counted runs, with the time at 0, after the settling's
+  // own count).
+  const std::vector<AcquisitionRun> plan = planned_runs(sc.spec);
+  const long per_run = steps_for(sc.path.duration_s, sc.bed.model.time_step_s);
+  const long total = sc.bed.settle.max_steps + static_cast<long>(plan.size()) * per_run;
+  const SettledBed bed = settle_bed(sc.bed, [&](long k, long, double t) {
+    if (progress) progress(k, total, t);
+  });
   const double settle_s = std::chrono::duration<double>(Clock::now() - t0).count();
 
   // Every planned run, in parallel; the database is assembled from the results in plan order.
-  const std::vector<AcquisitionRun> plan = planned_runs(sc.spec);
   std::vector<Eigen::VectorXd> measured(plan.size());
   SettledBed serial_bed = bed;
   serial_bed.model.threads = 1;
@@ -256,7 +263,11 @@ nlohmann::json run_acquire(const ScenarioTable& root, OutputDir& out, const RunP
         traces[static_cast<std::size_t>(slot)] = {traced[static_cast<std::size_t>(slot)].first,
                                                   trace};
       ++done;
-      if (progress) progress(done, static_cast<long>(plan.size()), 0.0);
+      // Simulated time: the runs' paths measured so far, one after another.
+      if (progress) {
+        progress(sc.bed.settle.max_steps + done * per_run, total,
+                 static_cast<double>(done * per_run) * sc.bed.model.time_step_s);
+      }
     } catch (...) {
       const std::lock_guard<std::mutex> guard(lock);
       if (!failure) failure = std::current_exception();
