@@ -94,6 +94,7 @@ TEST(WrenchScenarios, FootDroppedUprightOnFlatGroundComesToRestUpright) {
   EXPECT_GT(foot["final_depth_m"].get<double>(), -0.06);
   EXPECT_NEAR(foot["final_wrench_W"][1].get<double>(), 7.357 * 9.81, 0.5);
   EXPECT_EQ(c["clamped_queries"], 0);
+  EXPECT_FALSE(s.contains("warnings"));
 }
 
 TEST(WrenchScenarios, AFootSinkingFarPastTheDataStopsTheRunNamingStepAndDepth) {
@@ -137,6 +138,12 @@ TEST(WrenchScenarios, AFootSinkingFarPastTheDataStopsTheRunNamingStepAndDepth) {
   std::ofstream(file) << text;
   const nlohmann::json s = run_scenario_file(file, tmp.path / "out2", {});
   EXPECT_GT(s["cases"][0]["clamped_queries"].get<long>(), 0);
+  ASSERT_EQ(s["warnings"].size(), 1u);  // and says so
+  EXPECT_NE(s["warnings"][0].get<std::string>().find(
+                "case 'upright': " + std::to_string(s["cases"][0]["clamped_queries"].get<long>()) +
+                " of "),
+            std::string::npos)
+      << s["warnings"];
   EXPECT_LT(s["cases"][0]["feet"]["bottom"]["final_depth_m"].get<double>(), -0.09);
   // A negative allowance is refused at check.
   text.replace(text.find("depth_beyond_data_m = 10"), 24, "depth_beyond_data_m = -1");
