@@ -291,10 +291,21 @@ TEST(ScmInputs, PlateAndWheelRunsRefuseADurationNamingTheKeysThatSetTheirLength)
       << wheel;
 }
 
-std::string shipped_slip_sweep() {
-  std::ifstream in(std::filesystem::path(TALUS_SOURCE_DIR) / "scenarios" / "scm" /
-                   "slip_sweep.toml");
+// The text of a shipped SCM scenario file.
+std::string shipped_text(const char* name) {
+  std::ifstream in(std::filesystem::path(TALUS_SOURCE_DIR) / "scenarios" / "scm" / name);
   return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+std::string shipped_slip_sweep() { return shipped_text("slip_sweep.toml"); }
+
+// An empty folder of this process under the system's temporary folder (removed first if left).
+std::filesystem::path empty_temp_dir(const std::string& stem) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / (stem + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
 }
 
 TEST(ScmInputs, ASlipSweepComparesWithTheOtherMethodOnly) {
@@ -317,10 +328,7 @@ TEST(ScmInputs, ASlipSweepWithCompareMethodRunsBothMethods) {
                "slips = [0.1, 0.3]");
   text = replaced(text, "settle_s = 0.3", "settle_s = 0.1");
   text = replaced(text, "drive_s = 1.0", "drive_s = 0.2");
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("talus_scm_compare_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const std::filesystem::path dir = empty_temp_dir("talus_scm_compare");
   std::ofstream(dir / "sweep.toml") << text;
   const nlohmann::json s = run_scenario_file(dir / "sweep.toml", dir / "out", {});
   for (const char* f : {"slip_sweep.csv", "slip_sweep_border.csv", "slip_sweep_methods.png"}) {
@@ -340,13 +348,8 @@ TEST(ScmInputs, ASlipSweepWithCompareMethodRunsBothMethods) {
 // A plate still sinking at the end of its hold (the rig has not reached the load) says so: the
 // shipped plate settles (no warning), a hold of 0 s stops it at a fraction of the load.
 TEST(ScmInputs, APlateStillSinkingAtTheEndOfItsHoldIsWarnedOf) {
-  std::ifstream in(std::filesystem::path(TALUS_SOURCE_DIR) / "scenarios" / "scm" /
-                   "plate_sinkage.toml");
-  const std::string shipped((std::istreambuf_iterator<char>(in)), {});
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("talus_scm_hold_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const std::string shipped = shipped_text("plate_sinkage.toml");
+  const std::filesystem::path dir = empty_temp_dir("talus_scm_hold");
   std::ofstream(dir / "settled.toml") << shipped;
   const nlohmann::json settled = run_scenario_file(dir / "settled.toml", dir / "a", {});
   EXPECT_GE(settled["result"]["load_carried_fraction"].get<double>(), 0.99);
