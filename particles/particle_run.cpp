@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
-#include <iostream>
 #include <optional>
 
 #include "core/csv_writer.hpp"
@@ -15,6 +14,7 @@
 #include "core/json_file.hpp"
 #include "core/output_dir.hpp"
 #include "core/plot.hpp"
+#include "core/run_warning.hpp"
 #include "core/steps.hpp"
 #include "core/units.hpp"
 #include "core/view_recorder.hpp"
@@ -348,8 +348,7 @@ nlohmann::json measure_repose(const Run& run, const ParticleState& state, nlohma
   if (!not_a_pile.empty()) {
     const std::string warning =
         fmt::format("{}: [measure] repose: {}", run.sc.file.string(), not_a_pile);
-    std::cerr << "warning: " << warning << "\n";
-    summary["warnings"].push_back(warning);
+    add_run_warning(summary, warning);
     angle = nullptr;
   }
   return {{"angle_of_repose_deg", angle},
@@ -515,8 +514,7 @@ nlohmann::json run_particle_scenario(const ParticleScenario& sc, OutputDir& out,
           "more settling steps ([settle] max_steps) or a smaller time step settle it",
           sc.file.string(), r.steps, r.kinetic_energy_per_particle_J,
           sc.settle->kinetic_energy_per_particle_J);
-      std::cerr << "warning: " << warning << "\n";
-      summary["warnings"].push_back(warning);
+      add_run_warning(summary, warning);
     }
     // The run's clock starts at the settled bed: drivers see t = 0 at the start of the main run.
     state.time_s = 0.0;

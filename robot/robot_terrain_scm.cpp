@@ -31,31 +31,16 @@ double base_surface_z(const scm::ScmModel& m, double x, double y) {
 // The soil's deformation (surface minus base terrain) over the nodes the robot drove across.
 void write_ruts(OutputDir& out, const scm::ScmModel& m, const scm::ScmState& s,
                 const std::string& title) {
-  int i0 = m.nx, j0 = m.ny, i1 = -1, j1 = -1;
-  // The touched tiles bound the ruts; scan the whole map once at the end (cheap next to the run).
-  scm::NodeBlock all;
-  all.resize(0, 0, m.nx, m.ny);
-  s.gather(all);
-  std::vector<double> dz(all.size());
-  for (int j = 0; j < m.ny; ++j) {
-    for (int i = 0; i < m.nx; ++i) {
-      const std::size_t k = all.index(i, j);
-      dz[k] = all.height_m[k] - m.base_height(i, j);
-      if (std::abs(dz[k]) > 1e-4) {
-        i0 = std::min(i0, i), i1 = std::max(i1, i), j0 = std::min(j0, j), j1 = std::max(j1, j);
-      }
-    }
-  }
-  if (i1 < 0) i0 = 0, i1 = m.nx - 1, j0 = 0, j1 = m.ny - 1;
-  const int pad = 5;
-  i0 = std::max(0, i0 - pad), j0 = std::max(0, j0 - pad);
-  i1 = std::min(m.nx - 1, i1 + pad), j1 = std::min(m.ny - 1, j1 + pad);
-  const int nx = i1 - i0 + 1, ny = j1 - j0 + 1;
-  std::vector<double> crop(static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny));
-  for (int j = 0; j < ny; ++j) {
-    for (int i = 0; i < nx; ++i) {
-      crop[static_cast<std::size_t>(j) * static_cast<std::size_t>(nx) +
-           static_cast<std::size_t>(i)] = dz[all.index(i0 + i, j0 + j)];
+  const IndexBox moved = s.moved_nodes(1e-4);
+  const IndexBox crop_box = m.clamped(moved.empty() ? IndexBox{0, 0, m.nx, m.ny} : grown(moved, 5));
+  scm::NodeBlock b;
+  b.resize(crop_box.i0, crop_box.j0, crop_box.width(), crop_box.height());
+  s.gather(b, scm::kHeight);
+  const int nx = b.nx, ny = b.ny;
+  std::vector<double> crop(b.size());
+  for (int j = b.j0; j < b.j0 + ny; ++j) {
+    for (int i = b.i0; i < b.i0 + nx; ++i) {
+      crop[b.index(i, j)] = b.height_m[b.index(i, j)] - m.base_height(i, j);
     }
   }
   HeightmapImageOptions o;

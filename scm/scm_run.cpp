@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
-#include <iostream>
 #include <optional>
 
 #include "core/colormap.hpp"
@@ -19,6 +18,7 @@
 #include "core/npy.hpp"
 #include "core/output_dir.hpp"
 #include "core/plot.hpp"
+#include "core/run_warning.hpp"
 #include "core/units.hpp"
 #include "core/view_recorder.hpp"
 #include "core/view_shapes.hpp"
@@ -58,28 +58,11 @@ IndexBox nodes_around(const ScmModel& m, double x_lo, double y_lo, double x_hi, 
   return grown({node_i(m, x_lo), node_j(m, y_lo), node_i(m, x_hi) + 1, node_j(m, y_hi) + 1}, pad);
 }
 
-// The nodes whose surface moved from the base terrain by more than 0.1 mm (empty when none). The
-// flow fields deposit soil up to their reach (0.4 m at the defaults) from the body: a picture
-// cropped around the body alone cut those berms off at its edge.
-IndexBox moved_nodes(const ScmModel& m, const ScmState& s) {
-  NodeBlock all;
-  all.resize(0, 0, m.nx, m.ny);
-  s.gather(all);
-  IndexBox moved{m.nx, m.ny, 0, 0};
-  for (int j = 0; j < m.ny; ++j) {
-    for (int i = 0; i < m.nx; ++i) {
-      if (std::abs(all.height_m[all.index(i, j)] - m.base_height(i, j)) > 1e-4) {
-        moved = {std::min(moved.i0, i), std::min(moved.j0, j), std::max(moved.i1, i + 1),
-                 std::max(moved.j1, j + 1)};
-      }
-    }
-  }
-  return moved;
-}
-
-// `box` grown to take in every node that moved, with `pad` nodes around them.
-IndexBox with_moved_nodes(const ScmModel& m, const ScmState& s, const IndexBox& box, int pad) {
-  const IndexBox moved = moved_nodes(m, s);
+// `box` grown to take in every node whose surface moved by more than 0.1 mm, with `pad` nodes
+// around them. The flow fields deposit soil up to their reach (0.4 m at the defaults) from the
+// body: a picture cropped around the body alone cut those berms off at its edge.
+IndexBox with_moved_nodes(const ScmState& s, const IndexBox& box, int pad) {
+  const IndexBox moved = s.moved_nodes(1e-4);
   return moved.empty() ? box : united(box, grown(moved, pad));
 }
 
@@ -194,7 +177,7 @@ nlohmann::json run_plate_like(const ScmScenario& sc, OutputDir& out, const RunPr
   const NodeBlock b = export_region(
       m, final_state,
       with_moved_nodes(
-          m, final_state,
+          final_state,
           nodes_around(m, c.x() - h.x(), c.y() - h.y(), c.x() + h.x(), c.y() + h.y(), pad), 2));
   write_heightmap(out, "heightmap_final", m, b,
                   sc.name + ": surface under the load at the end of the hold");
@@ -220,8 +203,7 @@ nlohmann::json run_plate_like(const ScmScenario& sc, OutputDir& out, const RunPr
         "still sinking and sinkage_m is not its equilibrium; a longer [experiment] hold_s "
         "lets it settle",
         sc.file.string(), 100.0 * carried, sc.plate.load_n);
-    std::cerr << "warning: " << warning << "\n";
-    j["warnings"].push_back(warning);
+    add_run_warning(j, warning);
   }
   if (sc.experiment == Experiment::StripLoad) {
     // Cross-section across the strip (along x) through its middle: surface and the flow depth.
@@ -396,7 +378,7 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
     return export_region(
         m, s,
         with_moved_nodes(
-            m, s, nodes_around(m, w.start_xy_m.x(), w.start_xy_m.y(), end_x, w.start_xy_m.y(), pad),
+            s, nodes_around(m, w.start_xy_m.x(), w.start_xy_m.y(), end_x, w.start_xy_m.y(), pad),
             2));
   };
   nlohmann::json j;
@@ -583,7 +565,7 @@ nlohmann::json run_blade(const ScmScenario& sc, OutputDir& out, const RunProgres
   const int pad = 20;
   write_heightmap(out, "heightmap_final", m,
                   export_region(m, state,
-                                with_moved_nodes(m, state,
+                                with_moved_nodes(state,
                                                  {node_i(m, p.x()) - 3 * pad, j - pad,
                                                   node_i(m, p.x()) + 2 * pad + 1, j + pad + 1},
                                                  2)),

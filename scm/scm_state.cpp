@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <utility>
 
 namespace talus::scm {
@@ -176,6 +177,23 @@ void ScmState::scatter(const NodeBlock& b, unsigned fields) {
       }
     }
   }
+}
+
+IndexBox ScmState::moved_nodes(double tolerance_m) const {
+  // The whole map at once (once per run, for its pictures): untouched nodes gather as base.
+  NodeBlock all;
+  all.resize(0, 0, nx_, ny_);
+  gather(all, kHeight);
+  IndexBox moved{nx_, ny_, 0, 0};
+  for (int j = 0; j < ny_; ++j) {
+    for (int i = 0; i < nx_; ++i) {
+      if (std::abs(all.height_m[all.index(i, j)] - base_height(i, j)) > tolerance_m) {
+        moved = {std::min(moved.i0, i), std::min(moved.j0, j), std::max(moved.i1, i + 1),
+                 std::max(moved.j1, j + 1)};
+      }
+    }
+  }
+  return moved;
 }
 
 }  // namespace talus::scm

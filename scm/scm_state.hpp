@@ -119,6 +119,10 @@ class ScmState {
   /// Writes the chosen fields of every node of `block` back, allocating tiles on first touch.
   void scatter(const NodeBlock& block, unsigned fields = kAllNodeFields);
 
+  /// The box of the nodes whose height differs from the base terrain by more than tolerance_m
+  /// (empty when none): where the soil was deformed or deposited, for pictures of it.
+  IndexBox moved_nodes(double tolerance_m) const;
+
  private:
   const ScmTile* find_tile(int ti, int tj) const;
   ScmTile& tile(int ti, int tj);  // allocating

@@ -4,6 +4,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <map>
 
 #include "core/atomic_file.hpp"
 #include "core/image.hpp"
@@ -82,19 +83,18 @@ std::string combined_runs_refusal(const SweepPlan& plan) {
     }
   }
   // No configuration measured by two runs (the merge refuses it).
-  std::vector<std::pair<std::pair<double, double>, const SweepRun*>> measured;
+  std::map<std::pair<double, double>, const SweepRun*> measured_by;
   for (const SweepRun& run : plan.runs) {
     for (const double d : grid_values(plan, run, "depths_m")) {
       for (const double t : grid_values(plan, run, "tilts_rad")) {
-        for (const auto& [configuration, other] : measured) {
-          if (configuration == std::make_pair(d, t) && other != &run) {
-            return fmt::format(
-                "runs {} ({}) and {} ({}) both measure depth {:g} m, tilt {:g} rad: the parts of "
-                "one database must measure each configuration once",
-                other->id, other->label(), run.id, run.label(), d, t);
-          }
+        const auto [at, first] = measured_by.emplace(std::make_pair(d, t), &run);
+        const SweepRun* other = at->second;
+        if (!first && other != &run) {
+          return fmt::format(
+              "runs {} ({}) and {} ({}) both measure depth {:g} m, tilt {:g} rad: the parts of "
+              "one database must measure each configuration once",
+              other->id, other->label(), run.id, run.label(), d, t);
         }
-        measured.push_back({{d, t}, &run});
       }
     }
   }

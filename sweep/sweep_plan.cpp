@@ -71,16 +71,18 @@ SweptValue swept(const std::vector<std::string>& path, const toml::node* value) 
 // repeat (JSON compares numbers by value: 250 and 250.0 are the same load).
 void refuse_repeated_grid_value(const std::vector<std::string>& path, const toml::array& values,
                                 const std::filesystem::path& file) {
-  for (std::size_t j = 1; j < values.size(); ++j) {
-    const nlohmann::json value = toml_to_json(*values.get(j));
-    for (std::size_t i = 0; i < j; ++i) {
-      if (toml_to_json(*values.get(i)) == value) {
-        throw ScenarioError(fmt::format(
-            "{}: grid.{}: {} is listed twice (values {} and {} of the array): the two runs would "
-            "be the same; expected distinct values",
-            where(*values.get(j), file), join_key(path), value.dump(), i + 1, j + 1));
-      }
+  std::vector<nlohmann::json> seen;
+  for (std::size_t j = 0; j < values.size(); ++j) {
+    nlohmann::json value = toml_to_json(*values.get(j));
+    const auto first = std::find(seen.begin(), seen.end(), value);
+    if (first != seen.end()) {
+      throw ScenarioError(fmt::format(
+          "{}: grid.{}: {} is listed twice (values {} and {} of the array): the two runs would "
+          "be the same; expected distinct values",
+          where(*values.get(j), file), join_key(path), value.dump(), first - seen.begin() + 1,
+          j + 1));
     }
+    seen.push_back(std::move(value));
   }
 }
 
@@ -91,16 +93,17 @@ void refuse_repeated_run_table(const std::vector<std::vector<SweptValue>>& point
     for (const SweptValue& v : point) values[v.key] = v.json;
     return values;
   };
-  for (std::size_t j = 1; j < points.size(); ++j) {
-    const auto values = values_of(points[j]);
-    for (std::size_t i = 0; i < j; ++i) {
-      if (values_of(points[i]) == values) {
-        throw ScenarioError(fmt::format(
-            "{}: runs: [[runs]] table {} sets the same values as table {}: the two runs would be "
-            "the same; expected distinct runs",
-            where(*tables.get(j), file), j + 1, i + 1));
-      }
+  std::vector<std::map<std::string, nlohmann::json>> seen;
+  for (std::size_t j = 0; j < points.size(); ++j) {
+    auto values = values_of(points[j]);
+    const auto first = std::find(seen.begin(), seen.end(), values);
+    if (first != seen.end()) {
+      throw ScenarioError(fmt::format(
+          "{}: runs: [[runs]] table {} sets the same values as table {}: the two runs would be "
+          "the same; expected distinct runs",
+          where(*tables.get(j), file), j + 1, first - seen.begin() + 1));
     }
+    seen.push_back(std::move(values));
   }
 }
 

@@ -27,7 +27,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -36,6 +35,7 @@
 #include "core/image.hpp"
 #include "core/json_file.hpp"
 #include "core/plot.hpp"
+#include "core/run_warning.hpp"
 #include "core/steps.hpp"
 #include "core/view_options.hpp"
 #include "core/view_recorder.hpp"
@@ -675,8 +675,7 @@ nlohmann::json run_robot_kind(const ScenarioTable& root, OutputDir& out,
           "data's depths or tilts and took the nearest sampled sets",
           root.file().string(), c["name"].get<std::string>(), c["clamped_queries"].get<long>(),
           queries, 100.0 * c["clamped_queries"].get<double>() / std::max(1.0, double(queries)));
-      std::cerr << "warning: " << warning << "\n";
-      summary["warnings"].push_back(warning);
+      add_run_warning(summary, warning);
     }
   }
   summary["clamped_queries"] = clamped;
