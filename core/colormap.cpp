@@ -174,6 +174,8 @@ struct HeightmapFrame {
   int text_h = 0, cap_h = 0;
   std::string labels[3];  ///< colour bar: max, mid, min
   int label_w = 0;
+  std::string quantity;  ///< the colour bar's name, above it
+  int zero_row = -1;     ///< image row of the bar's 0 mm tick; -1 without one
   int bar_x = 0, bar_y = 0, bar_h = 0;
   int content_h = 0;  ///< height of the map and colour bar row
   int scale_px = 0;   ///< length of the scale bar
@@ -203,8 +205,10 @@ void place_map(int nx, int ny, const HeightmapImageOptions& options, HeightmapFr
   f.map_y = kMargin + title_h;
 }
 
-// Colour bar labels: max at the top, mid in the middle, min at the bottom.
-void label_colour_bar(const ColourRange& range, HeightmapFrame& f) {
+// Colour bar labels: the quantity's name above the bar, max at the top, mid in the middle, min at
+// the bottom, and 0 where the range spans it (a heightmap relative to the initial surface reads
+// against it) unless that tick would crowd another's label.
+void label_colour_bar(const ColourRange& range, const std::string& quantity, HeightmapFrame& f) {
   const double z_lo = range.z_lo, z_hi = range.z_hi;
   const double range_mm = (z_hi - z_lo) * 1e3;
   const int decimals = decimals_for(range_mm / 2.0);
@@ -215,9 +219,19 @@ void label_colour_bar(const ColourRange& range, HeightmapFrame& f) {
     f.labels[k] = fmt::format("{:.{}f} mm", v, decimals);
     f.label_w = std::max(f.label_w, text_width_px(f.labels[k], kTextScale));
   }
-  f.bar_h = std::max(f.map_h, 160);
+  f.quantity = quantity;
+  const int quantity_h = quantity.empty() ? 0 : f.text_h + 8;
   f.bar_x = f.map_x + f.map_w + kBarGap;
-  f.bar_y = f.map_y;
+  f.bar_y = f.map_y + quantity_h;
+  f.bar_h = std::max(f.map_h - quantity_h, 160);
+  f.zero_row = -1;
+  if (z_lo < 0.0 && 0.0 < z_hi) {
+    const int row = f.bar_y + static_cast<int>(std::lround((f.bar_h - 1) * z_hi / (z_hi - z_lo)));
+    const int tick_rows[3] = {f.bar_y, f.bar_y + (f.bar_h - 1) / 2, f.bar_y + f.bar_h - 1};
+    bool clear = true;
+    for (const int t : tick_rows) clear = clear && std::abs(row - t) > f.text_h;
+    if (clear) f.zero_row = row;
+  }
 }
 
 // The picture's layout: the map under the title, the colour bar right of it, the scale bar row
@@ -226,9 +240,11 @@ HeightmapFrame frame_layout(int nx, int ny, double cell_size_m,
                             const HeightmapImageOptions& options, const ColourRange& range) {
   HeightmapFrame f;
   place_map(nx, ny, options, f);
-  label_colour_bar(range, f);
+  label_colour_bar(range, options.colour_bar_quantity, f);
+  const int quantity_w = text_width_px(options.colour_bar_quantity, kTextScale);
   const int colour_bar_w =
-      options.colour_bar ? kBarGap + kBarWidth + kTickLength + 4 + f.label_w : 0;
+      options.colour_bar ? kBarGap + std::max(kBarWidth + kTickLength + 4 + f.label_w, quantity_w)
+                         : 0;
 
   // Scale bar: the longest 1-2-5 length that fits in a quarter of the map (at least 40 px).
   const double map_width_m = nx * cell_size_m;
@@ -240,7 +256,8 @@ HeightmapFrame frame_layout(int nx, int ny, double cell_size_m,
   const int bottom_row_w = kAxesWidth + 16 + f.scale_px + 8 +
                            text_width_px(f.scale_label, kTextScale) + 24 +
                            text_width_px(f.grid_info, kTextScale);
-  f.content_h = options.colour_bar ? std::max(f.map_h, f.bar_h + f.text_h / 2) : f.map_h;
+  f.content_h =
+      options.colour_bar ? std::max(f.map_h, f.bar_y - f.map_y + f.bar_h + f.text_h / 2) : f.map_h;
   const int bottom_h = options.scale_bar ? 56 : 0;
 
   f.width = f.map_x + f.map_w + colour_bar_w + kMargin;
@@ -326,7 +343,7 @@ void draw_markers(const std::vector<HeightmapMarker>& markers, const HeightmapIm
   }
 }
 
-// The colour ramp (max at the top) with three ticks and their labels.
+// The colour ramp (max at the top) under its quantity's name, with its ticks and their labels.
 void draw_colour_bar(const HeightmapFrame& f, CairoCanvas& image) {
   const int bar_x = f.bar_x, bar_y = f.bar_y, bar_h = f.bar_h;
   for (int row = 0; row < bar_h; ++row) {
@@ -340,6 +357,12 @@ void draw_colour_bar(const HeightmapFrame& f, CairoCanvas& image) {
     image.text(bar_x + kBarWidth + kTickLength + 4, tick_rows[k] - f.cap_h / 2, f.labels[k], kText,
                kTextScale);
   }
+  if (f.zero_row >= 0) {
+    image.fill_rect(bar_x + kBarWidth + 1, f.zero_row, kTickLength, 1, kBlack);
+    image.text(bar_x + kBarWidth + kTickLength + 4, f.zero_row - f.cap_h / 2, "0 mm", kText,
+               kTextScale);
+  }
+  if (!f.quantity.empty()) image.text(bar_x, f.map_y, f.quantity, kText, kTextScale);
 }
 
 // The row below the map: axis arrows, the scale bar with its length, and the grid's size.

@@ -52,8 +52,11 @@ struct HeightmapImageOptions {
   std::optional<double> z_max_m;
   std::string title;  ///< a line above the map; none when empty
 
-  bool colour_bar = true;  ///< a vertical colour bar right of the map, min/mid/max labelled in mm
-  bool scale_bar = true;   ///< a length scale bar, x/y axis arrows and grid size below the map
+  /// A vertical colour bar right of the map: the quantity's name above it, its min/mid/max
+  /// labelled in mm, and 0 mm too where the range spans zero.
+  bool colour_bar = true;
+  std::string colour_bar_quantity = "height z";  ///< the name above the colour bar
+  bool scale_bar = true;  ///< a length scale bar, x/y axis arrows and grid size below the map
 
   bool hill_shade = true;
   /// Direction the light comes from, in degrees clockwise from +y (315 = from the upper left of

@@ -310,7 +310,7 @@ void write_depth_png(const std::filesystem::path& path, const DepthImage& image,
 
 RgbImage sky_depth_picture(const SkyCamera& camera, const DepthImage& image, double reference_z_m,
                            double z_lo_m, double z_hi_m, const std::string& title,
-                           HeightmapImageLayout* layout) {
+                           const std::string& quantity, HeightmapImageLayout* layout) {
   if (image.width <= 0 || image.height <= 0 ||
       image.depth_m.size() != static_cast<std::size_t>(image.width) * image.height) {
     throw std::invalid_argument("sky_depth_picture: the depth image is empty or mis-sized");
@@ -332,6 +332,7 @@ RgbImage sky_depth_picture(const SkyCamera& camera, const DepthImage& image, dou
   }
   HeightmapImageOptions options;
   options.title = title;
+  options.colour_bar_quantity = quantity;
   options.z_min_m = z_lo_m;
   options.z_max_m = z_hi_m;
   options.hill_shade = false;  // spheres would speckle it, and shading moves colours off the bar

@@ -93,12 +93,13 @@ void write_depth_png(const std::filesystem::path& path, const DepthImage& image,
 
 /// A sky camera's image as a map a person can read (core/colormap.hpp's render_heightmap, no hill
 /// shading): each pixel's surface height z_camera_m - depth relative to reference_z_m, coloured
-/// from z_lo_m to z_hi_m (relative heights too), with `title` above, a colour bar labelled in mm
-/// and a scale bar; +y up as in the camera's image. Pixels that see nothing are grey. Throws
-/// std::invalid_argument for an empty image or a range without z_lo_m < z_hi_m.
+/// from z_lo_m to z_hi_m (relative heights too), with `title` above, a colour bar named
+/// `quantity` and labelled in mm, and a scale bar; +y up as in the camera's image. Pixels that see
+/// nothing are grey. Throws std::invalid_argument for an empty image or a range without z_lo_m <
+/// z_hi_m.
 RgbImage sky_depth_picture(const SkyCamera& camera, const DepthImage& image, double reference_z_m,
                            double z_lo_m, double z_hi_m, const std::string& title,
-                           HeightmapImageLayout* layout = nullptr);
+                           const std::string& quantity, HeightmapImageLayout* layout = nullptr);
 
 /// Writes the depths as a (height, width) float64 .npy array (+inf where nothing is seen).
 void write_depth_npy(const std::filesystem::path& path, const DepthImage& image);

@@ -182,7 +182,8 @@ void write_sky_depth(const Run& run, const ParticleState& s, double t_s, const s
             sky_depth_picture(cam, image, box.lo.z(), 0.0, std::max(1e-3, top_above_floor),
                               fmt::format("{}: seen from above at t = {:.3g} s; colour: height "
                                           "above the container floor [mm]",
-                                          sc.name, t_s)));
+                                          sc.name, t_s),
+                              "above floor"));
   write_depth_npy(run.out.path(stem + ".npy"), image);
   files.push_back(stem + ".png");
 }

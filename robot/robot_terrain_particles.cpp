@@ -74,7 +74,8 @@ void write_sky_depth(OutputDir& out, const std::string& stem, const std::string&
             sky_depth_picture(cam, image, surface_z_m, -3.0 * d, 2.0 * d,
                               fmt::format("{} seen from above; colour: height relative to the "
                                           "settled surface [mm]",
-                                          what)));
+                                          what),
+                              "z - settled z"));
   write_depth_npy(out.path(stem + ".npy"), image);
 }
 

@@ -45,6 +45,7 @@ void write_ruts(OutputDir& out, const scm::ScmModel& m, const scm::ScmState& s,
   }
   HeightmapImageOptions o;
   o.title = title;
+  o.colour_bar_quantity = "z - base z";
   write_png(out.path("ruts.png"), render_heightmap(crop.data(), nx, ny, m.cell_size_m, o));
   write_npy(out.path("ruts.npy"), crop,
             {static_cast<std::size_t>(ny), static_cast<std::size_t>(nx)});

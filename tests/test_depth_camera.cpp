@@ -273,7 +273,7 @@ TEST(DepthCamera, SkyDepthPictureIsAMapOfHeights) {
   for (int col = 0; col < 20; ++col) image.depth_m[col] = 0.8f;  // row 0 (y_max): 0.2 m
   image.depth_m[5 * 20 + 7] = std::numeric_limits<float>::infinity();
   HeightmapImageLayout layout;
-  const RgbImage picture = sky_depth_picture(cam, image, 0.0, 0.1, 0.2, "t", &layout);
+  const RgbImage picture = sky_depth_picture(cam, image, 0.0, 0.1, 0.2, "t", "z", &layout);
   EXPECT_EQ(layout.nx, 20);
   EXPECT_EQ(layout.ny, 10);
   EXPECT_EQ(picture.at(layout.pixel_x(3), layout.pixel_y(9)), height_colormap(1.0));  // top
@@ -282,10 +282,10 @@ TEST(DepthCamera, SkyDepthPictureIsAMapOfHeights) {
   EXPECT_EQ(unseen.r, unseen.g);
   EXPECT_EQ(unseen.g, unseen.b);
   // Heights relative to the reference: 0.1 m up, the same image spans 0 to 0.1.
-  const RgbImage shifted = sky_depth_picture(cam, image, 0.1, 0.0, 0.1, "t", &layout);
+  const RgbImage shifted = sky_depth_picture(cam, image, 0.1, 0.0, 0.1, "t", "z", &layout);
   EXPECT_EQ(shifted.at(layout.pixel_x(3), layout.pixel_y(9)), height_colormap(1.0));
   EXPECT_NE(invalid_argument_of([&] {
-              sky_depth_picture(cam, image, 0.0, 0.2, 0.2, "t");
+              sky_depth_picture(cam, image, 0.0, 0.2, 0.2, "t", "z");
             }).find("need finite z_lo_m < z_hi_m"),
             std::string::npos);
 }

@@ -485,6 +485,36 @@ TEST(RecorderHeightmap, TitleColourBarAndScaleBar) {
   EXPECT_LT(plain.width, image.width);
 }
 
+TEST(RecorderHeightmap, TheColourBarNamesItsQuantityAndMarksZeroWhereTheRangeSpansIt) {
+  // Heights from -10 mm to +30 mm: 0 lies a quarter of the way up from the bottom tick.
+  std::vector<double> h(40 * 40);
+  for (std::size_t k = 0; k < h.size(); ++k) h[k] = -0.01 + 0.04 * double(k % 40) / 39.0;
+  HeightmapImageOptions options;
+  options.colour_bar_quantity = "z - base z";
+  HeightmapImageLayout layout;
+  const RgbImage image = render_heightmap(h.data(), 40, 40, 0.005, options, &layout);
+  const PixelRect bar = layout.colour_bar;
+  ASSERT_GT(bar.y, layout.map_y + 8);  // the name sits above the bar, beside the map's top
+  EXPECT_TRUE(has_dark_pixels(image, {bar.x, layout.map_y, 60, bar.y - layout.map_y - 4}));
+  const int zero_row = bar.y + static_cast<int>(std::lround((bar.height - 1) * 0.75));
+  EXPECT_EQ(image.at(bar.x + bar.width + 3, zero_row), (Rgb{0, 0, 0}));                // the tick
+  EXPECT_TRUE(has_dark_pixels(image, {bar.x + bar.width + 8, zero_row - 6, 40, 12}));  // "0 mm"
+  // The bar's colour at the tick is the colour of 0 mm, a quarter of the way up the ramp.
+  const double t_zero = 1.0 - double(zero_row - bar.y) / (bar.height - 1);
+  EXPECT_NEAR(t_zero, 0.25, 1.0 / bar.height);
+  EXPECT_EQ(image.at(bar.x + bar.width / 2, zero_row), height_colormap(t_zero));
+
+  // Without a name the bar starts level with the map, and a range above 0 has no zero tick.
+  for (double& z : h) z += 0.02;
+  options.colour_bar_quantity.clear();
+  const RgbImage above = render_heightmap(h.data(), 40, 40, 0.005, options, &layout);
+  EXPECT_EQ(layout.colour_bar.y, layout.map_y);
+  EXPECT_NE(above.at(layout.colour_bar.x + layout.colour_bar.width + 3,
+                     layout.colour_bar.y +
+                         static_cast<int>(std::lround((layout.colour_bar.height - 1) * 0.75))),
+            (Rgb{0, 0, 0}));
+}
+
 TEST(RecorderHeightmap, RejectsBadArguments) {
   std::vector<double> h(4, 0.0);
   EXPECT_THROW(render_heightmap(nullptr, 2, 2, 0.1), std::runtime_error);

@@ -81,6 +81,16 @@ def test_letter_evaluation_counts_optimal_letters_and_their_overlap():
     grid = trench_eval.frame_grid(frames, columns=2)
     h, w, _ = frames[0].shape
     assert grid.shape == (h + 12, 2 * (w + 6) + 6, 3)
+    # The verdicts as frames: green round the first letter, red round the second, the maps
+    # inside untouched.
+    framed = trench_eval.frame_grid(frames, columns=2, passed=[True, False], border_px=4)
+    assert framed.shape == (h + 8 + 12, 2 * (w + 8 + 6) + 6, 3)
+    assert tuple(framed[6, 6]) == trench_eval.PASSED_RGB
+    assert tuple(framed[6 + h + 7, 6 + w + 8 + 6]) == trench_eval.FAILED_RGB
+    np.testing.assert_array_equal(framed[10:10 + h, 10:10 + w], frames[0])
+    np.testing.assert_array_equal(framed[10:10 + h, 6 + w + 8 + 6 + 4:][:, :w], frames[1])
+    with pytest.raises(ValueError, match="1 verdicts for 2 frames"):
+        trench_eval.frame_grid(frames, passed=[True])
 
 
 def test_the_shipped_dqn_digs_at_least_20_letters_in_the_astar_step_count():

@@ -100,15 +100,17 @@ def totals_of(rows):
 
 def write_evaluation(rows, frames, out_dir, title):
     """evaluation.csv, evaluation.png (the final sand, A-Z left to right, top to bottom; goal
-    trenches outlined in red, the last stroke blue) and the totals as a dict."""
+    trenches outlined in red, the last stroke blue; a green frame round each letter with every
+    stroke correct, red round the others) and the totals as a dict."""
     out = pathlib.Path(out_dir)
     with open(out / "evaluation.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
     totals = totals_of(rows)
-    talus.write_png(out / "evaluation.png", frame_grid(frames),
+    talus.write_png(out / "evaluation.png",
+                    frame_grid(frames, passed=[r["all_correct"] for r in rows]),
                     f"{title}: final sand A-Z (goal trenches outlined red, last stroke blue); "
-                    f"every stroke correct on {totals['all_strokes_correct']} of "
-                    f"{totals['letters']}")
+                    f"every stroke correct (green frame) on {totals['all_strokes_correct']} of "
+                    f"{totals['letters']}, not (red frame) on the rest")
     return totals

@@ -46,22 +46,35 @@ def evaluate(policy, letters=string.ascii_uppercase):
     return rows, frames
 
 
-def frame_grid(frames, columns=7, gap_px=6):
-    """The frames side by side in rows of `columns`, white gaps between them."""
+PASSED_RGB = (0, 150, 60)  # green frame: the letter counts
+FAILED_RGB = (210, 30, 30)  # red frame: it does not
+
+
+def frame_grid(frames, columns=7, gap_px=6, passed=None, border_px=4):
+    """The frames side by side in rows of `columns`, white gaps between them. With `passed` (one
+    bool per frame), each frame sits in a `border_px` frame, green where the letter counts and
+    red where it does not, so that a person sees the verdict beside the sand that earned it."""
     h, w, _ = frames[0].shape
+    b = border_px if passed is not None else 0
+    if passed is not None and len(passed) != len(frames):
+        raise ValueError(f"frame_grid: {len(passed)} verdicts for {len(frames)} frames")
+    cell_h, cell_w = h + 2 * b, w + 2 * b
     rows = (len(frames) + columns - 1) // columns
-    grid = np.full((rows * (h + gap_px) + gap_px, columns * (w + gap_px) + gap_px, 3), 255,
-                   np.uint8)
+    grid = np.full((rows * (cell_h + gap_px) + gap_px, columns * (cell_w + gap_px) + gap_px, 3),
+                   255, np.uint8)
     for k, f in enumerate(frames):
         r, c = divmod(k, columns)
-        y, x = gap_px + r * (h + gap_px), gap_px + c * (w + gap_px)
-        grid[y:y + h, x:x + w] = f
+        y, x = gap_px + r * (cell_h + gap_px), gap_px + c * (cell_w + gap_px)
+        if passed is not None:
+            grid[y:y + cell_h, x:x + cell_w] = PASSED_RGB if passed[k] else FAILED_RGB
+        grid[y + b:y + b + h, x + b:x + b + w] = f
     return grid
 
 
 def write_evaluation(rows, frames, out_dir, title):
-    """evaluation.csv, evaluation.png (the final maps, A-Z left to right, top to bottom) and the
-    totals as a dict."""
+    """evaluation.csv, evaluation.png (the final maps, A-Z left to right, top to bottom, in a green
+    frame where the letter was dug in the A* step count, red where not) and the totals as a
+    dict."""
     out = pathlib.Path(out_dir)
     with open(out / "evaluation.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
@@ -70,7 +83,8 @@ def write_evaluation(rows, frames, out_dir, title):
     totals = {"letters": len(rows), "dug_exactly": sum(r["success"] for r in rows),
               "optimal": sum(r["optimal"] for r in rows),
               "mean_iou": round(float(np.mean([r["iou"] for r in rows])), 4)}
-    talus.write_png(out / "evaluation.png", frame_grid(frames),
-                    f"{title}: final maps A-Z (goal outlined in red); optimal on "
-                    f"{totals['optimal']} of {totals['letters']}")
+    talus.write_png(out / "evaluation.png",
+                    frame_grid(frames, passed=[r["optimal"] for r in rows]),
+                    f"{title}: final maps A-Z (goal outlined in red); optimal (green frame) on "
+                    f"{totals['optimal']} of {totals['letters']}, not (red frame) on the rest")
     return totals
