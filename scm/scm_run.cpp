@@ -151,6 +151,26 @@ class ScmViewRecord {
   std::vector<double> heights_m_;
 };
 
+// Soil that reached the edge of the grid: there the map's boundary, not the soil, decides where
+// the displaced soil goes, and the results depend on the grid's size (the shipped wheels on a
+// 0.6 m wide grid piled 12 mm of soil against its sides, and their drawbar pull and sinkage moved
+// by 1-6 % when the grid was widened to 1 m). Recorded as `soil_change_at_grid_edge_m`, with a
+// warning above a millimetre.
+constexpr double kEdgeChangeTolerance_m = 1e-3;
+
+void record_soil_at_edge(const ScmScenario& sc, double change_m, nlohmann::json& j) {
+  j["soil_change_at_grid_edge_m"] = change_m;
+  if (!(change_m > kEdgeChangeTolerance_m)) return;
+  const ScmModel& m = sc.model;
+  add_run_warning(
+      j, fmt::format("{}: the soil at the edge of the grid moved {:.1f} mm: the displaced soil "
+                     "reached the boundary of [grid] size_m ({:g} x {:g} m), which holds it "
+                     "there, so the results depend on the grid's size; a grid wider than the "
+                     "soil's flow leaves it free",
+                     sc.file.string(), 1e3 * change_m, (m.nx - 1) * m.cell_size_m,
+                     (m.ny - 1) * m.cell_size_m));
+}
+
 nlohmann::json run_plate_like(const ScmScenario& sc, OutputDir& out, const RunProgress& progress) {
   const ScmModel& m = sc.model;
   ScmState final_state(m);
@@ -205,6 +225,7 @@ nlohmann::json run_plate_like(const ScmScenario& sc, OutputDir& out, const RunPr
         sc.file.string(), 100.0 * carried, sc.plate.load_n);
     add_run_warning(j, warning);
   }
+  record_soil_at_edge(sc, final_state.largest_change_at_edge_m(), j);
   if (sc.experiment == Experiment::StripLoad) {
     // Cross-section across the strip (along x) through its middle: surface and the flow depth.
     const int jc = node_j(m, c.y());
@@ -394,6 +415,7 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
     if (!r.stopped.empty()) j["stopped"] = r.stopped;
     j["slip"] = w.slip;
     j["storage"] = storage_summary(state);
+    record_soil_at_edge(sc, state.largest_change_at_edge_m(), j);
   } else if (sc.experiment == Experiment::Multipass) {
     ScmState state(m);
     const WheelResult first = run_wheel(m, state, w, surface, tick);
@@ -412,6 +434,7 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
          {"storage", storage_summary(state)}};
     if (!first.stopped.empty()) j["stopped"] = "first pass: " + first.stopped;
     if (!second.stopped.empty()) j["stopped"] = "second pass: " + second.stopped;
+    record_soil_at_edge(sc, state.largest_change_at_edge_m(), j);
   } else {
     // The Wong-Reece rigid-wheel model on the same soil, wheel and load is the analytic
     // reference (scm/wong_reece.hpp, docs/wong_reece.md); it has no soil transport, so the two
@@ -437,6 +460,7 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
       std::vector<double> slip, dp, tq, z, wr_dp, wr_tq, wr_z;
       nlohmann::json rows = nlohmann::json::array();
       std::string stopped;
+      double change_at_edge_m = 0.0;  // the largest over the sweep's runs
     };
     auto sweep = [&](const ScmModel& model, const std::string& csv_name) {
       Sweep r;
@@ -448,6 +472,7 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
         t.slip = s;
         ScmState state(model);
         const WheelResult run = run_wheel(model, state, t, surface, tick);
+        r.change_at_edge_m = std::max(r.change_at_edge_m, state.largest_change_at_edge_m());
         const WongReeceResult wr = wong_reece_at_slip(wr_wheel, wr_soil, s);
         csv.write_row({s, run.mean_drawbar_pull_n, run.mean_torque_nm, run.mean_sinkage_m,
                        wr.drawbar_pull_N, wr.torque_Nm, wr.sinkage_m});
@@ -474,6 +499,7 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
     };
     const Sweep main = sweep(m, "slip_sweep.csv");
     if (!main.stopped.empty()) j["stopped"] = main.stopped;
+    double change_at_edge_m = main.change_at_edge_m;
     PlotSpec p;
     p.title = sc.name + ": SCM (markers) and Wong-Reece (thin lines)";
     p.x_label = "slip [-]";
@@ -499,11 +525,13 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
       const Sweep second = sweep(other, "slip_sweep_" + other_name + ".csv");
       j["compare"] = {{"method", other_name}, {"sweep", second.rows}};
       if (!second.stopped.empty()) j["stopped"] = other_name + ": " + second.stopped;
+      change_at_edge_m = std::max(change_at_edge_m, second.change_at_edge_m);
       plot_methods_side_by_side(out, sc.name, {flow_method_name(m.method), other_name},
                                 {main.slip, second.slip}, {main.z, second.z}, {main.dp, second.dp},
                                 main.wr_z, main.wr_dp);
     }
     j["sweep"] = main.rows;
+    record_soil_at_edge(sc, change_at_edge_m, j);
   }
   if (view) view->finish(out);
   return j;
@@ -573,12 +601,14 @@ nlohmann::json run_blade(const ScmScenario& sc, OutputDir& out, const RunProgres
   view.finish(out);
   const Vec3 mean_N =
       force_count > 0 ? Vec3(force_sum_N / static_cast<double>(force_count)) : Vec3::Zero();
-  return {{"hill_peak_height_m", peak},
-          {"hill_peak_above_base_m", peak - m.base_height_m},
-          {"bodies",
-           {{{"name", sc.blade.name},
-             {"mean_force_second_half_N", {mean_N.x(), mean_N.y(), mean_N.z()}}}}},
-          {"storage", storage_summary(state)}};
+  nlohmann::json result = {{"hill_peak_height_m", peak},
+                           {"hill_peak_above_base_m", peak - m.base_height_m},
+                           {"bodies",
+                            {{{"name", sc.blade.name},
+                              {"mean_force_second_half_N", {mean_N.x(), mean_N.y(), mean_N.z()}}}}},
+                           {"storage", storage_summary(state)}};
+  record_soil_at_edge(sc, state.largest_change_at_edge_m(), result);
+  return result;
 }
 
 }  // namespace

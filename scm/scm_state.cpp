@@ -179,6 +179,25 @@ void ScmState::scatter(const NodeBlock& b, unsigned fields) {
   }
 }
 
+double ScmState::largest_change_at_edge_m() const {
+  double largest = 0.0;
+  auto visit = [&](int i0, int j0, int width, int height) {
+    NodeBlock edge;
+    edge.resize(i0, j0, width, height);
+    gather(edge, kHeight);
+    for (int j = j0; j < j0 + height; ++j) {
+      for (int i = i0; i < i0 + width; ++i) {
+        largest = std::max(largest, std::abs(edge.height_m[edge.index(i, j)] - base_height(i, j)));
+      }
+    }
+  };
+  visit(0, 0, nx_, 1);
+  visit(0, ny_ - 1, nx_, 1);
+  visit(0, 0, 1, ny_);
+  visit(nx_ - 1, 0, 1, ny_);
+  return largest;
+}
+
 IndexBox ScmState::moved_nodes(double tolerance_m) const {
   // The whole map at once (once per run, for its pictures): untouched nodes gather as base.
   NodeBlock all;

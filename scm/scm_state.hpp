@@ -122,6 +122,9 @@ class ScmState {
   /// The box of the nodes whose height differs from the base terrain by more than tolerance_m
   /// (empty when none): where the soil was deformed or deposited, for pictures of it.
   IndexBox moved_nodes(double tolerance_m) const;
+  /// The largest |height - base terrain| [m] over the map's outermost ring of nodes: soil that
+  /// reached the edge of the grid, where the map's boundary (not the soil) decides where it goes.
+  double largest_change_at_edge_m() const;
 
  private:
   const ScmTile* find_tile(int ti, int tj) const;
