@@ -506,6 +506,8 @@ nlohmann::json run_robots(const ScenarioTable& root, const OutputTarget& out_dir
                             {"real_time_factor", wall > 0.0 ? sim_s / wall : 0.0},
                             {"result", result}};
   if (!stopped.empty()) summary["stopped"] = stopped;
+  // The terrain's warnings (printed as it made them), with the run's.
+  if (terrain_summary.contains("warnings")) summary["warnings"] = terrain_summary["warnings"];
   summary["view_frames"] = view.finish(out);
   write_json(out.path("summary.json"), summary);
   out.commit();

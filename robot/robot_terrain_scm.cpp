@@ -12,6 +12,7 @@
 #include "robot/robot_terrain.hpp"
 #include "scm/scm_contact_tier.hpp"
 #include "scm/scm_scenario.hpp"
+#include "scm/soil_at_edge.hpp"
 
 namespace talus::robot {
 
@@ -53,7 +54,8 @@ void write_ruts(OutputDir& out, const scm::ScmModel& m, const scm::ScmState& s,
 
 class ScmTerrain final : public RobotTerrain {
  public:
-  explicit ScmTerrain(scm::ScmModel model) : model_(model), tier_(std::move(model)) {}
+  ScmTerrain(scm::ScmModel model, std::filesystem::path file)
+      : model_(model), tier_(std::move(model)), file_(std::move(file)) {}
 
   ContactTier& tier() override { return tier_; }
   nlohmann::json prepare(std::span<const BodyMotion>, const RunProgress&) override {
@@ -83,10 +85,13 @@ class ScmTerrain final : public RobotTerrain {
   nlohmann::json finish(OutputDir& out, const std::string& title,
                         std::span<const BodyMotion>) override {
     write_ruts(out, model_, tier_.state(), title + ": ruts (surface minus base terrain)");
-    return {{"terrain", "scm"},
-            {"flow_method", scm::flow_method_name(model_.method)},
-            {"cell_size_m", model_.cell_size_m},
-            {"pictures", {"ruts.png"}}};
+    nlohmann::json details = {{"terrain", "scm"},
+                              {"flow_method", scm::flow_method_name(model_.method)},
+                              {"cell_size_m", model_.cell_size_m},
+                              {"pictures", {"ruts.png"}}};
+    scm::record_soil_at_edge(file_, "[grid] size_m", model_,
+                             tier_.state().largest_change_at_edge_m(), details);
+    return details;
   }
 
  private:
@@ -94,6 +99,7 @@ class ScmTerrain final : public RobotTerrain {
   scm::ScmContactTier tier_;
   mutable ViewHeightmapSampling view_sampling_;
   mutable scm::NodeBlock view_block_;  // reused by view_frame
+  std::filesystem::path file_;         // the scenario's, for warnings
 };
 
 }  // namespace
@@ -111,7 +117,7 @@ std::unique_ptr<RobotTerrain> read_scm_terrain(const ScenarioTable& root,
   } catch (const std::invalid_argument& e) {
     root.fail("", e.what());
   }
-  return std::make_unique<ScmTerrain>(std::move(m));
+  return std::make_unique<ScmTerrain>(std::move(m), root.file());
 }
 
 }  // namespace talus::robot

@@ -23,6 +23,7 @@
 #include "core/view_recorder.hpp"
 #include "core/view_shapes.hpp"
 #include "scm/scm_scenario.hpp"
+#include "scm/soil_at_edge.hpp"
 #include "scm/wong_reece.hpp"
 
 namespace talus::scm {
@@ -151,24 +152,9 @@ class ScmViewRecord {
   std::vector<double> heights_m_;
 };
 
-// Soil that reached the edge of the grid: there the map's boundary, not the soil, decides where
-// the displaced soil goes, and the results depend on the grid's size (the shipped wheels on a
-// 0.6 m wide grid piled 12 mm of soil against its sides, and their drawbar pull and sinkage moved
-// by 1-6 % when the grid was widened to 1 m). Recorded as `soil_change_at_grid_edge_m`, with a
-// warning above a millimetre.
-constexpr double kEdgeChangeTolerance_m = 1e-3;
-
-void record_soil_at_edge(const ScmScenario& sc, double change_m, nlohmann::json& j) {
-  j["soil_change_at_grid_edge_m"] = change_m;
-  if (!(change_m > kEdgeChangeTolerance_m)) return;
-  const ScmModel& m = sc.model;
-  add_run_warning(
-      j, fmt::format("{}: the soil at the edge of the grid moved {:.1f} mm: the displaced soil "
-                     "reached the boundary of [grid] size_m ({:g} x {:g} m), which holds it "
-                     "there, so the results depend on the grid's size; a grid wider than the "
-                     "soil's flow leaves it free",
-                     sc.file.string(), 1e3 * change_m, (m.nx - 1) * m.cell_size_m,
-                     (m.ny - 1) * m.cell_size_m));
+// The run's soil at the grid's edge, recorded in its summary `j` (scm/soil_at_edge.hpp).
+void record_edge(const ScmScenario& sc, double change_m, nlohmann::json& j) {
+  record_soil_at_edge(sc.file, sc.grid_extent_keys, sc.model, change_m, j);
 }
 
 nlohmann::json run_plate_like(const ScmScenario& sc, OutputDir& out, const RunProgress& progress) {
@@ -225,7 +211,7 @@ nlohmann::json run_plate_like(const ScmScenario& sc, OutputDir& out, const RunPr
         sc.file.string(), 100.0 * carried, sc.plate.load_n);
     add_run_warning(j, warning);
   }
-  record_soil_at_edge(sc, final_state.largest_change_at_edge_m(), j);
+  record_edge(sc, final_state.largest_change_at_edge_m(), j);
   if (sc.experiment == Experiment::StripLoad) {
     // Cross-section across the strip (along x) through its middle: surface and the flow depth.
     const int jc = node_j(m, c.y());
@@ -415,7 +401,7 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
     if (!r.stopped.empty()) j["stopped"] = r.stopped;
     j["slip"] = w.slip;
     j["storage"] = storage_summary(state);
-    record_soil_at_edge(sc, state.largest_change_at_edge_m(), j);
+    record_edge(sc, state.largest_change_at_edge_m(), j);
   } else if (sc.experiment == Experiment::Multipass) {
     ScmState state(m);
     const WheelResult first = run_wheel(m, state, w, surface, tick);
@@ -434,7 +420,7 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
          {"storage", storage_summary(state)}};
     if (!first.stopped.empty()) j["stopped"] = "first pass: " + first.stopped;
     if (!second.stopped.empty()) j["stopped"] = "second pass: " + second.stopped;
-    record_soil_at_edge(sc, state.largest_change_at_edge_m(), j);
+    record_edge(sc, state.largest_change_at_edge_m(), j);
   } else {
     // The Wong-Reece rigid-wheel model on the same soil, wheel and load is the analytic
     // reference (scm/wong_reece.hpp, docs/wong_reece.md); it has no soil transport, so the two
@@ -531,7 +517,7 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
                                 main.wr_z, main.wr_dp);
     }
     j["sweep"] = main.rows;
-    record_soil_at_edge(sc, change_at_edge_m, j);
+    record_edge(sc, change_at_edge_m, j);
   }
   if (view) view->finish(out);
   return j;
@@ -607,7 +593,7 @@ nlohmann::json run_blade(const ScmScenario& sc, OutputDir& out, const RunProgres
                             {{{"name", sc.blade.name},
                               {"mean_force_second_half_N", {mean_N.x(), mean_N.y(), mean_N.z()}}}}},
                            {"storage", storage_summary(state)}};
-  record_soil_at_edge(sc, state.largest_change_at_edge_m(), result);
+  record_edge(sc, state.largest_change_at_edge_m(), result);
   return result;
 }
 

@@ -350,6 +350,7 @@ ScmScenario load_scm_scenario(const ScenarioTable& root) {
   const std::optional<Terrain> terrain = read_terrain_instead_of(root, {"grid", "soil", "flow"});
   if (terrain) {
     set_terrain(*terrain, root.table("terrain"), m);
+    sc.grid_extent_keys = "[terrain] lo_m and hi_m";
   } else {
     read_grid(root.table("grid"), m);
     m.soil = read_soil(root.table("soil"));

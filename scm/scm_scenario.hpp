@@ -43,7 +43,10 @@ struct ScmScenario {
   std::filesystem::path file;
   std::string name, description;
   Experiment experiment = Experiment::PlateSinkage;
-  ScmModel model;             ///< grid, soil, flow; bodies are set by the experiment
+  ScmModel model;  ///< grid, soil, flow; bodies are set by the experiment
+  /// The keys that set the grid's extent, for messages: "[grid] size_m", or "[terrain] lo_m and
+  /// hi_m" for a [terrain] file.
+  std::string grid_extent_keys = "[grid] size_m";
   PlateTest plate;            ///< plate_sinkage, strip_load (the strip is a long plate)
   WheelTest wheel;            ///< single_wheel, multipass, slip_sweep
   std::vector<double> slips;  ///< slip_sweep

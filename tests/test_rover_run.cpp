@@ -90,6 +90,40 @@ TEST(RoverRun, RobotsTierRunsTheRoverToItsFiles) {
   EXPECT_GT(s["result"]["max_sinkage_m"]["wheel_rl"].get<double>(), 0.002);
 }
 
+// The SCM terrain of a robot reports soil that reached its grid's edge, as the SCM tier's runs
+// do: the shipped wheel rig on a 0.24 m wide grid (0.4 m shipped) piles it against the sides.
+TEST(RoverRun, AnScmTerrainWarnsOfSoilAtTheGridsEdge) {
+  TempDir tmp;
+  const fs::path source(TALUS_SOURCE_DIR);
+  std::ifstream in(source / "scenarios" / "robots" / "wheel_rig_scm.toml");
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  auto replace = [&text](const std::string& from, const std::string& to) {
+    const std::size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  };
+  replace("\"../../robots/wheel_rig/wheel_rig.xml\"",
+          "\"" + (source / "robots" / "wheel_rig" / "wheel_rig.xml").string() + "\"");
+  replace("duration_s = 3.0", "duration_s = 1.0");
+  std::ofstream(tmp.path / "wide.toml") << text;
+  const nlohmann::json wide = run_scenario_file(tmp.path / "wide.toml", tmp.path / "a", {});
+  EXPECT_LT(wide["terrain_details"]["soil_change_at_grid_edge_m"].get<double>(), 1e-3);
+  EXPECT_FALSE(wide.contains("warnings")) << wide["warnings"].dump();
+  replace("size_m = [2.2, 0.4]", "size_m = [2.2, 0.24]");
+  replace("origin_m = [-0.3, -0.2]", "origin_m = [-0.3, -0.12]");
+  std::ofstream(tmp.path / "narrow.toml") << text;
+  const nlohmann::json narrow = run_scenario_file(tmp.path / "narrow.toml", tmp.path / "b", {});
+  EXPECT_GT(narrow["terrain_details"]["soil_change_at_grid_edge_m"].get<double>(), 5e-3);
+  ASSERT_EQ(narrow["warnings"].size(), 1u) << narrow.dump();
+  const std::string warning = narrow["warnings"][0];
+  EXPECT_NE(warning.find("narrow.toml: the soil at the edge of the grid moved "), std::string::npos)
+      << warning;
+  EXPECT_NE(warning.find("([grid] size_m: 2.2 x 0.24 m)"), std::string::npos) << warning;
+  // summary.json says what the returned summary says.
+  std::ifstream written(tmp.path / "b" / "summary.json");
+  EXPECT_EQ(nlohmann::json::parse(written)["warnings"], narrow["warnings"]);
+}
+
 TEST(RoverRun, UnknownReportWheelListsTheCoupledLinks) {
   TempDir tmp;
   const fs::path file = tmp.path / "rover.toml";

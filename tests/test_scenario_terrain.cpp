@@ -103,6 +103,7 @@ TEST(ScenarioTerrain, TheDrivenWheelFileLoadsOnThreeTiers) {
   EXPECT_TRUE(std::holds_alternative<ConstantTwistDriver>(sc.blade.driver));
   EXPECT_EQ(sc.blade.name, "wheel");
   EXPECT_EQ(sc.steps, 2000);
+  EXPECT_EQ(sc.grid_extent_keys, "[terrain] lo_m and hi_m");  // what a warning of its edge names
   const particles::ParticleScenario pa =
       particles::load_particle_scenario(doc->with_tier("particles")->root());
   EXPECT_GT(pa.particles_removed_in_bodies, 100u);  // the wheel starts 2 cm deep

@@ -385,7 +385,8 @@ TEST(ScmInputs, SoilThatReachesTheGridsEdgeIsWarnedOf) {
   const std::string warning = narrow["warnings"][0];
   EXPECT_NE(warning.find("narrow.toml: the soil at the edge of the grid moved "), std::string::npos)
       << warning;
-  EXPECT_NE(warning.find("reached the boundary of [grid] size_m (1.2 x 0.6 m)"), std::string::npos)
+  EXPECT_NE(warning.find("reached the boundary of the grid ([grid] size_m: 1.2 x 0.6 m)"),
+            std::string::npos)
       << warning;
   std::filesystem::remove_all(dir);
 }
