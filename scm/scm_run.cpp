@@ -334,6 +334,30 @@ void write_centre_line(OutputDir& out, const ScmScenario& sc, const ScmState& st
 
 // slip_sweep with compare_method: sinkage and drawbar pull against slip for both deformation
 // methods (markers) over Wong-Reece's (thin line), one panel each.
+// One panel of a plot against slip: each run's values (markers, one colour each) and
+// Wong-Reece's on the same wheel and soil (a thin grey line).
+RgbImage slip_panel(const std::string& title, const std::string& y_label,
+                    const std::vector<std::string>& names,
+                    const std::vector<const std::vector<double>*>& slips,
+                    const std::vector<const std::vector<double>*>& values,
+                    const std::vector<double>& wong_reece) {
+  const Rgb colours[2] = {Rgb{31, 119, 180}, Rgb{214, 39, 40}};
+  PlotSpec p;
+  p.title = title;
+  p.x_label = "slip [-]";
+  p.y_label = y_label;
+  p.width_px = 800;
+  p.height_px = 400;
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    p.series.push_back(series(names[k], *slips[k], *values[k], true));
+    p.series.back().colour = colours[k % 2];
+  }
+  p.series.push_back(series("Wong-Reece", *slips[0], wong_reece));
+  p.series.back().colour = Rgb{120, 120, 120};
+  p.series.back().line_width_px = 1;
+  return plot_lines(p);
+}
+
 void plot_methods_side_by_side(OutputDir& out, const std::string& name,
                                const std::array<std::string, 2>& methods,
                                const std::array<std::vector<double>, 2>& slip,
@@ -341,29 +365,14 @@ void plot_methods_side_by_side(OutputDir& out, const std::string& name,
                                const std::array<std::vector<double>, 2>& drawbar_pull_n,
                                const std::vector<double>& wong_reece_sinkage_mm,
                                const std::vector<double>& wong_reece_drawbar_pull_n) {
-  const Rgb colours[2] = {Rgb{31, 119, 180}, Rgb{214, 39, 40}};
-  std::vector<RgbImage> panels;
-  for (int panel = 0; panel < 2; ++panel) {
-    const auto& values = panel == 0 ? sinkage_mm : drawbar_pull_n;
-    PlotSpec p;
-    p.title = panel == 0 ? name + ": the two deformation methods against slip" : "";
-    p.x_label = "slip [-]";
-    p.y_label = panel == 0 ? "sinkage [mm]" : "drawbar pull [N]";
-    p.width_px = 800;
-    p.height_px = 400;
-    for (int k = 0; k < 2; ++k) {
-      p.series.push_back(series(methods[static_cast<std::size_t>(k)],
-                                slip[static_cast<std::size_t>(k)],
-                                values[static_cast<std::size_t>(k)], true));
-      p.series.back().colour = colours[k];
-    }
-    p.series.push_back(series("Wong-Reece", slip[0],
-                              panel == 0 ? wong_reece_sinkage_mm : wong_reece_drawbar_pull_n));
-    p.series.back().colour = Rgb{120, 120, 120};
-    p.series.back().line_width_px = 1;
-    panels.push_back(plot_lines(p));
-  }
-  write_png(out.path("slip_sweep_methods.png"), stack_vertically(panels));
+  const std::vector<std::string> names(methods.begin(), methods.end());
+  const std::vector<const std::vector<double>*> slips = {&slip[0], &slip[1]};
+  write_png(out.path("slip_sweep_methods.png"),
+            stack_vertically(
+                {slip_panel(name + ": the two deformation methods against slip", "sinkage [mm]",
+                            names, slips, {&sinkage_mm[0], &sinkage_mm[1]}, wong_reece_sinkage_mm),
+                 slip_panel("", "drawbar pull [N]", names, slips,
+                            {&drawbar_pull_n[0], &drawbar_pull_n[1]}, wong_reece_drawbar_pull_n)}));
 }
 
 nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgress& progress) {
@@ -486,23 +495,16 @@ nlohmann::json run_wheels(const ScmScenario& sc, OutputDir& out, const RunProgre
     const Sweep main = sweep(m, "slip_sweep.csv");
     if (!main.stopped.empty()) j["stopped"] = main.stopped;
     double change_at_edge_m = main.change_at_edge_m;
-    PlotSpec p;
-    p.title = sc.name + ": SCM (markers) and Wong-Reece (thin lines)";
-    p.x_label = "slip [-]";
-    p.y_label = "N, N m, mm";
-    const Rgb colours[3] = {Rgb{31, 119, 180}, Rgb{214, 39, 40}, Rgb{44, 160, 44}};
-    p.series = {series("SCM drawbar pull [N]", main.slip, main.dp, true),
-                series("SCM torque [N m]", main.slip, main.tq, true),
-                series("SCM sinkage [mm]", main.slip, main.z, true),
-                series("Wong-Reece", main.slip, main.wr_dp),
-                series("", main.slip, main.wr_tq),
-                series("", main.slip, main.wr_z)};
-    for (int k = 0; k < 3; ++k) {
-      p.series[static_cast<std::size_t>(k)].colour = colours[k];
-      p.series[static_cast<std::size_t>(k) + 3].colour = colours[k];
-      p.series[static_cast<std::size_t>(k) + 3].line_width_px = 1;
-    }
-    write_png(out.path("slip_sweep.png"), plot_lines(p));
+    // Pull, torque and sinkage each on its own axis (one axis in N, N m and mm together read
+    // badly), SCM's against Wong-Reece's.
+    const std::vector<std::string> scm_name = {"SCM (" + flow_method_name(m.method) + ")"};
+    const std::vector<const std::vector<double>*> slips = {&main.slip};
+    write_png(
+        out.path("slip_sweep.png"),
+        stack_vertically({slip_panel(sc.name + ": SCM and Wong-Reece against slip",
+                                     "drawbar pull [N]", scm_name, slips, {&main.dp}, main.wr_dp),
+                          slip_panel("", "torque [N m]", scm_name, slips, {&main.tq}, main.wr_tq),
+                          slip_panel("", "sinkage [mm]", scm_name, slips, {&main.z}, main.wr_z)}));
     if (sc.compare_method && main.stopped.empty()) {
       ScmModel other = m;
       other.method = *sc.compare_method;
