@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "runner/run_scenario.hpp"
@@ -170,6 +171,19 @@ nlohmann::json SweepRun::parameters() const {
 std::shared_ptr<const ScenarioDocument> SweepPlan::run_document(const SweepRun& run) const {
   std::vector<std::pair<std::vector<std::string>, const toml::node*>> values;
   for (const SweptValue& v : run.values) values.emplace_back(v.path, v.value);
+  // The run's description names the values the sweep set: the base file's describes the base
+  // values (plate_loads' 250 N run was "20 cm square plate, 500 N on dry sand").
+  const ScenarioTable base = base_document->root();
+  std::optional<toml::value<std::string>> run_description;
+  const bool swept = std::any_of(run.values.begin(), run.values.end(), [](const SweptValue& v) {
+    return v.key == "scenario.description";
+  });
+  if (base.has("scenario") && !swept) {
+    const std::string own = base.table("scenario").string_or("description", "");
+    run_description.emplace(fmt::format("{}{}(sweep {}, run {}: {})", own, own.empty() ? "" : " ",
+                                        name, run.id, run.label()));
+    values.emplace_back(std::vector<std::string>{"scenario", "description"}, &*run_description);
+  }
   auto doc = base_document->with_values(values);
   return tier.empty() ? doc : doc->with_tier(tier);
 }

@@ -66,6 +66,12 @@ TEST(SweepPlan, GridIsEveryCombinationInFileOrderLastKeyFastest) {
   EXPECT_EQ(plan.runs[1].label(), "soil.preset=dry_sand, experiment.load_n=500.0");
   EXPECT_EQ(plan.runs[3].label(), "soil.preset=lunar_regolith, experiment.load_n=250.0");
   EXPECT_EQ(plan.runs[4].parameters()["experiment.load_n"], 500.0);
+  // A run's description names what the sweep set, after the base file's (which describes the
+  // base values: "... 500 N on dry sand" for every run).
+  const std::string base = plan.base_document->root().table("scenario").string("description");
+  EXPECT_EQ(plan.run_document(plan.runs[3])->root().table("scenario").string("description"),
+            base + " (sweep s, run r0003: soil.preset=lunar_regolith, experiment.load_n=250.0)");
+  EXPECT_EQ(plan.base_document->root().table("scenario").string("description"), base);
 }
 
 TEST(SweepPlan, ListedRunsAreCombinedWithTheGrid) {

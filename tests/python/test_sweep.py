@@ -47,10 +47,11 @@ def talus_sweep(sweep_file, out, ranks=2, **kwargs):
 
 
 def without_timings(summary):
-    """The summary without wall-clock times and the scenario's path (they differ run to run)."""
+    """The summary without wall-clock times, the scenario's path (they differ run to run) and the
+    description (a sweep's run names the values the sweep set in it)."""
     if isinstance(summary, dict):
         return {k: without_timings(v) for k, v in summary.items()
-                if "wall" not in k and k != "file"}
+                if "wall" not in k and k not in ("file", "description")}
     return summary
 
 
@@ -76,6 +77,9 @@ def test_mpirun_sweep_equals_the_runs_done_one_by_one(tmp_path):
                        env=mpi_env(), capture_output=True)
         summary = json.loads((alone / "summary.json").read_text())
         assert without_timings(run.summary) == without_timings(summary), run.id
+        assert run.summary["description"] == (
+            f'{summary["description"]} (sweep plates, run {run.id}: soil.preset='
+            f'{run.parameters["soil.preset"]}, experiment.load_n={run.parameters["experiment.load_n"]})')
         logged = np.genfromtxt(alone / "plate.csv", delimiter=",", names=True)
         for column in logged.dtype.names:
             np.testing.assert_array_equal(run.logs["plate"][column], logged[column])
