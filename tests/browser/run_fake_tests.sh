@@ -55,7 +55,12 @@ fi
 run_case() { # name query [view_test options]
   local name=$1 query=$2
   shift 2
+  # The output file is emptied here, before the server starts: the cases of one run folder share
+  # its name, and the background shell truncates it only when it gets to run, so under load the
+  # loop below read the previous case's "serving" line and opened a closed port
+  # (ERR_CONNECTION_REFUSED on particles ?cull=0 in a full ctest -j2).
   local out="$tmp/server_$name.out"
+  : >"$out"
   /usr/bin/python3 "$here/fake_server.py" --bundle "$tmp/bundle" --run "$tmp/runs/$name" --port 0 >"$out" &
   server_pid=$!
   local url=
