@@ -332,8 +332,6 @@ void write_centre_line(OutputDir& out, const ScmScenario& sc, const ScmState& st
   write_png(out.path("centre_line_flow_velocity.png"), plot_lines(q));
 }
 
-// slip_sweep with compare_method: sinkage and drawbar pull against slip for both deformation
-// methods (markers) over Wong-Reece's (thin line), one panel each.
 // One panel of a plot against slip: each run's values (markers, one colour each) and
 // Wong-Reece's on the same wheel and soil (a thin grey line).
 RgbImage slip_panel(const std::string& title, const std::string& y_label,
@@ -358,6 +356,8 @@ RgbImage slip_panel(const std::string& title, const std::string& y_label,
   return plot_lines(p);
 }
 
+// slip_sweep with compare_method: sinkage and drawbar pull against slip for both deformation
+// methods (markers) over Wong-Reece's (thin line), one panel each.
 void plot_methods_side_by_side(OutputDir& out, const std::string& name,
                                const std::array<std::string, 2>& methods,
                                const std::array<std::vector<double>, 2>& slip,
