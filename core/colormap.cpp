@@ -174,8 +174,9 @@ struct HeightmapFrame {
   int text_h = 0, cap_h = 0;
   std::string labels[3];  ///< colour bar: max, mid, min
   int label_w = 0;
-  std::string quantity;  ///< the colour bar's name, above it
-  int zero_row = -1;     ///< image row of the bar's 0 mm tick; -1 without one
+  std::string quantity;          ///< the colour bar's name, above it
+  int tick_rows[3] = {0, 0, 0};  ///< image rows of the max, mid and min ticks
+  int zero_row = -1;             ///< image row of the bar's 0 mm tick; -1 without one
   int bar_x = 0, bar_y = 0, bar_h = 0;
   int content_h = 0;  ///< height of the map and colour bar row
   int scale_px = 0;   ///< length of the scale bar
@@ -224,12 +225,14 @@ void label_colour_bar(const ColourRange& range, const std::string& quantity, Hei
   f.bar_x = f.map_x + f.map_w + kBarGap;
   f.bar_y = f.map_y + quantity_h;
   f.bar_h = std::max(f.map_h - quantity_h, 160);
+  f.tick_rows[0] = f.bar_y;
+  f.tick_rows[1] = f.bar_y + (f.bar_h - 1) / 2;
+  f.tick_rows[2] = f.bar_y + f.bar_h - 1;
   f.zero_row = -1;
   if (z_lo < 0.0 && 0.0 < z_hi) {
     const int row = f.bar_y + static_cast<int>(std::lround((f.bar_h - 1) * z_hi / (z_hi - z_lo)));
-    const int tick_rows[3] = {f.bar_y, f.bar_y + (f.bar_h - 1) / 2, f.bar_y + f.bar_h - 1};
     bool clear = true;
-    for (const int t : tick_rows) clear = clear && std::abs(row - t) > f.text_h;
+    for (const int t : f.tick_rows) clear = clear && std::abs(row - t) > f.text_h;
     if (clear) f.zero_row = row;
   }
 }
@@ -351,17 +354,12 @@ void draw_colour_bar(const HeightmapFrame& f, CairoCanvas& image) {
     image.fill_rect(bar_x, bar_y + row, kBarWidth, 1, height_colormap(t));
   }
   image.draw_rect(bar_x - 1, bar_y - 1, kBarWidth + 2, bar_h + 2, kBlack);
-  const int tick_rows[3] = {bar_y, bar_y + (bar_h - 1) / 2, bar_y + bar_h - 1};
-  for (int k = 0; k < 3; ++k) {
-    image.fill_rect(bar_x + kBarWidth + 1, tick_rows[k], kTickLength, 1, kBlack);
-    image.text(bar_x + kBarWidth + kTickLength + 4, tick_rows[k] - f.cap_h / 2, f.labels[k], kText,
-               kTextScale);
-  }
-  if (f.zero_row >= 0) {
-    image.fill_rect(bar_x + kBarWidth + 1, f.zero_row, kTickLength, 1, kBlack);
-    image.text(bar_x + kBarWidth + kTickLength + 4, f.zero_row - f.cap_h / 2, "0 mm", kText,
-               kTextScale);
-  }
+  auto tick = [&](int row, const std::string& label) {
+    image.fill_rect(bar_x + kBarWidth + 1, row, kTickLength, 1, kBlack);
+    image.text(bar_x + kBarWidth + kTickLength + 4, row - f.cap_h / 2, label, kText, kTextScale);
+  };
+  for (int k = 0; k < 3; ++k) tick(f.tick_rows[k], f.labels[k]);
+  if (f.zero_row >= 0) tick(f.zero_row, "0 mm");
   if (!f.quantity.empty()) image.text(bar_x, f.map_y, f.quantity, kText, kTextScale);
 }
 

@@ -89,7 +89,7 @@ class ScmTerrain final : public RobotTerrain {
                               {"flow_method", scm::flow_method_name(model_.method)},
                               {"cell_size_m", model_.cell_size_m},
                               {"pictures", {"ruts.png"}}};
-    scm::record_soil_at_edge(file_, "[grid] size_m", model_,
+    scm::record_soil_at_edge(file_, scm::kGridExtentKey, model_,
                              tier_.state().largest_change_at_edge_m(), details);
     return details;
   }

@@ -14,6 +14,7 @@
 #include "core/scenario_file.hpp"
 #include "core/view_options.hpp"
 #include "scm/scm_rigs.hpp"
+#include "scm/soil_at_edge.hpp"
 
 namespace talus {
 class OutputDir;
@@ -46,7 +47,7 @@ struct ScmScenario {
   ScmModel model;  ///< grid, soil, flow; bodies are set by the experiment
   /// The keys that set the grid's extent, for messages: "[grid] size_m", or "[terrain] lo_m and
   /// hi_m" for a [terrain] file.
-  std::string grid_extent_keys = "[grid] size_m";
+  std::string grid_extent_keys = kGridExtentKey;
   PlateTest plate;            ///< plate_sinkage, strip_load (the strip is a long plate)
   WheelTest wheel;            ///< single_wheel, multipass, slip_sweep
   std::vector<double> slips;  ///< slip_sweep

@@ -12,6 +12,9 @@
 
 namespace talus::scm {
 
+/// The key that sets a [grid] file's extent, as messages name it ([terrain] files: lo_m and hi_m).
+inline constexpr const char* kGridExtentKey = "[grid] size_m";
+
 /// Above this change of height at the grid's edge [m] a run warns.
 inline constexpr double kSoilAtEdgeTolerance_m = 1e-3;
 

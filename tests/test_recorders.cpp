@@ -499,10 +499,6 @@ TEST(RecorderHeightmap, TheColourBarNamesItsQuantityAndMarksZeroWhereTheRangeSpa
   const int zero_row = bar.y + static_cast<int>(std::lround((bar.height - 1) * 0.75));
   EXPECT_EQ(image.at(bar.x + bar.width + 3, zero_row), (Rgb{0, 0, 0}));                // the tick
   EXPECT_TRUE(has_dark_pixels(image, {bar.x + bar.width + 8, zero_row - 6, 40, 12}));  // "0 mm"
-  // The bar's colour at the tick is the colour of 0 mm, a quarter of the way up the ramp.
-  const double t_zero = 1.0 - double(zero_row - bar.y) / (bar.height - 1);
-  EXPECT_NEAR(t_zero, 0.25, 1.0 / bar.height);
-  EXPECT_EQ(image.at(bar.x + bar.width / 2, zero_row), height_colormap(t_zero));
 
   // Without a name the bar starts level with the map, and a range above 0 has no zero tick.
   for (double& z : h) z += 0.02;

@@ -72,6 +72,13 @@ TEST(SweepPlan, GridIsEveryCombinationInFileOrderLastKeyFastest) {
   EXPECT_EQ(plan.run_document(plan.runs[3])->root().table("scenario").string("description"),
             base + " (sweep s, run r0003: soil.preset=lunar_regolith, experiment.load_n=250.0)");
   EXPECT_EQ(plan.base_document->root().table("scenario").string("description"), base);
+
+  // A sweep that sets the description itself keeps its value.
+  const SweepPlan described = load_sweep_plan(sweep_file(
+      scratch.path(), "[grid]\n\"scenario.description\" = [\"first\", \"second\"]\n", "d"));
+  EXPECT_EQ(
+      described.run_document(described.runs[1])->root().table("scenario").string("description"),
+      "second");
 }
 
 TEST(SweepPlan, ListedRunsAreCombinedWithTheGrid) {
