@@ -4,7 +4,7 @@ multi-stroke trenching of letters) for the paper's budget of 10,000 episodes and
 the 26 letters (docs/envs.md defines a correct stroke).
 
 Usage: examples/train_ddpg_her.py OUT_DIR [--episodes N] [--seed S] [--threads T]
-                                   [--search-seeds K]
+                                   [--critics 1|2] [--search-seeds K]
        examples/train_ddpg_her.py OUT_DIR --evaluate CHECKPOINT [--search-seeds K]
 
 Writes into OUT_DIR: checkpoint.pt, log.csv, learning_curve.png, learning_curve_wall.png,
@@ -35,6 +35,9 @@ def main():
                         help="episodes to train for (the paper: 10,000)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--critics", type=int, choices=(1, 2),
+                        default=ddpg_her.DdpgHerConfig.critics,
+                        help="2: twin critics (clipped double Q; DdpgHerConfig.critics)")
     parser.add_argument("--evaluate", type=pathlib.Path, metavar="CHECKPOINT",
                         help="only evaluate this checkpoint")
     parser.add_argument("--search-seeds", type=int, default=5,
@@ -46,7 +49,7 @@ def main():
     checkpoint = args.evaluate
     if checkpoint is None:
         config = ddpg_her.DdpgHerConfig(total_episodes=args.episodes, seed=args.seed,
-                                        threads=args.threads)
+                                        threads=args.threads, critics=args.critics)
 
         def progress(episodes, total, wall_s):
             print(f"\r{episodes:>6} / {total} episodes, {wall_s:7.0f} s", end="", flush=True)

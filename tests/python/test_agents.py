@@ -218,6 +218,60 @@ def test_the_policy_stops_when_no_stroke_is_worth_its_cost(tmp_path):
         ddpg_her.load_policy(tmp_path / "agent.pt", env.bed, candiates=64)
 
 
+def test_twin_critics_score_by_the_smaller_q_and_reload_from_their_checkpoint(tmp_path):
+    from talus.agents import ddpg_her
+    config = ddpg_her.DdpgHerConfig(num_envs=4, total_episodes=16, learning_starts=8,
+                                    batch_size=16, updates_per_step=2, candidates=16, seed=3,
+                                    critics=2)
+    result = ddpg_her.train(config, tmp_path)
+    assert result["updates"] > 4
+    saved = torch.load(tmp_path / "checkpoint.pt")
+    assert {"critic", "critic2"} <= set(saved)
+    env = E.make("ShapingStrokes-v0")
+    policy = ddpg_her.load_policy(tmp_path / "checkpoint.pt", env.bed, seed=1)
+    agent = policy.agent
+    assert len(agent.critics) == 2
+    for k, key in enumerate(("critic", "critic2")):
+        for name, value in agent.critics[k].state_dict().items():
+            torch.testing.assert_close(value, saved[key][name], rtol=0, atol=0)
+    # Two critics with different peaks: a stroke's score is the smaller Q, so the search picks
+    # where both are high (between the peaks), not either critic's own peak.
+    agent.critics = [Bowl([-0.4, 0.0, 0.4, 0.0]), Bowl([-0.4, 0.2, 0.4, 0.2])]
+    strokes = torch.tensor([[-0.4, 0.0, 0.4, 0.0], [-0.4, 0.2, 0.4, 0.2], [-0.4, 0.1, 0.4, 0.1]])
+    s = torch.zeros((3, env.bed.cells, env.bed.cells))
+    torch.testing.assert_close(agent.q(s, s, strokes), torch.tensor([-0.08, -0.08, -0.02]))
+    torch.testing.assert_close(agent._best(s[:1], s[:1], strokes[None]), strokes[2:3])
+    with pytest.raises(ValueError, match="critics"):
+        ddpg_her.Agent(ddpg_her.DdpgHerConfig(critics=3), 8)
+
+
+def test_keep_freed_memory_keeps_a_freed_block_for_reuse():
+    """Run in a fresh interpreter (the setting is process-wide): a 64 MiB block, written and
+    freed, stays in the process (its resident size keeps it) for the next allocation, where
+    glibc's default unmaps it on free and maps and zeroes fresh pages for the next."""
+    import subprocess
+    import sys
+    script = """
+import os, sys
+import numpy as np
+from talus.agents.allocator import keep_freed_memory
+if sys.argv[1] == "keep":
+    assert keep_freed_memory() and keep_freed_memory()
+def resident_mib():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+before = resident_mib()
+block = np.ones(64 << 18, np.float32)  # 64 MiB, every page written
+del block
+print(resident_mib() - before)
+"""
+    kept_mib = {mode: float(subprocess.run([sys.executable, "-c", script, mode], check=True,
+                                           capture_output=True, text=True).stdout)
+                for mode in ("keep", "default")}
+    assert kept_mib["keep"] > 60, kept_mib
+    assert kept_mib["default"] < 4, kept_mib
+
+
 def test_hindsight_relabelling_rewards_reaching_the_relabelled_goal():
     """A relabelled transition whose goal is the sand the stroke made earns the whole goal
     (1 - step cost) and ends there; compute_reward on reliefs equals the environment's."""

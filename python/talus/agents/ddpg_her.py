@@ -40,6 +40,7 @@ import torch
 from torch import nn
 
 import talus.envs as E
+from .allocator import keep_freed_memory
 from .training_log import EpisodeLog
 
 
@@ -72,6 +73,8 @@ class DdpgHerConfig:
     cem_noise: float = 0.05          # the first draws' spread (0.8 cell)
     end_slide_cells: float = 0.0     # > 0: then slide each end along the stroke by up to this
     end_slide_step_cells: float = 0.25  # many cells, in these steps (Agent._slide_ends)
+    critics: int = 1                 # 2: twin critics, the smaller Q as target and as the
+                                     # search's score (clipped double Q, Fujimoto et al. 2018)
     channels: int = 16
     hidden: int = 256
     line_sigma_cells: float = 1.0    # width of the critic's rasterised stroke
@@ -244,18 +247,46 @@ def reward_and_done(game, sand, next_sand, goal):
 
 
 class Agent:
-    """The four networks and their optimisers."""
+    """The networks (actor, one or two critics, their target copies) and their optimisers."""
 
     def __init__(self, config, cells):
+        if config.critics not in (1, 2):
+            raise ValueError(f"DdpgHerConfig.critics: expected 1 or 2, got {config.critics}")
         self.config = config
+        # Made in this order (actor, critic, their targets, then the twin's) so that one critic
+        # draws the same initial weights from a seed as before twin critics existed.
         self.actor = make_actor(config, cells)
-        self.critic = Critic(cells, config.channels, config.hidden, self.sigma(cells))
+        self.critics = [self._new_critic(cells)]
         self.actor_target = make_actor(config, cells)
-        self.critic_target = Critic(cells, config.channels, config.hidden, self.sigma(cells))
+        self.critic_targets = [self._new_critic(cells)]
+        for _ in range(1, config.critics):
+            self.critics.append(self._new_critic(cells))
+            self.critic_targets.append(self._new_critic(cells))
         self.actor_target.load_state_dict(self.actor.state_dict())
-        self.critic_target.load_state_dict(self.critic.state_dict())
+        for critic, target in zip(self.critics, self.critic_targets):
+            target.load_state_dict(critic.state_dict())
         self.actor_opt = torch.optim.Adam(self.actor.parameters(), lr=config.actor_lr)
-        self.critic_opt = torch.optim.Adam(self.critic.parameters(), lr=config.critic_lr)
+        self.critic_opts = [torch.optim.Adam(c.parameters(), lr=config.critic_lr)
+                            for c in self.critics]
+
+    def _new_critic(self, cells):
+        c = self.config
+        return Critic(cells, c.channels, c.hidden, self.sigma(cells))
+
+    @property
+    def critic(self):
+        """The first critic: the one the actor's gradient follows."""
+        return self.critics[0]
+
+    @critic.setter
+    def critic(self, network):
+        self.critics[0] = network
+
+    def q(self, s, g, a):
+        """Q of strokes a in states (s, g): the smallest over the critics (one critic: its Q).
+        With twin critics a stroke scores high only where both agree, so the search does not
+        pick one critic's spurious peak."""
+        return torch.stack([c(s, g, a) for c in self.critics]).min(0).values
 
     def sigma(self, cells):
         return self.config.line_sigma_cells * 2.0 / (cells - 1)  # cells to action units
@@ -274,7 +305,7 @@ class Agent:
                 best = self._search(s, g, best, generator)
             if not with_q:
                 return best.numpy()
-            return best.numpy(), self.critic(s, g, best).numpy()
+            return best.numpy(), self.q(s, g, best).numpy()
 
     def _search(self, s, g, mu, generator):
         c = self.config
@@ -338,36 +369,44 @@ class Agent:
     def _q(self, s, g, cand):
         """The critic's Q (b, k) of the candidates (b, k, 4) for each of the b states."""
         b, k = cand.shape[:2]
-        return self.critic(s[:, None].expand(-1, k, -1, -1).reshape(b * k, *s.shape[1:]),
-                           g[:, None].expand(-1, k, -1, -1).reshape(b * k, *g.shape[1:]),
-                           cand.reshape(b * k, 4)).reshape(b, k)
+        return self.q(s[:, None].expand(-1, k, -1, -1).reshape(b * k, *s.shape[1:]),
+                      g[:, None].expand(-1, k, -1, -1).reshape(b * k, *g.shape[1:]),
+                      cand.reshape(b * k, 4)).reshape(b, k)
 
     def _best(self, s, g, cand):
         """The candidate (b, k, 4) with the highest Q for each of the b states."""
         return cand[torch.arange(cand.shape[0]), self._q(s, g, cand).argmax(1)]
 
     def update(self, sand, action, next_sand, goal, reward, done):
-        """One gradient step of critic and actor; returns (critic loss, mean Q of pi)."""
+        """One gradient step of the critics and the actor; returns (critic loss, mean Q of pi).
+        The target is r + gamma Q'(s2, pi'(s2)), with twin critics the smaller of the two
+        target critics' Q; each critic regresses on it, the actor ascends the first critic."""
         c = self.config
         s, a, s2, g = (torch.from_numpy(x) for x in (sand, action, next_sand, goal))
         r, d = torch.from_numpy(reward), torch.from_numpy(done)
         with torch.no_grad():
-            y = r + c.gamma * (1.0 - d) * self.critic_target(s2, g, self.actor_target(s2, g))
-        critic_loss = nn.functional.mse_loss(self.critic(s, g, a), y)
-        self.critic_opt.zero_grad()
-        critic_loss.backward()
-        self.critic_opt.step()
+            a2 = self.actor_target(s2, g)
+            q2 = torch.stack([t(s2, g, a2) for t in self.critic_targets]).min(0).values
+            y = r + c.gamma * (1.0 - d) * q2
+        critic_loss = 0.0
+        for critic, opt in zip(self.critics, self.critic_opts):
+            loss = nn.functional.mse_loss(critic(s, g, a), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            critic_loss += float(loss) / len(self.critics)
         q = self.critic(s, g, self.actor(s, g))
         actor_loss = -q.mean()
         self.actor_opt.zero_grad()
         actor_loss.backward()
         self.actor_opt.step()
         with torch.no_grad():
-            for net, target in ((self.actor, self.actor_target),
-                                (self.critic, self.critic_target)):
+            pairs = [(self.actor, self.actor_target)] + list(zip(self.critics,
+                                                                 self.critic_targets))
+            for net, target in pairs:
                 for p, tp in zip(net.parameters(), target.parameters()):
                     tp.mul_(c.polyak).add_((1.0 - c.polyak) * p)
-        return float(critic_loss), float(q.mean())
+        return critic_loss, float(q.mean())
 
 
 def train(config: DdpgHerConfig, out_dir, progress=None):
@@ -377,6 +416,7 @@ def train(config: DdpgHerConfig, out_dir, progress=None):
     each vector step that finished an episode. Returns a dict of what was measured."""
     out = pathlib.Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    keep_freed_memory()
     torch.manual_seed(config.seed)
     torch.set_num_threads(config.threads)
     rng = np.random.default_rng(config.seed)
@@ -456,8 +496,12 @@ def train(config: DdpgHerConfig, out_dir, progress=None):
 
 
 def save_checkpoint(path, agent, config, cells):
-    torch.save({"actor": agent.actor.state_dict(), "critic": agent.critic.state_dict(),
-                "config": dataclasses.asdict(config), "cells": cells}, path)
+    """The actor, the critics ("critic", and "critic2" with twin critics), config and grid."""
+    data = {"actor": agent.actor.state_dict(), "config": dataclasses.asdict(config),
+            "cells": cells}
+    for k, critic in enumerate(agent.critics):
+        data["critic" if k == 0 else f"critic{k + 1}"] = critic.state_dict()
+    torch.save(data, path)
 
 
 # The search the evaluation acts with (docs/envs.md): four times the training's uniform
@@ -482,6 +526,7 @@ def load_policy(path, bed, seed=0, stop_below_q=None, **search):
     Q is the discounted return the critic expects from the stroke on, and stopping returns 0 from
     then on, so with stop_below_q = 0 the agent stops when it expects no stroke to gain more than
     it costs (the environment's step cost)."""
+    keep_freed_memory()
     data = torch.load(path, map_location="cpu")
     unknown = set(search) - {f.name for f in dataclasses.fields(DdpgHerConfig)}
     if unknown:
@@ -489,9 +534,10 @@ def load_policy(path, bed, seed=0, stop_below_q=None, **search):
     config = dataclasses.replace(DdpgHerConfig(**data["config"]), **search)
     agent = Agent(config, data["cells"])
     agent.actor.load_state_dict(data["actor"])
-    agent.critic.load_state_dict(data["critic"])
     agent.actor.eval()
-    agent.critic.eval()
+    for k, critic in enumerate(agent.critics):
+        critic.load_state_dict(data["critic" if k == 0 else f"critic{k + 1}"])
+        critic.eval()
     generator = torch.Generator().manual_seed(seed)
 
     def policy(obs):

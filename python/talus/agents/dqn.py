@@ -23,6 +23,7 @@ import torch
 from torch import nn
 
 import talus.envs as E
+from .allocator import keep_freed_memory
 from .training_log import EpisodeLog
 
 
@@ -115,6 +116,7 @@ def train(config: DqnConfig, out_dir, progress=None):
     out = pathlib.Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(config.seed)
+    keep_freed_memory()
     torch.set_num_threads(config.threads)
     rng = np.random.default_rng(config.seed)
     env = E.make_vec(config.env_id, config.num_envs, threads=config.threads, goals=config.goals)
@@ -187,6 +189,7 @@ def save_checkpoint(path, network, config, obs_shape, actions):
 def load_policy(path):
     """The greedy policy of a checkpoint: a function from one observation (or a batch) to the
     move(s) with the highest Q."""
+    keep_freed_memory()
     data = torch.load(path, map_location="cpu")
     config = DqnConfig(**data["config"])
     net = QNetwork(tuple(data["obs_shape"]), data["actions"], config.channels, config.hidden)

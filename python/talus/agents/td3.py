@@ -25,6 +25,7 @@ import torch
 from torch import nn
 
 import talus.envs as E
+from .allocator import keep_freed_memory
 from .training_log import EpisodeLog
 
 
@@ -192,6 +193,7 @@ def train(config: Td3Config, out_dir, progress=None):
     curves, checkpoint.pt and config.json into out_dir; returns the agent and the episode log."""
     out = pathlib.Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    keep_freed_memory()
     torch.set_num_threads(config.threads)
     env = E.make("Bulldozing-v0", threads=config.env_threads, **config.env_options)
     options = env.world.options
