@@ -9,6 +9,9 @@ the CPU.
     result = ddpg_her.train(ddpg_her.DdpgHerConfig(total_episodes=2_000), out_dir="out/ddpg")
 
 torch is imported by the agent modules, not here, so `import talus` works without it.
+Every agent's train() and load_policy() keep freed memory in the process for reuse
+(allocator.keep_freed_memory: torch's large temporaries page-faulted in again at every call,
+10x the training's time on this project's machines).
 examples/train_dqn_trench.py and examples/train_ddpg_her.py are the command-line forms;
 docs/envs.md shows the trained results.
 """
