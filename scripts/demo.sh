@@ -76,9 +76,11 @@ example "DQN on ShapingTrench-v0 (data/agents/dqn_trench.pt)" "$out/envs/dqn_tre
 # ShapingStrokes-v0: the 26 letter goals drawn stroke by stroke by the environment.
 example "talus.envs ShapingStrokes-v0" "$out/envs/shaping_strokes_letters.png" \
   render_stroke_letters.py "$out/envs/shaping_strokes_letters.png"
-# The shipped DDPG + HER agent (data/agents/ddpg_her_strokes.pt) evaluated on the 26 letters.
-example "DDPG + HER on ShapingStrokes-v0 (data/agents/ddpg_her_strokes.pt)" "$out/envs/ddpg_her" \
-  train_ddpg_her.py "$out/envs/ddpg_her" --evaluate data/agents/ddpg_her_strokes.pt
+# The shipped DDPG + HER agent (data/agents/ddpg_her_strokes/, a run's four checkpoints acting
+# as one ensemble) evaluated on the 26 letters, one search seed (docs/envs.md gives ten).
+example "DDPG + HER on ShapingStrokes-v0 (data/agents/ddpg_her_strokes)" "$out/envs/ddpg_her" \
+  train_ddpg_her.py "$out/envs/ddpg_her" --evaluate data/agents/ddpg_her_strokes --search-seeds 1 \
+  --skip-as-trained
 # Bulldozing-v0 (particles): the scripted push against a random policy, on a reduced heap.
 example "talus.envs Bulldozing-v0 baselines" "$out/envs/bulldozing" bulldozing_baselines.py \
   "$out/envs/bulldozing" --particles 2000 --radius 0.034 --time-step 0.002

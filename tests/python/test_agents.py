@@ -122,9 +122,11 @@ def test_ddpg_her_training_runs_relabels_and_its_checkpoint_reloads(tmp_path):
     saved = torch.load(tmp_path / "checkpoint.pt")
     agent = ddpg_her.Agent(ddpg_her.DdpgHerConfig(**saved["config"]), saved["cells"])
     agent.actor.load_state_dict(saved["actor"])
-    agent.critic.load_state_dict(saved["critic"])
     agent.actor.eval()
-    agent.critic.eval()
+    assert len(agent.critics) == 2  # the default: twin critics
+    for critic, key in zip(agent.critics, ("critic", "critic2")):
+        critic.load_state_dict(saved[key])
+        critic.eval()
     sand = ddpg_her.relief(obs["achieved_goal"], env.bed).astype(np.float32)[None]
     goal = ddpg_her.relief(obs["desired_goal"], env.bed).astype(np.float32)[None]
     expected = agent.act(sand, goal, torch.Generator().manual_seed(5))[0]
@@ -148,7 +150,7 @@ class Bowl(torch.nn.Module):
 def test_the_cross_entropy_search_climbs_to_the_critics_maximum():
     from talus.agents import ddpg_her
     best = [0.3, -0.2, 0.5, 0.1]
-    agent = ddpg_her.Agent(ddpg_her.DdpgHerConfig(cem_iterations=3), 32)
+    agent = ddpg_her.Agent(ddpg_her.DdpgHerConfig(cem_iterations=3, critics=1), 32)
     agent.critic = Bowl(best)
     sand = torch.zeros((2, 32, 32))
     # Starts 0.05-0.06 off in three coordinates; three iterations end within 0.005 of the top.
@@ -172,7 +174,7 @@ def test_the_end_slide_moves_each_end_along_the_stroke_only():
     from talus.agents import ddpg_her
     cell = 2.0 / 31.0  # action units per cell on the 32 x 32 bed
     config = ddpg_her.DdpgHerConfig(cem_iterations=3, end_slide_cells=2.0,
-                                    end_slide_step_cells=0.25)
+                                    end_slide_step_cells=0.25, critics=1)
     agent = ddpg_her.Agent(config, 32)
     agent.critic = Bowl([-0.5 - 1.5 * cell, 0.1, 0.5 + 0.75 * cell, 0.1])  # above the line
     sand = torch.zeros((1, 32, 32))
@@ -201,7 +203,7 @@ def test_the_policy_stops_when_no_stroke_is_worth_its_cost(tmp_path):
     from talus.agents import ddpg_her
     env = E.make("ShapingStrokes-v0")
     obs, _ = env.reset(seed=0, options={"goal": "L"})
-    agent = ddpg_her.Agent(ddpg_her.DdpgHerConfig(), 32)
+    agent = ddpg_her.Agent(ddpg_her.DdpgHerConfig(critics=1), 32)
     ddpg_her.save_checkpoint(tmp_path / "agent.pt", agent, agent.config, 32)
     for threshold, expect_stop in ((None, False), (-10.0, False), (0.5, True)):
         policy = ddpg_her.load_policy(tmp_path / "agent.pt", env.bed, stop_below_q=threshold,
@@ -243,6 +245,83 @@ def test_twin_critics_score_by_the_smaller_q_and_reload_from_their_checkpoint(tm
     torch.testing.assert_close(agent._best(s[:1], s[:1], strokes[None]), strokes[2:3])
     with pytest.raises(ValueError, match="critics"):
         ddpg_her.Agent(ddpg_her.DdpgHerConfig(critics=3), 8)
+
+
+def test_a_runs_checkpoints_act_as_one_ensemble_scored_by_the_mean_q(tmp_path):
+    """run_checkpoints lists a run's checkpoints (the last first); load_policy of that list
+    searches around the last actor and scores strokes by the mean Q over every checkpoint's
+    critics; a checkpoint saved before twin critics existed loads with its one critic."""
+    from talus.agents import ddpg_her
+    config = ddpg_her.DdpgHerConfig(num_envs=4, total_episodes=16, learning_starts=4,
+                                    batch_size=16, updates_per_step=2, candidates=16, seed=4,
+                                    checkpoint_every=8)
+    ddpg_her.train(config, tmp_path)
+    (tmp_path / "checkpoint_notes.pt").write_text("not a snapshot")  # ignored: no episode count
+    paths = ddpg_her.run_checkpoints(tmp_path)
+    assert [p.name for p in paths] == ["checkpoint.pt", "checkpoint_8.pt"]
+    env = E.make("ShapingStrokes-v0")
+    policy = ddpg_her.load_policy(paths, env.bed, seed=1)
+    agent = policy.agent
+    assert agent.q_reduction == "mean" and len(agent.critics) == 4
+    saved = [torch.load(p) for p in paths]
+    keys = [(0, "critic"), (0, "critic2"), (1, "critic"), (1, "critic2")]
+    for critic, (k, key) in zip(agent.critics, keys):
+        for name, value in critic.state_dict().items():
+            torch.testing.assert_close(value, saved[k][key][name], rtol=0, atol=0)
+    for name, value in agent.actor.state_dict().items():
+        torch.testing.assert_close(value, saved[0]["actor"][name], rtol=0, atol=0)
+    # Critics peaking in different places: the mean is highest between their peaks, and a
+    # stroke only one critic rates high scores below one both rate moderately.
+    agent.critics = [Bowl([-0.4, 0.0, 0.4, 0.0]), Bowl([-0.4, 0.2, 0.4, 0.2])]
+    strokes = torch.tensor([[-0.4, 0.0, 0.4, 0.0], [-0.4, 0.1, 0.4, 0.1]])
+    s = torch.zeros((2, env.bed.cells, env.bed.cells))
+    torch.testing.assert_close(agent.q(s, s, strokes), torch.tensor([-0.04, -0.02]))
+    # Critics of one bed and line width share one rasterisation of their inputs: the same bits
+    # as each critic called on its own (other modules are called as they are).
+    cells = env.bed.cells
+    critics = [ddpg_her.Critic(cells, 16, 256, width / (cells - 1)) for width in (2.0, 4.0, 2.0)]
+    critics.append(Bowl([0.0, 0.0, 0.0, 0.0]))
+    sand = torch.rand((5, cells, cells), generator=torch.Generator().manual_seed(2))
+    moves = torch.rand((5, 4), generator=torch.Generator().manual_seed(3)) * 2.0 - 1.0
+    with torch.no_grad():
+        shared = ddpg_her.critic_values(critics, sand, sand.flip(1), moves)
+        for critic, value in zip(critics, shared):
+            assert torch.equal(value, critic(sand, sand.flip(1), moves))
+    # One checkpoint alone keeps its training's rule; an old one-critic checkpoint loads as one.
+    assert ddpg_her.load_policy(paths[0], env.bed).agent.q_reduction == "min"
+    old = dict(saved[1])
+    old["config"] = {k: v for k, v in old["config"].items() if k != "critics"}
+    del old["critic2"]
+    torch.save(old, tmp_path / "old.pt")
+    mixed = ddpg_her.load_policy([paths[0], tmp_path / "old.pt"], env.bed).agent
+    assert len(mixed.critics) == 3 and mixed.q_reduction == "mean"
+    # Bad input: no checkpoint, a folder that is no run, checkpoints for different beds.
+    with pytest.raises(ValueError, match="non-empty"):
+        ddpg_her.load_policy([], env.bed)
+    with pytest.raises(FileNotFoundError, match="checkpoint.pt"):
+        ddpg_her.run_checkpoints(tmp_path / "nowhere")
+    other = dict(saved[1], cells=16)
+    torch.save(other, tmp_path / "other.pt")
+    with pytest.raises(ValueError, match="16-cell bed"):
+        ddpg_her.load_policy([paths[0], tmp_path / "other.pt"], env.bed)
+
+
+def test_train_ddpg_her_refuses_what_it_cannot_evaluate(tmp_path):
+    """examples/train_ddpg_her.py --evaluate: a missing path, or a folder that is not a training
+    run's, stops with exit 2 naming it, before anything is written."""
+    import os
+    import pathlib
+    import subprocess
+    import sys
+    source = pathlib.Path(os.environ.get("TALUS_SOURCE_DIR", pathlib.Path(__file__).parents[2]))
+    (tmp_path / "empty").mkdir()
+    for target, says in ((tmp_path / "missing.pt", "no such checkpoint or training run folder"),
+                         (tmp_path / "empty", "without checkpoint.pt")):
+        run = subprocess.run([sys.executable, str(source / "examples" / "train_ddpg_her.py"),
+                              str(tmp_path / "out"), "--evaluate", str(target)],
+                             capture_output=True, text=True)
+        assert run.returncode == 2 and str(target) in run.stderr and says in run.stderr, run
+    assert not (tmp_path / "out").exists()
 
 
 def test_keep_freed_memory_keeps_a_freed_block_for_reuse():
@@ -297,22 +376,26 @@ def test_hindsight_relabelling_rewards_reaching_the_relabelled_goal():
 
 
 def test_the_shipped_ddpg_her_agent_draws_the_letters_docs_envs_md_reports():
-    """data/agents/ddpg_her_strokes.pt with the evaluation's search and stop, search seed 0: the
-    run docs/envs.md reports (9 letters with every stroke correct, 70 of 92 goal strokes drawn,
-    mean IoU 0.71 there; a little room for another CPU's rounding of the critic)."""
+    """data/agents/ddpg_her_strokes/ (a run's four checkpoints as one ensemble) with the
+    evaluation's search and stop, search seed 0, on the first eight letters A-H (the candidates
+    are drawn letter after letter from one generator, so these are the first eight rows of the
+    26-letter run docs/envs.md reports: C, F and H with every stroke correct, 26 of their 32
+    goal strokes drawn, mean IoU 0.70; a little room for another CPU's rounding of the critics).
+    Eight letters, not 26, keep the test near 30 s (eight critics score every candidate)."""
     import os
     import pathlib
     from talus.agents import ddpg_her, stroke_eval
     source = pathlib.Path(os.environ.get("TALUS_SOURCE_DIR", pathlib.Path(__file__).parents[2]))
     env = E.make("ShapingStrokes-v0")
-    policy = ddpg_her.load_policy(source / "data" / "agents" / "ddpg_her_strokes.pt", env.bed,
-                                  stop_below_q=ddpg_her.EVALUATION_STOP_BELOW_Q,
+    paths = ddpg_her.run_checkpoints(source / "data" / "agents" / "ddpg_her_strokes")
+    assert len(paths) == 4
+    policy = ddpg_her.load_policy(paths, env.bed, stop_below_q=ddpg_her.EVALUATION_STOP_BELOW_Q,
                                   **ddpg_her.EVALUATION_SEARCH)
-    rows, _ = stroke_eval.evaluate(policy)
+    rows, _ = stroke_eval.evaluate(policy, letters="ABCDEFGH")
     totals = stroke_eval.totals_of(rows)
-    assert totals["all_strokes_correct"] >= 8, totals
-    assert totals["goal_strokes_drawn"] >= 65, totals
-    assert totals["at_least_one_stroke_drawn"] >= 25, totals
+    assert totals["all_strokes_correct"] >= 3, totals
+    assert totals["goal_strokes_drawn"] >= 24, totals
+    assert totals["at_least_one_stroke_drawn"] == 8, totals
     assert totals["mean_iou"] >= 0.68, totals
 
 

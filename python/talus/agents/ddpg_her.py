@@ -25,7 +25,10 @@ What differs from a generic DDPG, and why (docs/envs.md has the measurements):
 - the evaluation (EVALUATION_SEARCH) searches wider, refines by the cross-entropy method and
   then slides each end of the stroke along it (Agent._slide_ends), and the policy may stop
   (load_policy's stop_below_q): the environment runs each letter to its stroke count plus two,
-  and strokes past a drawn letter are stray ones.
+  and strokes past a drawn letter are stray ones;
+- two critics (clipped double Q) train, and the evaluation scores strokes by the mean Q of the
+  critics of every checkpoint the run wrote (a snapshot ensemble, run_checkpoints): averaging
+  critics that peak spuriously in different places leaves the peaks they share.
 """
 
 from __future__ import annotations
@@ -73,8 +76,9 @@ class DdpgHerConfig:
     cem_noise: float = 0.05          # the first draws' spread (0.8 cell)
     end_slide_cells: float = 0.0     # > 0: then slide each end along the stroke by up to this
     end_slide_step_cells: float = 0.25  # many cells, in these steps (Agent._slide_ends)
-    critics: int = 1                 # 2: twin critics, the smaller Q as target and as the
-                                     # search's score (clipped double Q, Fujimoto et al. 2018)
+    critics: int = 2                 # twin critics: the smaller Q as the target and as the
+                                     # search's score in training (clipped double Q, Fujimoto
+                                     # et al. 2018); 1: one critic
     channels: int = 16
     hidden: int = 256
     line_sigma_cells: float = 1.0    # width of the critic's rasterised stroke
@@ -196,9 +200,35 @@ class Critic(nn.Module):
                                   nn.Linear(hidden, 1))
 
     def forward(self, sand, goal, action):
-        x = torch.cat([map_channels(sand, goal, self.coords),
-                       stroke_channels(action, self.coords, self.sigma)], dim=1)
-        return self.head(torch.cat([self.encoder(x), action], dim=1)).squeeze(1)
+        return self.value(self.inputs(sand, goal, action), action)
+
+    def inputs(self, sand, goal, action):
+        """The encoder's input images: the maps and the rasterised strokes. They depend on the
+        bed's size and the line's width only, not on the weights, so critics that share those
+        can share these (Agent.q)."""
+        return torch.cat([map_channels(sand, goal, self.coords),
+                          stroke_channels(action, self.coords, self.sigma)], dim=1)
+
+    def value(self, inputs, action):
+        """Q from the input images (inputs()) and the strokes."""
+        return self.head(torch.cat([self.encoder(inputs), action], dim=1)).squeeze(1)
+
+
+def critic_values(critics, s, g, a):
+    """Each critic's Q of strokes a in states (s, g). Critics of the same bed and line width
+    share one rasterisation of their inputs (Critic.inputs, a third of a critic's call on 1,024
+    strokes): the same values as calling each critic, computed once for an ensemble's eight."""
+    shared = {}
+    values = []
+    for critic in critics:
+        if not isinstance(critic, Critic):
+            values.append(critic(s, g, a))
+            continue
+        key = (critic.sigma, tuple(critic.coords.shape))
+        if key not in shared:
+            shared[key] = critic.inputs(s, g, a)
+        values.append(critic.value(shared[key], a))
+    return values
 
 
 class EpisodeReplay:
@@ -268,6 +298,9 @@ class Agent:
         self.actor_opt = torch.optim.Adam(self.actor.parameters(), lr=config.actor_lr)
         self.critic_opts = [torch.optim.Adam(c.parameters(), lr=config.critic_lr)
                             for c in self.critics]
+        # How q() combines the critics: "min" (clipped double Q: training, and one checkpoint
+        # acting alone) or "mean" (an ensemble of checkpoints acting together, load_policy).
+        self.q_reduction = "min"
 
     def _new_critic(self, cells):
         c = self.config
@@ -283,10 +316,11 @@ class Agent:
         self.critics[0] = network
 
     def q(self, s, g, a):
-        """Q of strokes a in states (s, g): the smallest over the critics (one critic: its Q).
-        With twin critics a stroke scores high only where both agree, so the search does not
-        pick one critic's spurious peak."""
-        return torch.stack([c(s, g, a) for c in self.critics]).min(0).values
+        """Q of strokes a in states (s, g) over the critics (one critic: its Q): the smallest
+        (q_reduction "min": with twin critics a stroke scores high only where both agree) or the
+        mean ("mean": an ensemble's critics average out each other's spurious peaks)."""
+        qs = torch.stack(critic_values(self.critics, s, g, a))
+        return qs.mean(0) if self.q_reduction == "mean" else qs.min(0).values
 
     def sigma(self, cells):
         return self.config.line_sigma_cells * 2.0 / (cells - 1)  # cells to action units
@@ -514,12 +548,36 @@ EVALUATION_SEARCH = {"candidates": 1024, "cem_iterations": 3, "cem_samples": 128
 EVALUATION_STOP_BELOW_Q = 0.0
 
 
-def load_policy(path, bed, seed=0, stop_below_q=None, **search):
+def saved_config(checkpoint):
+    """A checkpoint's DdpgHerConfig (one saved before twin critics existed had one critic)."""
+    return DdpgHerConfig(**{"critics": 1, **checkpoint["config"]})
+
+
+def run_checkpoints(out_dir):
+    """The checkpoints one training run wrote into `out_dir` (train()), in the order an ensemble
+    loads them: checkpoint.pt (the end of the run) first, then checkpoint_<episodes>.pt from the
+    latest to the earliest."""
+    out = pathlib.Path(out_dir)
+    last = out / "checkpoint.pt"
+    if not last.is_file():
+        raise FileNotFoundError(f"{last}: no such checkpoint (not a training run's folder?)")
+    earlier = {int(p.stem[len("checkpoint_"):]): p for p in out.glob("checkpoint_*.pt")
+               if p.stem[len("checkpoint_"):].isdigit()}
+    return [last] + [earlier[episodes] for episodes in sorted(earlier, reverse=True)]
+
+
+def load_policy(path, bed, seed=0, stop_below_q=None, ensemble=(), **search):
     """The policy of a checkpoint as a function of one observation dict (or a batch of them) to
     the stroke action(s) in [-1, 1]^4, choosing as in training without the exploration noise
     (Agent.act; the candidates drawn from a generator seeded with `seed`, so a sequence of calls
     is reproducible); `bed` is the environment's (env.bed). `search` overrides the checkpoint's
     search settings (DdpgHerConfig's candidates, refine_*, cem_*).
+
+    `path` is a checkpoint, or a sequence of checkpoints acting as one ensemble (e.g.
+    run_checkpoints(out_dir): the snapshots of one training run): the first one's actor is the
+    search's centre and its configuration the search's, and every stroke is scored by the mean Q
+    over all their critics (Agent.q_reduction "mean"; one checkpoint alone keeps the smallest Q
+    of its critics, as in its training). docs/envs.md measures what the snapshots add.
 
     With `stop_below_q` a number, the agent may end its episode: when the critic's Q of the
     stroke it chose is below that number the policy returns None (for a batch: that row NaN).
@@ -527,17 +585,32 @@ def load_policy(path, bed, seed=0, stop_below_q=None, **search):
     then on, so with stop_below_q = 0 the agent stops when it expects no stroke to gain more than
     it costs (the environment's step cost)."""
     keep_freed_memory()
-    data = torch.load(path, map_location="cpu")
+    paths = [path] if isinstance(path, (str, pathlib.Path)) else list(path)
+    if not paths:
+        raise ValueError("load_policy: expected a checkpoint or a non-empty list of them")
+    checkpoints = [torch.load(p, map_location="cpu") for p in paths]
+    data = checkpoints[0]
     unknown = set(search) - {f.name for f in dataclasses.fields(DdpgHerConfig)}
     if unknown:
         raise ValueError(f"load_policy: unknown search settings {sorted(unknown)}")
-    config = dataclasses.replace(DdpgHerConfig(**data["config"]), **search)
+    config = dataclasses.replace(saved_config(data), **search)
     agent = Agent(config, data["cells"])
     agent.actor.load_state_dict(data["actor"])
     agent.actor.eval()
-    for k, critic in enumerate(agent.critics):
-        critic.load_state_dict(data["critic" if k == 0 else f"critic{k + 1}"])
-        critic.eval()
+    agent.critics = []
+    for p, saved in zip(paths, checkpoints):
+        if saved["cells"] != data["cells"]:
+            raise ValueError(f"load_policy: {p} is for a {saved['cells']}-cell bed, "
+                             f"{paths[0]} for {data['cells']} cells")
+        own = saved_config(saved)
+        for k in range(own.critics):
+            critic = Critic(saved["cells"], own.channels, own.hidden, own.line_sigma_cells * 2.0
+                            / (saved["cells"] - 1))
+            critic.load_state_dict(saved["critic" if k == 0 else f"critic{k + 1}"])
+            critic.eval()
+            agent.critics.append(critic)
+    if len(paths) > 1:
+        agent.q_reduction = "mean"
     generator = torch.Generator().manual_seed(seed)
 
     def policy(obs):
