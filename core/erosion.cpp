@@ -139,8 +139,12 @@ SpanFn select_span(bool eight, bool masked, bool has_s, bool has_n) {
 }
 
 /// New height of the single cell at column c of a row W wide, with every neighbour checked: the
-/// path for the region's first and last columns.
-double relax_cell(const Rows& r, int c, int W, const Kernel& kr, double& excess_out) {
+/// path for the region's first and last columns. Forced inline, with its pair helper: in the
+/// unity build GCC 12 called both out of line, and on a 32-cell stroke bed the two edge cells of
+/// each row then took a third of the erosion's time (docs/envs.md, speed of the shaping
+/// environments).
+[[gnu::always_inline]] inline double relax_cell(const Rows& r, int c, int W, const Kernel& kr,
+                                                double& excess_out) {
   const double h = r.hC[c];
   excess_out = 0.0;
   if (r.bC[c] != 0) return h;
@@ -150,7 +154,8 @@ double relax_cell(const Rows& r, int c, int W, const Kernel& kr, double& excess_
   const bool has_e = c + 1 < W;
   double s = 0.0;
   double e = 0.0;
-  const auto pair = [&](const double* hrow, const std::uint8_t* brow, int cn, double limit_m) {
+  const auto pair = [&](const double* hrow, const std::uint8_t* brow, int cn, double limit_m)
+      __attribute__((always_inline)) {
     if (brow[cn] != 0) return;
     const double f = pair_flow(h - hrow[cn], limit_m);
     s += f;
