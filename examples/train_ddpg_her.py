@@ -55,10 +55,11 @@ def main():
     checkpoints = args.evaluate
     if checkpoints is not None:
         if checkpoints.is_dir():
-            if not (checkpoints / "checkpoint.pt").is_file():
+            try:
+                checkpoints = ddpg_her.run_checkpoints(checkpoints)
+            except FileNotFoundError:
                 parser.error(f"{checkpoints}: a folder without checkpoint.pt, not a training "
                              "run's")
-            checkpoints = ddpg_her.run_checkpoints(checkpoints)
         elif not checkpoints.is_file():
             parser.error(f"{checkpoints}: no such checkpoint or training run folder")
     args.out.mkdir(parents=True, exist_ok=True)
@@ -82,7 +83,8 @@ def main():
 def evaluate(checkpoints, search_seeds, out, as_trained=True):
     """The letters with the evaluation's search and stop for each search seed (seed 0's rows and
     picture written into `out`), and with `as_trained` seed 0's without the stop (the protocol
-    of the training). `checkpoints`: one checkpoint's path, or a list of them acting as one ensemble."""
+    of the training). `checkpoints`: one checkpoint's path, or a list of them acting as one
+    ensemble."""
     bed = E.make("ShapingStrokes-v0").bed
     per_seed = []
     for seed in range(search_seeds):
@@ -110,6 +112,7 @@ def evaluate(checkpoints, search_seeds, out, as_trained=True):
                                                                **ddpg_her.EVALUATION_SEARCH))
         evaluation["seed_0_without_stop"] = stroke_eval.totals_of(no_stop)
     return evaluation
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -214,6 +214,12 @@ class Critic(nn.Module):
         return self.head(torch.cat([self.encoder(inputs), action], dim=1)).squeeze(1)
 
 
+def new_critic(config, cells):
+    """A critic with `config`'s sizes for a bed of `cells` (untrained weights)."""
+    sigma = config.line_sigma_cells * 2.0 / (cells - 1)  # cells to action units
+    return Critic(cells, config.channels, config.hidden, sigma)
+
+
 def critic_values(critics, s, g, a):
     """Each critic's Q of strokes a in states (s, g). Critics of the same bed and line width
     share one rasterisation of their inputs (Critic.inputs, a third of a critic's call on 1,024
@@ -303,8 +309,7 @@ class Agent:
         self.q_reduction = "min"
 
     def _new_critic(self, cells):
-        c = self.config
-        return Critic(cells, c.channels, c.hidden, self.sigma(cells))
+        return new_critic(self.config, cells)
 
     @property
     def critic(self):
@@ -321,9 +326,6 @@ class Agent:
         mean ("mean": an ensemble's critics average out each other's spurious peaks)."""
         qs = torch.stack(critic_values(self.critics, s, g, a))
         return qs.mean(0) if self.q_reduction == "mean" else qs.min(0).values
-
-    def sigma(self, cells):
-        return self.config.line_sigma_cells * 2.0 / (cells - 1)  # cells to action units
 
     def act(self, sand, goal, generator=None, with_q=False):
         """The policy's strokes for a batch of reliefs: the actor's, or with config.candidates
@@ -566,7 +568,7 @@ def run_checkpoints(out_dir):
     return [last] + [earlier[episodes] for episodes in sorted(earlier, reverse=True)]
 
 
-def load_policy(path, bed, seed=0, stop_below_q=None, ensemble=(), **search):
+def load_policy(path, bed, seed=0, stop_below_q=None, **search):
     """The policy of a checkpoint as a function of one observation dict (or a batch of them) to
     the stroke action(s) in [-1, 1]^4, choosing as in training without the exploration noise
     (Agent.act; the candidates drawn from a generator seeded with `seed`, so a sequence of calls
@@ -604,8 +606,7 @@ def load_policy(path, bed, seed=0, stop_below_q=None, ensemble=(), **search):
                              f"{paths[0]} for {data['cells']} cells")
         own = saved_config(saved)
         for k in range(own.critics):
-            critic = Critic(saved["cells"], own.channels, own.hidden, own.line_sigma_cells * 2.0
-                            / (saved["cells"] - 1))
+            critic = new_critic(own, saved["cells"])
             critic.load_state_dict(saved["critic" if k == 0 else f"critic{k + 1}"])
             critic.eval()
             agent.critics.append(critic)
