@@ -9,6 +9,16 @@
 // blocks read those copies. Every cell is therefore computed from start-of-update heights only (a
 // Jacobi update), by the same code whatever the blocks and threads: results are bit-identical for
 // any thread count. Memory traffic is one read and one write of each height per update.
+//
+// Small regions (below ErosionParameters::min_cells_for_threads, so on one thread) take another
+// route to the same numbers. A tool's erosion updates regions of about 9 x 9 cells (the stroke
+// environment's mean, 2026-12-02), whose rows are too short for the vector loop: the two edge
+// cells went through the scalar, branchy relax_cell and the 7 between them through the vector
+// loop's scalar remainder. Such a region is copied into a buffer with a ring of blocked cells
+// around it (the region's edge is a closed wall, and a blocked neighbour passes nothing), and one
+// vector loop runs over the buffer as if it were a single row with the ring columns in it. The
+// copy is kept from one update to the next while the region stays the same (HeldRegion), and
+// written back when it changes and at the end.
 
 #include "core/erosion.hpp"
 
@@ -49,16 +59,36 @@ struct Kernel {
   bool eight = false;
 };
 
+Kernel make_kernel(const HeightmapGrid& g, const ErosionParameters& p) {
+  return {repose_limits(g, p), effective_flow_rate(p), p.connectivity == Connectivity::Eight};
+}
+
 /// Start-of-update heights [m] and blocked flags of grid row j (C), j - 1 (S) and j + 1 (N),
 /// indexed by the region-local column c in [0, W). S and N are null at the region's edge rows.
-struct Rows {
+/// Flag: std::uint8_t, the grid's own flags (non-zero = blocked), or double, the padded copy's,
+/// whose bits are all ones (blocked) or all zeros (free): lanes as wide as a height's, so the
+/// vector loop needs no widening (with byte flags it spilled registers and ran slower).
+template <typename Flag>
+struct RowsOf {
   const double* hS = nullptr;
   const double* hC = nullptr;
   const double* hN = nullptr;
-  const std::uint8_t* bS = nullptr;
-  const std::uint8_t* bC = nullptr;
-  const std::uint8_t* bN = nullptr;
+  const Flag* bS = nullptr;
+  const Flag* bC = nullptr;
+  const Flag* bN = nullptr;
 };
+using Rows = RowsOf<std::uint8_t>;
+
+/// All 64 bits set where a cell is blocked, none where it is free.
+inline std::uint64_t blocked_bits(std::uint8_t flag) {
+  return std::uint64_t{0} - static_cast<std::uint64_t>(flag != 0);
+}
+inline std::uint64_t blocked_bits(double flag) { return std::bit_cast<std::uint64_t>(flag); }
+
+/// x where `bits` is all zeros, +0 where it is all ones.
+inline double cleared_where(double x, std::uint64_t bits) {
+  return std::bit_cast<double>(std::bit_cast<std::uint64_t>(x) & ~bits);
+}
 
 /// The flow of a pair [m] per unit flow rate: the part of the height difference d = h - h_n that
 /// lies beyond the repose band [-limit, limit], i.e. copysign(max(|d| - limit, 0), d) (E1). Written
@@ -74,24 +104,26 @@ inline double pair_flow(double d, double limit_m) {
 /// each cell's largest pair excess. kMasked: some cell of rows S, C, N is blocked. kHasS / kHasN:
 /// row S / N exists. Neighbour order (W, E, S, N, SW, SE, NW, NE) matches relax_cell so both paths
 /// sum alike.
-template <bool kEight, bool kMasked, bool kHasS, bool kHasN>
-void relax_span(const Rows& r, int c0, int c1, const Kernel& kr, double* out, double* excess_out) {
+template <bool kEight, bool kMasked, bool kHasS, bool kHasN, typename Flag = std::uint8_t>
+void relax_span(const RowsOf<Flag>& r, int c0, int c1, const Kernel& kr, double* out,
+                double* excess_out) {
   const double ts = kr.limits.side_m;
   const double td = kr.limits.diagonal_m;
   const double k = kr.rate;
   const double* hS = r.hS;
   const double* hC = r.hC;
   const double* hN = r.hN;
-  const std::uint8_t* bS = r.bS;
-  const std::uint8_t* bC = r.bC;
-  const std::uint8_t* bN = r.bN;
+  const Flag* bS = r.bS;
+  const Flag* bC = r.bC;
+  const Flag* bN = r.bN;
 #pragma omp simd simdlen(8)
   for (int c = c0; c < c1; ++c) {
     const double h = hC[c];
-    // A blocked neighbour passes nothing: a select, not a multiply, so its height cannot leak in.
-    const auto flow = [&](double hn, double limit_m, const std::uint8_t* brow, int cn) {
+    // A blocked neighbour passes nothing: its flow's bits are cleared (a select, not a multiply, so
+    // its height cannot leak in). Written as a bit mask GCC vectorises it; as a ?: it did not.
+    const auto flow = [&](double hn, double limit_m, const Flag* brow, int cn) {
       const double f = pair_flow(h - hn, limit_m);
-      if constexpr (kMasked) return brow[cn] != 0 ? 0.0 : f;
+      if constexpr (kMasked) return cleared_where(f, blocked_bits(brow[cn]));
       return f;
     };
     double s = flow(hC[c - 1], ts, bC, c - 1);
@@ -116,9 +148,11 @@ void relax_span(const Rows& r, int c0, int c1, const Kernel& kr, double* out, do
     double e = std::max(hi, -lo);
     double h_new = h - k * s;
     if constexpr (kMasked) {
-      const bool blocked = bC[c] != 0;
-      h_new = blocked ? h : h_new;
-      e = blocked ? 0.0 : e;
+      // A blocked cell keeps its height and reports no excess (bit masks, as in flow).
+      const std::uint64_t keep = blocked_bits(bC[c]);
+      h_new = std::bit_cast<double>((std::bit_cast<std::uint64_t>(h) & keep) |
+                                    (std::bit_cast<std::uint64_t>(h_new) & ~keep));
+      e = cleared_where(e, keep);
     }
     out[c] = h_new;
     excess_out[c] = e;
@@ -293,23 +327,151 @@ void relax_rows(const Sweep& sw, int ja, int jb, const double* halo_s, const dou
   if (pending != nullptr) std::memcpy(sw.row(jb - 1), pending, sizeof(double) * W);
 }
 
-/// One update of a non-empty region that lies inside the grid, with validated parameters and sizes.
-Tally update_region(const HeightmapGrid& g, const ErosionParameters& p, std::span<double> height_m,
-                    std::span<const std::uint8_t> blocked, const IndexBox& region,
-                    std::vector<double>& scratch) {
-  Sweep sw;
-  sw.h = height_m.data();
-  sw.blocked = blocked.data();
-  sw.nx = g.nx;
-  sw.i0 = region.i0;
-  sw.j0 = region.j0;
-  sw.W = region.i1 - region.i0;
-  sw.H = region.j1 - region.j0;
-  sw.kernel = {repose_limits(g, p), effective_flow_rate(p), p.connectivity == Connectivity::Eight};
+/// The tally of an update in HeldRegion's layout, equal to tally_row's over the region's
+/// rows. One pass over the whole copy finds the largest excess and any non-finite height (the ring
+/// holds zeros, which change neither); then only the rows between the first and the last cell with
+/// an excess are searched for the changed columns, and in each only outside the columns found so
+/// far.
+Tally tally_padded(const double* h, const double* excess, std::size_t P, int W, int H, int j0) {
+  constexpr std::uint64_t kExponent = 0x7ff0000000000000ULL;
+  const std::size_t end = static_cast<std::size_t>(H - 1) * P + static_cast<std::size_t>(W) + 1;
+  std::int64_t max_bits = 0;
+  std::uint64_t non_finite = 0;
+  for (std::size_t c = 1; c < end; ++c) {
+    max_bits = std::max(max_bits, std::bit_cast<std::int64_t>(excess[c]));
+    non_finite |= static_cast<std::uint64_t>((std::bit_cast<std::uint64_t>(h[P + c]) & kExponent) ==
+                                             kExponent);
+  }
+  Tally t;
+  if (non_finite != 0) {  // rare: let the row tally name the first bad cell
+    for (int y = 0; y < H; ++y) {
+      const std::size_t row = static_cast<std::size_t>(y) * P + 1;
+      tally_row(h + P + row, excess + row, W, j0 + y, t);
+    }
+    return t;
+  }
+  if (max_bits == 0) return t;
+  std::size_t first = 1;
+  while (!(excess[first] > 0.0)) ++first;
+  std::size_t last = end - 1;
+  while (!(excess[last] > 0.0)) --last;
+  const int y_first = static_cast<int>((first - 1) / P);
+  const int y_last = static_cast<int>((last - 1) / P);
+  int c_min = static_cast<int>((first - 1) % P);
+  int c_max = static_cast<int>((last - 1) % P);
+  for (int y = y_first; y <= y_last; ++y) {
+    const double* row = excess + static_cast<std::size_t>(y) * P + 1;
+    for (int c = 0; c < c_min; ++c) {
+      if (row[c] > 0.0) {
+        c_min = c;
+        break;
+      }
+    }
+    for (int c = W - 1; c > c_max; --c) {
+      if (row[c] > 0.0) {
+        c_max = c;
+        break;
+      }
+    }
+  }
+  t.max_excess_m = std::bit_cast<double>(max_bits);
+  t.c_min = c_min;
+  t.c_max = c_max;
+  t.j_min = j0 + y_first;
+  t.j_max = j0 + y_last;
+  return t;
+}
 
+/// A small region held, between updates, in a copy with a ring of blocked cells (see the top of
+/// the file). Cell (x, y) of a W x H region sits at (y + 1) * P + x + 1 of the copy, P = W + 2.
+/// With rows S, C, N at offsets 0, P and 2 P the whole region is one span of the masked kernel,
+/// written into a second copy of the same layout; the two then swap, so while the region stays
+/// the same (94 % of a tool's updates, 2026-12-02) nothing is copied between updates. A ring
+/// neighbour is blocked, so its pair adds exactly 0 where the row path leaves the pair out: the
+/// heights are bit-identical to relax_rows' (the sign of a zero sum aside, which only a height of
+/// -0 could show).
+class HeldRegion {
+ public:
+  bool holds(const IndexBox& box) const { return held_ && box == box_; }
+
+  /// Copies the region of `sw` (W x H cells) out of the grid; scratch provides the memory.
+  void load(const Sweep& sw, const IndexBox& box, std::vector<double>& scratch) {
+    const double kBlocked = std::bit_cast<double>(~std::uint64_t{0});
+    sw_ = sw;
+    box_ = box;
+    W_ = static_cast<std::size_t>(sw.W);
+    H_ = static_cast<std::size_t>(sw.H);
+    P_ = W_ + 2;
+    const std::size_t padded = (H_ + 2) * P_;
+    if (scratch.size() < 3 * padded + H_ * P_) scratch.resize(3 * padded + H_ * P_);
+    cur_ = scratch.data();
+    next_ = cur_ + padded;
+    flags_ = next_ + padded;  // kBlocked or 0.0, compared only through bit_cast
+    excess_ = flags_ + padded;
+    std::fill_n(cur_, padded, 0.0);
+    std::fill_n(next_, padded, 0.0);  // the ring cells the kernel does not write
+    std::fill_n(flags_, padded, kBlocked);
+    for (std::size_t y = 0; y < H_; ++y) {
+      const int j = sw.j0 + static_cast<int>(y);
+      std::memcpy(cur_ + (y + 1) * P_ + 1, sw.row(j), sizeof(double) * W_);
+      const std::uint8_t* grid_flags = sw.brow(j);
+      double* flags = flags_ + (y + 1) * P_ + 1;
+      // Branch-free, so that it vectorises.
+      for (std::size_t x = 0; x < W_; ++x)
+        flags[x] = std::bit_cast<double>(blocked_bits(grid_flags[x]));
+    }
+    held_ = true;
+    changed_ = false;
+  }
+
+  /// One update of the held region.
+  Tally update() {
+    const RowsOf<double> r{cur_, cur_ + P_, cur_ + 2 * P_, flags_, flags_ + P_, flags_ + 2 * P_};
+    const int end = static_cast<int>((H_ - 1) * P_ + W_ + 1);
+    if (sw_.kernel.eight) {
+      relax_span<true, true, true, true>(r, 1, end, sw_.kernel, next_ + P_, excess_);
+    } else {
+      relax_span<false, true, true, true>(r, 1, end, sw_.kernel, next_ + P_, excess_);
+    }
+    const Tally t = tally_padded(cur_, excess_, P_, sw_.W, sw_.H, sw_.j0);
+    std::swap(cur_, next_);
+    changed_ = true;
+    return t;
+  }
+
+  /// Writes the held heights back into the grid (a no-op when they have not changed).
+  void store() {
+    if (!changed_) return;
+    for (std::size_t y = 0; y < H_; ++y) {
+      std::memcpy(sw_.row(sw_.j0 + static_cast<int>(y)), cur_ + (y + 1) * P_ + 1,
+                  sizeof(double) * W_);
+    }
+    changed_ = false;
+  }
+
+  /// Stores and lets go: the scratch is free for other use.
+  void release() {
+    store();
+    held_ = false;
+  }
+
+ private:
+  Sweep sw_;
+  IndexBox box_;
+  std::size_t W_ = 0, H_ = 0, P_ = 0;
+  double* cur_ = nullptr;
+  double* next_ = nullptr;
+  double* flags_ = nullptr;
+  double* excess_ = nullptr;
+  bool held_ = false;
+  bool changed_ = false;
+};
+
+/// One update of a region through its rows, in place, on the OpenMP threads (see the top of the
+/// file).
+Tally update_rows(const Sweep& sw, std::vector<double>& scratch) {
   const std::size_t W = static_cast<std::size_t>(sw.W);
-  const long cells = static_cast<long>(sw.W) * sw.H;
-  const int threads = cells >= p.min_cells_for_threads ? omp_get_max_threads() : 1;
+  const int threads = omp_get_max_threads();
   const int blocks = threads == 1 ? 1 : std::clamp(sw.H / kMinRowsPerBlock, 1, threads);
   // Layout: 3 working rows per thread, then 2 halo rows per block boundary.
   const std::size_t needed = (3 * static_cast<std::size_t>(threads) + 2 * (blocks - 1)) * W;
@@ -349,6 +511,46 @@ Tally update_region(const HeightmapGrid& g, const ErosionParameters& p, std::spa
   }
   return tally;
 }
+
+/// The updates of one call of the public functions on one grid. A region below
+/// ErosionParameters::min_cells_for_threads is held (HeldRegion) from one update to the next while
+/// it stays the same; the grid is brought up to date before another region is updated and by
+/// store() at the end. Larger regions are updated through their rows, on threads.
+class RegionUpdater {
+ public:
+  RegionUpdater(const HeightmapGrid& g, const ErosionParameters& p, std::span<double> height_m,
+                std::span<const std::uint8_t> blocked, std::vector<double>& scratch)
+      : p_(p), scratch_(scratch) {
+    base_.h = height_m.data();
+    base_.blocked = blocked.data();
+    base_.nx = g.nx;
+    base_.kernel = make_kernel(g, p);  // once per call: it takes a tangent
+  }
+
+  /// One update of a non-empty region inside the grid.
+  Tally update(const IndexBox& region) {
+    if (held_.holds(region)) return held_.update();
+    held_.release();
+    Sweep sw = base_;
+    sw.i0 = region.i0;
+    sw.j0 = region.j0;
+    sw.W = region.i1 - region.i0;
+    sw.H = region.j1 - region.j0;
+    if (static_cast<long>(sw.W) * sw.H >= p_.min_cells_for_threads)
+      return update_rows(sw, scratch_);
+    held_.load(sw, region, scratch_);
+    return held_.update();
+  }
+
+  /// Brings the grid up to date.
+  void store() { held_.store(); }
+
+ private:
+  const ErosionParameters& p_;
+  std::vector<double>& scratch_;
+  Sweep base_;
+  HeldRegion held_;
+};
 
 IndexBox changed_box(const Tally& t, int i0) {
   if (t.j_max < 0) return {};
@@ -433,7 +635,9 @@ ErosionUpdate erosion_update(const HeightmapGrid& grid, const ErosionParameters&
                     "0 <= j0 < j1 <= ny = {}; got [{}, {}) x [{}, {})",
                     grid.nx, grid.ny, region.i0, region.i1, region.j0, region.j1));
   }
-  const Tally t = update_region(grid, p, height_m, blocked, region, scratch);
+  RegionUpdater updater(grid, p, height_m, blocked, scratch);
+  const Tally t = updater.update(region);
+  updater.store();
   if (t.bad_c >= 0) {
     // The start-of-update value is gone; the cell still holds a non-finite value (it cannot heal).
     const int i = region.i0 + t.bad_c;
@@ -459,12 +663,14 @@ ErosionResult erode_to_steady_state(const HeightmapGrid& grid, const ErosionPara
   // Cells of `active` changed, so the first update must also let their neighbours take sand.
   IndexBox region = grid.clamped(grown(active, 1));
   IndexBox last_changed;
+  RegionUpdater updater(grid, p, height_m, blocked, scratch);
   for (int n = 1; n <= p.max_updates; ++n) {
-    const Tally t = update_region(grid, p, height_m, blocked, region, scratch);
+    const Tally t = updater.update(region);
     result.updates = n;
     result.cells_updated += region.count();
     result.max_excess_m = t.max_excess_m;
     if (t.bad_c >= 0) {
+      updater.store();
       const int i = region.i0 + t.bad_c;
       throw std::runtime_error(
           fmt::format("erode_to_steady_state: height_m at cell (i, j) = ({}, {}) was not finite at "
@@ -479,6 +685,7 @@ ErosionResult erode_to_steady_state(const HeightmapGrid& grid, const ErosionPara
     }
     region = grid.clamped(grown(last_changed, 1));
   }
+  updater.store();
   // Every height an update wrote was checked at the start of the next one, except the last's.
   for (int j = last_changed.j0; j < last_changed.j1; ++j) {
     for (int i = last_changed.i0; i < last_changed.i1; ++i) {

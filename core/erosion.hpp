@@ -43,7 +43,8 @@ struct ErosionParameters {
   /// Not a model parameter (results are bit-identical either way): an erosion update uses
   /// OpenMP threads only on regions of at least this many cells; below it the fork and join cost
   /// more than they save (on a loaded machine a parallel region can wait a scheduler time slice
-  /// for its second thread).
+  /// for its second thread). Smaller regions are updated on one thread in a padded copy held
+  /// between updates (core/erosion.cpp), which a region's short rows need to run vectorised.
   long min_cells_for_threads = 4096;
 };
 

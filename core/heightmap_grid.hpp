@@ -20,6 +20,8 @@ namespace talus {
 struct IndexBox {
   int i0 = 0, j0 = 0, i1 = 0, j1 = 0;
 
+  bool operator==(const IndexBox&) const = default;
+
   bool empty() const { return i0 >= i1 || j0 >= j1; }
   int width() const { return i1 - i0; }
   int height() const { return j1 - j0; }

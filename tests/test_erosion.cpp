@@ -465,6 +465,54 @@ TEST(ErosionSteadyState, RegionLimitedIterationMatchesFullGrid) {
   }
 }
 
+// Regions below min_cells_for_threads are updated in a held copy with a ring of blocked cells
+// (core/erosion.cpp); at min_cells_for_threads = 1 every region goes through the rows instead.
+// The two must agree bit for bit, at the grid's edges, next to blocked cells and when the region
+// changes between updates.
+TEST(ErosionSteadyState, HeldCopyAndRowPathsAgreeBitForBit) {
+  for (const Connectivity c : {Connectivity::Four, Connectivity::Eight}) {
+    HeightmapModel held = make_model(23, 17, c);
+    HeightmapModel rows = held;
+    rows.erosion.min_cells_for_threads = 1;
+    const IndexBox actives[] = {held.whole(), {0, 0, 3, 17}, {20, 14, 23, 17}, {6, 5, 9, 7}};
+    for (const double blocked_fraction : {0.0, 0.1}) {
+      for (const IndexBox& active : actives) {
+        HeightmapState a = random_piles(held, 21);
+        block_randomly(a, 8, blocked_fraction);
+        // A tool's spike in the active box, at a free cell, so that sand flows from it.
+        const std::size_t spike = at(held, active.i0, active.j0);
+        a.blocked[spike] = 0;
+        a.height_m[spike] += 0.3;
+        HeightmapState b = a;
+        std::vector<double> scratch_a;
+        std::vector<double> scratch_b;
+        const ErosionResult ra = erode(held, a, active, scratch_a);
+        const ErosionResult rb = erode(rows, b, active, scratch_b);
+        const std::string where = "connectivity " + std::to_string(static_cast<int>(c)) +
+                                  ", blocked " + std::to_string(blocked_fraction) + ", active [" +
+                                  std::to_string(active.i0) + ", " + std::to_string(active.i1) +
+                                  ") x [" + std::to_string(active.j0) + ", " +
+                                  std::to_string(active.j1) + ")";
+        EXPECT_EQ(a.height_m, b.height_m) << where;
+        EXPECT_EQ(ra.updates, rb.updates) << where;
+        EXPECT_EQ(ra.cells_updated, rb.cells_updated) << where;
+        EXPECT_EQ(ra.max_excess_m, rb.max_excess_m) << where;
+        EXPECT_GT(ra.updates, 2) << where;  // the piles flow: the held copy is reused
+        // One update of an inner region, with its changed box.
+        const IndexBox inner{4, 3, 15, 12};
+        HeightmapState ua = random_surface(held, 5, 1.0, 0.05);
+        block_randomly(ua, 9, blocked_fraction);
+        HeightmapState ub = ua;
+        const ErosionUpdate ea = update(held, ua, inner, scratch_a);
+        const ErosionUpdate eb = update(rows, ub, inner, scratch_b);
+        EXPECT_EQ(ua.height_m, ub.height_m) << where;
+        EXPECT_EQ(ea.changed, eb.changed) << where;
+        EXPECT_EQ(ea.max_excess_m, eb.max_excess_m) << where;
+      }
+    }
+  }
+}
+
 TEST(ErosionSteadyState, ReportsNonConvergenceAfterMaxUpdates) {
   HeightmapModel m = make_model(16, 16, Connectivity::Eight);
   m.erosion.max_updates = 3;
