@@ -5,6 +5,8 @@
 #include <cmath>
 #include <utility>
 
+#include "scm/node_bands.hpp"
+
 namespace talus::scm {
 
 namespace {
@@ -109,15 +111,24 @@ double ScmState::plastic_sinkage(int i, int j) const {
 // Gather and scatter copy whole row segments (one tile row at a time, every field): the block's
 // row [ia, ib) of row j is contiguous both in the block and in the tile, so each field is a
 // memcpy-like std::copy_n instead of a per-node loop with index arithmetic.
+// A large block is copied in bands of its rows, one per thread (scm/node_bands.hpp): every node is
+// copied from and to its own place, so the split cannot change a bit.
 void ScmState::gather(NodeBlock& b, unsigned fields) const {
-  const int i1 = b.i0 + b.nx, j1 = b.j0 + b.ny;
+  for_node_bands(static_cast<std::size_t>(b.ny), b.size(), [&](std::size_t r0, std::size_t r1) {
+    gather_rows(b, fields, b.j0 + static_cast<int>(r0), b.j0 + static_cast<int>(r1));
+  });
+}
+
+void ScmState::gather_rows(NodeBlock& b, unsigned fields, int j_begin, int j_end) const {
+  const int i1 = b.i0 + b.nx;
   auto block_doubles = double_fields(b);
   auto block_bytes = byte_fields(b);
-  for (int tj = b.j0 / kTileNodes; tj * kTileNodes < j1; ++tj) {
+  for (int tj = j_begin / kTileNodes; tj * kTileNodes < j_end; ++tj) {
     for (int ti = b.i0 / kTileNodes; ti * kTileNodes < i1; ++ti) {
       const ScmTile* t = find_tile(ti, tj);
       const int ia = std::max(b.i0, ti * kTileNodes), ib = std::min(i1, (ti + 1) * kTileNodes);
-      const int ja = std::max(b.j0, tj * kTileNodes), jb = std::min(j1, (tj + 1) * kTileNodes);
+      const int ja = std::max(j_begin, tj * kTileNodes);
+      const int jb = std::min(j_end, (tj + 1) * kTileNodes);
       const std::size_t run = static_cast<std::size_t>(ib - ia);
       for (int j = ja; j < jb; ++j) {
         const std::size_t k = b.index(ia, j);
@@ -152,16 +163,29 @@ void ScmState::gather(NodeBlock& b, unsigned fields) const {
 }
 
 void ScmState::scatter(const NodeBlock& b, unsigned fields) {
+  // The block's tiles are allocated first, on this thread: the bands then write into tiles that
+  // exist, and the tile list does not grow (and move) while they hold pointers into it.
   const int i1 = b.i0 + b.nx, j1 = b.j0 + b.ny;
+  for (int tj = b.j0 / kTileNodes; tj * kTileNodes < j1; ++tj) {
+    for (int ti = b.i0 / kTileNodes; ti * kTileNodes < i1; ++ti) tile(ti, tj);
+  }
+  for_node_bands(static_cast<std::size_t>(b.ny), b.size(), [&](std::size_t r0, std::size_t r1) {
+    scatter_rows(b, fields, b.j0 + static_cast<int>(r0), b.j0 + static_cast<int>(r1));
+  });
+}
+
+void ScmState::scatter_rows(const NodeBlock& b, unsigned fields, int j_begin, int j_end) {
+  const int i1 = b.i0 + b.nx;
   const auto block_doubles = double_fields(b);
   const auto block_bytes = byte_fields(b);
-  for (int tj = b.j0 / kTileNodes; tj * kTileNodes < j1; ++tj) {
+  for (int tj = j_begin / kTileNodes; tj * kTileNodes < j_end; ++tj) {
     for (int ti = b.i0 / kTileNodes; ti * kTileNodes < i1; ++ti) {
-      ScmTile& t = tile(ti, tj);
+      ScmTile& t = *allocated_tile(ti, tj);
       auto tile_doubles = double_fields(t);
       auto tile_bytes = byte_fields(t);
       const int ia = std::max(b.i0, ti * kTileNodes), ib = std::min(i1, (ti + 1) * kTileNodes);
-      const int ja = std::max(b.j0, tj * kTileNodes), jb = std::min(j1, (tj + 1) * kTileNodes);
+      const int ja = std::max(j_begin, tj * kTileNodes);
+      const int jb = std::min(j_end, (tj + 1) * kTileNodes);
       const std::size_t run = static_cast<std::size_t>(ib - ia);
       for (int j = ja; j < jb; ++j) {
         const std::size_t k = b.index(ia, j);

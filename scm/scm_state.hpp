@@ -117,6 +117,8 @@ class ScmState {
   /// are left as they were.
   void gather(NodeBlock& block, unsigned fields = kAllNodeFields) const;
   /// Writes the chosen fields of every node of `block` back, allocating tiles on first touch.
+  /// Both copy a block of kBandedPassMinNodes or more on the OpenMP team, in bands of its rows
+  /// (the same bits for any thread count; scm/node_bands.hpp).
   void scatter(const NodeBlock& block, unsigned fields = kAllNodeFields);
 
   /// The box of the nodes whose height differs from the base terrain by more than tolerance_m
@@ -127,6 +129,10 @@ class ScmState {
   double largest_change_at_edge_m() const;
 
  private:
+  // gather and scatter on the block's rows [j_begin, j_end) (global node indices) only; scatter's
+  // tiles must be allocated.
+  void gather_rows(NodeBlock& block, unsigned fields, int j_begin, int j_end) const;
+  void scatter_rows(const NodeBlock& block, unsigned fields, int j_begin, int j_end);
   const ScmTile* find_tile(int ti, int tj) const;
   ScmTile& tile(int ti, int tj);  // allocating
   static std::uint64_t key(int ti, int tj) {

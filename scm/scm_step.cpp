@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -10,6 +11,7 @@
 
 #include "core/erosion.hpp"
 #include "scm/border_flow.hpp"
+#include "scm/node_bands.hpp"
 #include "scm/scm_forces.hpp"
 #include "scm/soil_flow.hpp"
 
@@ -59,24 +61,29 @@ void fill_window(const ScmModel& m, const NodeBlock& b, std::span<const ContactN
   w.reshape(b.nx, b.ny);
   // Loops over raw pointers, one array pair at a time: through the vectors, every byte store
   // (in_contact) may alias the vectors' own pointers, so GCC reloaded them per node and kept the
-  // pass scalar (a fields window at 1 cm has 10,000 nodes).
-  const std::size_t n = b.size();
-  std::copy_n(b.height_m.data(), n, w.height_m.data());
-  std::copy_n(b.in_contact.data(), n, w.in_contact.data());
-  std::fill_n(w.contact_velocity_W.data(), n, Vec3::Zero());
-  // Outside the contact block the stored V_zeta is an earlier step's: only contact nodes
-  // displaced soil in this one.
-  const std::uint8_t* contact = b.in_contact.data();
-  const double* displaced = b.displaced_m3.data();
-  double* __restrict window_displaced = w.displaced_volume_m3.data();
-  for (std::size_t k = 0; k < n; ++k) window_displaced[k] = contact[k] ? displaced[k] : 0.0;
-  const double *vx = b.flow_vx.data(), *vy = b.flow_vy.data(), *vz = b.flow_vz.data();
-  double* __restrict previous = w.previous_flow_velocity_W.data()->data();  // packed Vec3s
-  for (std::size_t k = 0; k < n; ++k) {
-    previous[3 * k] = vx[k];
-    previous[3 * k + 1] = vy[k];
-    previous[3 * k + 2] = vz[k];
-  }
+  // pass scalar (a fields window at 1 cm has 10,000 nodes). Bands of nodes on the threads for a
+  // large window (scm/node_bands.hpp).
+  for_node_bands(b.size(), b.size(), [&](std::size_t begin, std::size_t end) {
+    const std::size_t n = end - begin;
+    std::copy_n(b.height_m.data() + begin, n, w.height_m.data() + begin);
+    std::copy_n(b.in_contact.data() + begin, n, w.in_contact.data() + begin);
+    std::fill_n(w.contact_velocity_W.data() + begin, n, Vec3::Zero());
+    // Outside the contact block the stored V_zeta is an earlier step's: only contact nodes
+    // displaced soil in this one.
+    const std::uint8_t* contact = b.in_contact.data() + begin;
+    const double* displaced = b.displaced_m3.data() + begin;
+    double* __restrict window_displaced = w.displaced_volume_m3.data() + begin;
+    for (std::size_t k = 0; k < n; ++k) window_displaced[k] = contact[k] ? displaced[k] : 0.0;
+    const double* vx = b.flow_vx.data() + begin;
+    const double* vy = b.flow_vy.data() + begin;
+    const double* vz = b.flow_vz.data() + begin;
+    double* __restrict previous = w.previous_flow_velocity_W.data()->data() + 3 * begin;  // Vec3s
+    for (std::size_t k = 0; k < n; ++k) {
+      previous[3 * k] = vx[k];
+      previous[3 * k + 1] = vy[k];
+      previous[3 * k + 2] = vz[k];
+    }
+  });
   for (const ContactNode& c : contacts) {
     const int i = m.nearest_i(c.p_W.x());
     const int j = m.nearest_j(c.p_W.y());
@@ -232,41 +239,54 @@ void deform_window(const ScmModel& m, ScmState& state, const IndexBox& box, doub
   // would spread a NaN); check_finite names the first such node and the step. Raw pointers and one
   // concern per loop, as in fill_window, so that each loop vectorises; the deposits' total is
   // summed in node order as before.
+  // The heights before erosion are kept in the same pass, for the loose layer after it. Bands of
+  // nodes on the threads for a large window (scm/node_bands.hpp); the flags' OR is exact in any
+  // order.
   const FlowWindow& w = work.window;
   const std::size_t n = wb.size();
   const double area = m.cell_area_m2();
+  work.heights_before_erosion.resize(n);
+  std::atomic<std::uint64_t> non_finite{0};
+  for_node_bands(n, n, [&](std::size_t begin, std::size_t end) {
+    const std::size_t count = end - begin;
+    const double* deposited = w.deposited_volume_m3.data() + begin;
+    const double* flow_velocity = w.flow_velocity_W.data()->data() + 3 * begin;  // packed Vec3s
+    const double* flow_depth = w.flow_depth_m.data() + begin;
+    // Distinct arrays (the block's, the window's and the workspace's own vectors): restrict lets
+    // GCC vectorise without checking them for overlap at run time.
+    double* __restrict height = wb.height_m.data() + begin;
+    double* __restrict loose = wb.loose_layer_m.data() + begin;
+    double* __restrict before = work.heights_before_erosion.data() + begin;
+    double* __restrict vx = wb.flow_vx.data() + begin;
+    double* __restrict vy = wb.flow_vy.data() + begin;
+    double* __restrict vz = wb.flow_vz.data() + begin;
+    for (std::size_t k = 0; k < count; ++k) {
+      height[k] += deposited[k] / area;
+      add_loose(loose[k], deposited[k] / area);
+    }
+    std::copy_n(height, count, before);
+    for (std::size_t k = 0; k < count; ++k) {
+      vx[k] = flow_velocity[3 * k];
+      vy[k] = flow_velocity[3 * k + 1];
+      vz[k] = flow_velocity[3 * k + 2];
+    }
+    std::uint64_t band_non_finite = 0;
+    for (std::size_t k = 0; k < count; ++k) {
+      band_non_finite |= non_finite_bit(height[k]) | non_finite_bit(vx[k]) | non_finite_bit(vy[k]) |
+                         non_finite_bit(vz[k]) | non_finite_bit(flow_depth[k]);
+    }
+    non_finite.fetch_or(band_non_finite, std::memory_order_relaxed);
+    std::copy_n(w.displaced_volume_m3.data() + begin, count, wb.displaced_m3.data() + begin);
+    std::copy_n(deposited, count, wb.deposited_m3.data() + begin);
+    std::copy_n(flow_depth, count, wb.flow_depth_m.data() + begin);
+  });
+  // The deposits' total in node order, on one thread: the report is the same bits for any team.
   const double* deposited = w.deposited_volume_m3.data();
-  const double* flow_velocity = w.flow_velocity_W.data()->data();  // three packed doubles
-  const double* flow_depth = w.flow_depth_m.data();
-  // Distinct arrays (the block's and the window's own vectors): restrict lets GCC vectorise
-  // without checking them for overlap at run time.
-  double* __restrict height = wb.height_m.data();
-  double* __restrict loose = wb.loose_layer_m.data();
-  double* __restrict vx = wb.flow_vx.data();
-  double* __restrict vy = wb.flow_vy.data();
-  double* __restrict vz = wb.flow_vz.data();
-  for (std::size_t k = 0; k < n; ++k) {
-    height[k] += deposited[k] / area;
-    add_loose(loose[k], deposited[k] / area);
-  }
-  for (std::size_t k = 0; k < n; ++k) {
-    vx[k] = flow_velocity[3 * k];
-    vy[k] = flow_velocity[3 * k + 1];
-    vz[k] = flow_velocity[3 * k + 2];
-  }
-  std::uint64_t non_finite = 0;
-  for (std::size_t k = 0; k < n; ++k) {
-    non_finite |= non_finite_bit(height[k]) | non_finite_bit(vx[k]) | non_finite_bit(vy[k]) |
-                  non_finite_bit(vz[k]) | non_finite_bit(flow_depth[k]);
-  }
-  std::copy_n(w.displaced_volume_m3.data(), n, wb.displaced_m3.data());
-  std::copy_n(deposited, n, wb.deposited_m3.data());
-  std::copy_n(flow_depth, n, wb.flow_depth_m.data());
   double deposited_sum = report.deposited_volume_m3;
   for (std::size_t k = 0; k < n; ++k) deposited_sum += deposited[k];
   report.deposited_volume_m3 = deposited_sum;
   report.window_nodes += static_cast<int>(n);
-  if (non_finite != 0) {
+  if (non_finite.load(std::memory_order_relaxed) != 0) {
     // The message shows every state of the node; the window did not copy the contact stage's.
     state.gather(wb, kPlasticSinkage | kShearX | kShearY);
     check_finite(wb, step_number);
@@ -274,11 +294,14 @@ void deform_window(const ScmModel& m, ScmState& state, const IndexBox& box, doub
 
   // Erosion of the nodes not in contact to the angle of repose (keeps finite heights finite);
   // what it moves is loose where it lands and taken from the loose layer where it leaves.
-  work.heights_before_erosion = wb.height_m;
   report.erosion_updates =
       std::max(report.erosion_updates, erode_window(m, wb, work.erosion_scratch));
-  const double* before = work.heights_before_erosion.data();
-  for (std::size_t k = 0; k < n; ++k) add_loose(loose[k], height[k] - before[k]);
+  for_node_bands(n, n, [&](std::size_t begin, std::size_t end) {
+    const double* height = wb.height_m.data() + begin;
+    const double* before = work.heights_before_erosion.data() + begin;
+    double* __restrict loose = wb.loose_layer_m.data() + begin;
+    for (std::size_t k = 0; k < end - begin; ++k) add_loose(loose[k], height[k] - before[k]);
+  });
   state.scatter(wb, kWritten);
 }
 

@@ -1,5 +1,5 @@
 // SCM storage and step mechanics: tiles on first touch, memory with touched area only, contact
-// volume (eq. 2), wrench sums, bit-identical results for 1 and 2 threads, NaN detection.
+// volume (eq. 2), wrench sums, bit-identical results for 1, 2 and 3 threads, NaN detection.
 
 #include <gtest/gtest.h>
 #include <omp.h>
@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "scm/node_bands.hpp"
 #include "scm/scm_contact_tier.hpp"
 #include "scm/scm_forces.hpp"
 #include "scm/scm_rigs.hpp"
@@ -81,6 +82,61 @@ TEST(ScmState, ScatterAllocatesOnlyTouchedTilesAndRoundTrips) {
   EXPECT_DOUBLE_EQ(s.height(100, 100), 0.0);
 }
 
+// A block of kBandedPassMinNodes or more is copied in bands of rows on the threads: with 1, 2 and
+// 3 threads (bands that start and end inside tiles) a scatter then gather over a block that is
+// not tile-aligned, half on touched and half on untouched tiles, gives the same nodes as a
+// serial copy, and a band never drops a row (every node checked against what was written).
+TEST(ScmState, LargeBlocksCopyTheSameNodesOnAnyThreadCount) {
+  ScmModel m = map(0.01, 400, 300);
+  m.base_height_m = 0.25;
+  auto run = [&](int threads) {
+    const int before = omp_get_max_threads();
+    omp_set_num_threads(threads);
+    ScmState s(m);
+    NodeBlock touched;
+    touched.resize(37, 29, 90, 41);  // touches the tiles of rows 29-69 only
+    s.gather(touched);
+    for (std::size_t k = 0; k < touched.size(); ++k) {
+      touched.height_m[k] = 0.001 * static_cast<double>(k);
+      touched.flow_vy[k] = -2.0 * static_cast<double>(k);
+      touched.in_contact[k] = static_cast<std::uint8_t>(k % 3 == 0);
+    }
+    s.scatter(touched, kHeight | kFlowVy | kInContact);
+    NodeBlock large;
+    large.resize(21, 13, 101, 97);  // 9,797 nodes: rows 13-109, beyond the touched tiles
+    EXPECT_GE(large.size(), kBandedPassMinNodes);
+    s.gather(large);
+    for (std::size_t k = 0; k < large.size(); ++k) large.shear_x_m[k] = static_cast<double>(k);
+    s.scatter(large);
+    NodeBlock out;
+    out.resize(21, 13, 101, 97);
+    s.gather(out);
+    omp_set_num_threads(before);
+    return std::make_pair(out, s.tile_count());
+  };
+  const auto [serial, serial_tiles] = run(1);
+  for (int j = 13; j < 110; ++j) {
+    for (int i = 21; i < 122; ++i) {
+      const std::size_t k = serial.index(i, j);
+      const bool was_touched = i >= 37 && i < 127 && j >= 29 && j < 70;
+      const auto t = static_cast<std::size_t>((j - 29) * 90 + (i - 37));
+      ASSERT_EQ(serial.height_m[k], was_touched ? 0.001 * static_cast<double>(t) : 0.25)
+          << i << ", " << j;
+      ASSERT_EQ(serial.flow_vy[k], was_touched ? -2.0 * static_cast<double>(t) : 0.0);
+      ASSERT_EQ(serial.in_contact[k], was_touched ? (t % 3 == 0 ? 1 : 0) : 0);
+      ASSERT_EQ(serial.shear_x_m[k], static_cast<double>(k));
+    }
+  }
+  for (int threads : {2, 3}) {
+    const auto [banded, tiles] = run(threads);
+    EXPECT_EQ(tiles, serial_tiles) << threads;
+    EXPECT_EQ(banded.height_m, serial.height_m) << threads;
+    EXPECT_EQ(banded.flow_vy, serial.flow_vy) << threads;
+    EXPECT_EQ(banded.in_contact, serial.in_contact) << threads;
+    EXPECT_EQ(banded.shear_x_m, serial.shear_x_m) << threads;
+  }
+}
+
 // A wheel driven twice as far touches about twice the tiles: memory follows the track, not the
 // map (the map here is 100 m x 4 m: 10^7 nodes that are never allocated).
 TEST(ScmState, MemoryGrowsWithTouchedAreaOnly) {
@@ -146,29 +202,49 @@ TEST(ScmContact, InclinedFaceAddsHorizontalResistance) {
   EXPECT_NEAR(f.x(), -std::tan(0.3), 1e-12);
 }
 
-std::vector<WheelSample> wheel_run(int threads) {
+struct WheelRun {
+  std::vector<WheelSample> samples;
+  NodeBlock soil;  // every node of the map after the run
+};
+
+WheelRun wheel_run(int threads, FlowMethod method = FlowMethod::Border) {
   omp_set_num_threads(threads);
   ScmModel m = map(0.01, 121, 61);
+  m.method = method;
   ScmState state(m);
   WheelTest t;
   t.start_xy_m = Vec2(0.3, 0.3);
   t.settle_s = 0.02;
   t.drive_s = 0.08;
-  return run_wheel(m, state, t, 0.0).samples;
+  WheelRun run{run_wheel(m, state, t, 0.0).samples, {}};
+  run.soil.resize(0, 0, m.nx, m.ny);
+  state.gather(run.soil);
+  return run;
 }
 
-TEST(ScmStep, OneAndTwoThreadsBitIdentical) {
+// The border path's windows here are serial copies; the flow fields' window (the patch grown by
+// the 0.4 m reach, clamped to the 7,381-node map) is large enough for the banded passes
+// (scm/node_bands.hpp), with bands that differ for 2 and 3 threads.
+TEST(ScmStep, OneTwoAndThreeThreadsBitIdentical) {
   const int before = omp_get_max_threads();
-  const auto a = wheel_run(1);
-  const auto b = wheel_run(2);
-  omp_set_num_threads(before);
-  ASSERT_EQ(a.size(), b.size());
-  for (std::size_t k = 0; k < a.size(); ++k) {
-    EXPECT_EQ(a[k].drawbar_pull_n, b[k].drawbar_pull_n) << k;
-    EXPECT_EQ(a[k].torque_nm, b[k].torque_nm) << k;
-    EXPECT_EQ(a[k].sinkage_m, b[k].sinkage_m) << k;
-    EXPECT_EQ(a[k].deposited_m3, b[k].deposited_m3) << k;
+  for (const FlowMethod method : {FlowMethod::Border, FlowMethod::Fields}) {
+    const WheelRun a = wheel_run(1, method);
+    for (const int threads : {2, 3}) {
+      const WheelRun b = wheel_run(threads, method);
+      ASSERT_EQ(a.samples.size(), b.samples.size());
+      for (std::size_t k = 0; k < a.samples.size(); ++k) {
+        EXPECT_EQ(a.samples[k].drawbar_pull_n, b.samples[k].drawbar_pull_n) << k;
+        EXPECT_EQ(a.samples[k].torque_nm, b.samples[k].torque_nm) << k;
+        EXPECT_EQ(a.samples[k].sinkage_m, b.samples[k].sinkage_m) << k;
+        EXPECT_EQ(a.samples[k].deposited_m3, b.samples[k].deposited_m3) << k;
+      }
+      EXPECT_EQ(a.soil.height_m, b.soil.height_m) << threads;
+      EXPECT_EQ(a.soil.loose_layer_m, b.soil.loose_layer_m) << threads;
+      EXPECT_EQ(a.soil.flow_vx, b.soil.flow_vx) << threads;
+      EXPECT_EQ(a.soil.flow_depth_m, b.soil.flow_depth_m) << threads;
+    }
   }
+  omp_set_num_threads(before);
 }
 
 // Two boxes sliding and sinking 0.75 m apart: each is deformed in a window of its own, so the
