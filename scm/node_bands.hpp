@@ -10,11 +10,11 @@
 
 namespace talus::scm {
 
-/// Blocks of fewer nodes run their passes on the calling thread. A pass over a node costs a few
-/// nanoseconds (one to eight doubles copied or updated) and starting the team about a
-/// microsecond, so the team pays from a few thousand nodes: the flow fields' windows at 1 cm
-/// (about 10,000 nodes around a wheel) and the rover's 2 cm window (about 6,000) split; the
-/// border path's windows (about 800 nodes at 2 cm, 2,300 at 1 cm) and the contact blocks do not.
+/// Blocks of fewer nodes run their passes on the calling thread, where starting the team would
+/// cost more than it shares. The bound is not tuned: it is chosen so that the flow fields'
+/// windows at 1 cm (about 10,000 nodes around a wheel) and the rover's 2 cm window (about 6,000)
+/// split, and the border path's windows (about 800 nodes at 2 cm, 2,300 at 1 cm; ScmWheelStep's
+/// window_nodes) and the contact blocks do not (docs/soil_flow.md, Speed).
 inline constexpr std::size_t kBandedPassMinNodes = 4096;
 
 /// Calls band(begin, end) over [0, count) cut into one contiguous band per thread of the OpenMP

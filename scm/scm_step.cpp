@@ -237,11 +237,9 @@ void deform_window(const ScmModel& m, ScmState& state, const IndexBox& box, doub
   // window's heights are after the cut), so only the deposits are added here.
   // Then a non-finite node state is looked for in what this stage wrote (before erosion, which
   // would spread a NaN); check_finite names the first such node and the step. Raw pointers and one
-  // concern per loop, as in fill_window, so that each loop vectorises; the deposits' total is
-  // summed in node order as before.
-  // The heights before erosion are kept in the same pass, for the loose layer after it. Bands of
-  // nodes on the threads for a large window (scm/node_bands.hpp); the flags' OR is exact in any
-  // order.
+  // concern per loop, as in fill_window, so that each loop vectorises. The heights before erosion
+  // are kept in the same pass, for the loose layer after it. Bands of nodes on the threads for a
+  // large window (scm/node_bands.hpp); the flags' OR is exact in any order.
   const FlowWindow& w = work.window;
   const std::size_t n = wb.size();
   const double area = m.cell_area_m2();
