@@ -12,9 +12,18 @@
 
 namespace talus::robot {
 
-PlotSpec slip_plot(const PlotSeries& slip_percent) {
+namespace {
+
+// "What: run" when the run has a name (a folder of plots from several runs stays readable).
+std::string titled(const std::string& what, const std::string& run_name) {
+  return run_name.empty() ? what : what + ": " + run_name;
+}
+
+}  // namespace
+
+PlotSpec slip_plot(const PlotSeries& slip_percent, const std::string& run_name) {
   PlotSpec spec;
-  spec.title = "Vehicle slip";
+  spec.title = titled("Vehicle slip", run_name);
   spec.x_label = "driven distance [m]";
   spec.y_label = "slip [%]";
   // While the wheel barely turns (landing, settling) slip = 1 - v / (omega r) divides by a rim
@@ -34,7 +43,7 @@ PlotSpec slip_plot(const PlotSeries& slip_percent) {
 }
 
 void write_drive_report(const std::filesystem::path& dir, const std::vector<DriveSample>& samples,
-                        const std::vector<std::string>& wheel_names) {
+                        const std::vector<std::string>& wheel_names, const std::string& run_name) {
   std::vector<std::string> header = {"t_s", "distance_m", "speed_m_per_s", "wheel_speed_rad_per_s",
                                      "slip"};
   for (const std::string& w : wheel_names) header.push_back("sinkage_" + w + "_m");
@@ -60,9 +69,9 @@ void write_drive_report(const std::filesystem::path& dir, const std::vector<Driv
     }
   }
   csv.close();
-  write_png(dir / "slip.png", plot_lines(slip_plot(slip)));
+  write_png(dir / "slip.png", plot_lines(slip_plot(slip, run_name)));
   PlotSpec sink_plot;
-  sink_plot.title = "Wheel sinkage";
+  sink_plot.title = titled("Wheel sinkage", run_name);
   sink_plot.x_label = "driven distance [m]";
   sink_plot.y_label = "sinkage [mm]";
   sink_plot.series = std::move(sinkage);

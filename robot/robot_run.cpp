@@ -307,9 +307,9 @@ class DriveRecord final : public RunRecord {
   void add_step(CoupledSim& sim) override {
     steady_.add_step(sim, sc_.robot.model, wheel_index_, sc_.robot.drive);
   }
-  nlohmann::json finish(const std::filesystem::path& dir, const std::string&,
+  nlohmann::json finish(const std::filesystem::path& dir, const std::string& title,
                         double sim_s) override {
-    write_drive_report(dir, samples_, sc_.report->wheels);
+    write_drive_report(dir, samples_, sc_.report->wheels, title);
     const DriveSample& last = samples_.back();
     nlohmann::json max_sinkage = nlohmann::json::object();
     for (std::size_t w = 0; w < wheels_.size(); ++w) {

@@ -175,6 +175,8 @@ TEST(DriveReport, TheSlipChartClipsTheSettlingSpikeAndSaysSo) {
   const PlotSpec driving = slip_plot(slip);
   EXPECT_FALSE(driving.y_min.has_value());  // in range: the axis follows the data
   EXPECT_EQ(driving.y_label, "slip [%]");
+  EXPECT_EQ(driving.title, "Vehicle slip");
+  EXPECT_EQ(slip_plot(slip, "rover_slope").title, "Vehicle slip: rover_slope");
   slip.y[1] = -400.0;  // a wheel barely turning while it lands
   const PlotSpec spiked = slip_plot(slip);
   EXPECT_EQ(spiked.y_min, -100.0);

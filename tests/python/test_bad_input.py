@@ -65,7 +65,7 @@ def test_beds_and_grids_larger_than_memory_are_refused_by_an_estimate(tmp_path):
                      "random.toml")
     r = check(random)
     assert r.returncode == 2 and "bed.count: a random bed of 100000000 particles" in r.stderr
-    rover = variant(tmp_path, "scenarios/robots/rover_slope.toml", "size_m = [5.5, 1.2]",
+    rover = variant(tmp_path, "scenarios/robots/rover_slope.toml", "size_m = [5.8, 2.0]",
                     "size_m = [100000.0, 100000.0]")
     r = check(rover)
     assert r.returncode == 2, r.stderr

@@ -54,7 +54,7 @@ def test_an_scm_plate_under_1e30_newtons_stops_before_it_is_buried(tmp_path):
 
 def test_a_rover_on_a_diverging_soil_step_stops_when_it_leaves_the_map(tmp_path):
     scenario = variant(tmp_path, "scenarios/robots/rover_slope.toml",
-                       "mujoco_steps_per_tier_step = 2", "mujoco_steps_per_tier_step = 50")
+                       "mujoco_steps_per_tier_step = 4", "mujoco_steps_per_tier_step = 50")
     r = run(scenario, tmp_path / "out")
     assert r.returncode == 1, r.stdout + r.stderr
     # Either the run sees a link off the map after a step, or SCM refuses a step whose end pose
