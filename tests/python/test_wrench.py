@@ -259,3 +259,20 @@ def test_the_wrench_space_tier_steps_from_python_and_restores_bit_for_bit():
     for a, b in zip(first, second):
         np.testing.assert_array_equal(a, b)
     assert tier.contact_queries == 6  # the counters are part of the restored state
+
+
+def test_foot_accuracy_beds_are_their_databases_acquisition_beds():
+    # docs/wrench_space.md §8 compares the wrench-space step against a particle bed like the one
+    # its database was acquired in (grains, rotation included, bed, solver and settling): a
+    # scenario that drifted from its acquisition would compare against another medium.
+    import tomllib
+    for scenario, acquisition in (("foot_accuracy.toml", "pebbles.toml"),
+                                  ("foot_accuracy_sand.toml", "sand.toml")):
+        with open(SOURCE_DIR / "scenarios" / "wrench" / scenario, "rb") as f:
+            run = tomllib.load(f)
+        with open(SOURCE_DIR / "data" / "wrench" / acquisition, "rb") as f:
+            acquired = tomllib.load(f)
+        assert run["wrench_space"]["database"].endswith(acquisition.replace(".toml", ".h5"))
+        for table in ("medium", "particles", "bed", "container", "solver", "settle", "foot"):
+            assert run[table] == acquired[table], (scenario, table)
+        assert run["simulation"]["time_step_s"] == acquired["simulation"]["time_step_s"]
