@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import talus
+from shipped_variants import variant
 
 CLI = os.environ.get("TALUS_CLI", "build/bin/talus")
 SOURCE = Path(os.environ.get("TALUS_SOURCE_DIR", Path(__file__).resolve().parents[2]))
@@ -19,15 +20,6 @@ SOURCE = Path(os.environ.get("TALUS_SOURCE_DIR", Path(__file__).resolve().parent
 def check(path):
     return subprocess.run([CLI, "check", str(path)], capture_output=True, text=True, timeout=60)
 
-
-def variant(tmp_path, shipped, old, new, name="variant.toml"):
-    """A shipped scenario with one line changed, beside copies of what it names."""
-    text = (SOURCE / shipped).read_text()
-    assert old in text, old
-    text = text.replace(old, new).replace('"../../', f'"{SOURCE}/')
-    path = tmp_path / name
-    path.write_text(text)
-    return path
 
 
 @pytest.mark.parametrize("shipped,old", [

@@ -6,25 +6,18 @@ import json
 import os
 import re
 import subprocess
-from pathlib import Path
 
 import pytest
 
+from shipped_variants import variant
+
 CLI = os.environ.get("TALUS_CLI", "build/bin/talus")
-SOURCE = Path(os.environ.get("TALUS_SOURCE_DIR", Path(__file__).resolve().parents[2]))
 
 
 def run(scenario, out):
     return subprocess.run([CLI, "run", str(scenario), "--out", str(out)], capture_output=True,
                           text=True, timeout=300)
 
-
-def variant(tmp_path, shipped, old, new):
-    text = (SOURCE / shipped).read_text()
-    assert old in text, old
-    path = tmp_path / "variant.toml"
-    path.write_text(text.replace(old, new).replace('"../../', f'"{SOURCE}/'))
-    return path
 
 
 def test_an_scm_wheel_with_a_far_too_long_step_stops_and_keeps_what_ran(tmp_path):

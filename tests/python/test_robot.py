@@ -8,6 +8,7 @@ import pytest
 
 import talus
 from sanitizers import whole_episode_physics
+from shipped_variants import variant
 
 SOURCE_DIR = pathlib.Path(os.environ.get("TALUS_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
 ROVER = SOURCE_DIR / "robots" / "rover" / "rover.xml"
@@ -198,13 +199,8 @@ def _run_rover_slope(tmp_path, name, edits=()):
     summary's result."""
     import json
     import subprocess
-    text = (SOURCE_DIR / "scenarios/robots/rover_slope.toml").read_text()
-    for old, new in edits:
-        assert old in text, old
-        text = text.replace(old, new)
-    text = text.replace('"../../robots/rover/rover.xml"', '"%s"' % ROVER.as_posix())
-    scenario = tmp_path / (name + ".toml")
-    scenario.write_text(text)
+    scenario = variant(tmp_path, "scenarios/robots/rover_slope.toml", name=name + ".toml",
+                       also=edits)
     cli = os.environ.get("TALUS_CLI", "build/bin/talus")
     r = subprocess.run([cli, "run", str(scenario), "--out", str(tmp_path / name), "-q"],
                        capture_output=True, text=True, timeout=300)
