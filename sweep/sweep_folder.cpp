@@ -86,8 +86,12 @@ SweepFolder::SweepFolder(fs::path dir, const SweepPlan& plan, bool replace)
   if (lock_.fd < 0) refuse(root, fmt::format("cannot be opened: {}", std::strerror(errno)));
   if (::flock(lock_.fd, LOCK_EX | LOCK_NB) != 0) {
     const int error = errno;
-    refuse(root, error == EWOULDBLOCK ? "another talus sweep is writing this folder now"
-                                      : fmt::format("cannot be locked: {}", std::strerror(error)));
+    // The lock ends with the process that holds it, so a sweep just killed holds it until it
+    // has exited (a second or two, longer for mpirun's ranks).
+    refuse(root, error == EWOULDBLOCK
+                     ? "another talus sweep is writing this folder now (a sweep just stopped "
+                       "holds it until its process has exited: wait for that, then run again)"
+                     : fmt::format("cannot be locked: {}", std::strerror(error)));
   }
   fresh_ = fs::is_empty(root);
   nlohmann::json earlier;  // the identity of an earlier start of this sweep, resumed

@@ -411,6 +411,23 @@ TEST(Sweep, FilesTalusDidNotWriteAreRefusedAndLeftAsTheyAre) {
   EXPECT_EQ(read_text(scratch.path() / "afile"), "keep");
 }
 
+TEST(Sweep, AFolderAnotherSweepHoldsIsRefusedUntilThatSweepLetsGo) {
+  ScratchDir scratch;
+  const fs::path file = sweep_file(scratch.path(), "[grid]\n\"experiment.load_n\" = [250.0]\n");
+  const fs::path out = scratch.path() / "out";
+  ASSERT_EQ(sweep_once(file, out), 0);
+  const SweepPlan plan = load_sweep_plan(file);
+  {
+    const SweepFolder holder(out, plan);  // a sweep resuming the folder, not yet exited
+    const std::string message = runtime_error_of([&] { SweepFolder second(out, plan); });
+    EXPECT_NE(message.find("another talus sweep is writing this folder now"), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("wait for that, then run again"), std::string::npos) << message;
+    EXPECT_EQ(sweep_once(file, out), 2);
+  }
+  EXPECT_EQ(sweep_once(file, out), 0);  // the holder has let go: the folder resumes
+}
+
 TEST(Sweep, AFolderOrAMissingPathGivenAsTheSweepFileIsNamedAsSuch) {
   ScratchDir scratch;
   for (const fs::path& given : {scratch.path(), scratch.path() / "missing.toml"}) {
