@@ -276,3 +276,31 @@ def test_foot_accuracy_beds_are_their_databases_acquisition_beds():
         for table in ("medium", "particles", "bed", "container", "solver", "settle", "foot"):
             assert run[table] == acquired[table], (scenario, table)
         assert run["simulation"]["time_step_s"] == acquired["simulation"]["time_step_s"]
+
+
+def test_the_shipped_foot_drop_behaves_as_paper_000_fig_9_describes(tmp_path):
+    # Paper 000 §IV-C2: dropped upright on flat ground the foot "remains erect"; on slightly
+    # sloped ground it "begins to tip, but ultimately is able to balance"; tilted by 0.2 rad it
+    # "tips over and eventually stops on a flat surface". Issue 20 also asks that no contact query
+    # leaves the data (clamped) and that each case's summary says whether the foot came to rest.
+    import json
+    import subprocess
+    cli = os.environ.get("TALUS_CLI", "build/bin/talus")
+    r = subprocess.run([cli, "run", str(SOURCE_DIR / "scenarios/wrench/foot_drop.toml"), "--out",
+                        str(tmp_path / "o"), "-q"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    cases = {c["name"]: c for c in json.loads((tmp_path / "o" / "summary.json").read_text())["cases"]}
+    assert sorted(cases) == ["tilted_flat", "upright_flat", "upright_slope"]
+    for name, case in cases.items():
+        assert case["clamped_queries"] == 0, (name, case["clamped_queries"])
+        assert case["body"]["at_rest"], (name, case["body"])
+        assert case["feet"]["bottom"]["final_in_contact"], name
+    # Erect: the pitch never leaves a few hundredths of a radian.
+    assert cases["upright_flat"]["body"]["max_abs_pitch_rad"] < 0.05, cases["upright_flat"]["body"]
+    # Balances on the 0.1 rad slope: it tips a little and ends nearer upright than it tipped.
+    slope = cases["upright_slope"]["body"]
+    assert slope["max_abs_pitch_rad"] < 0.05, slope
+    assert abs(slope["final_pitch_rad"]) <= slope["max_abs_pitch_rad"], slope
+    # Tips over from 0.2 rad: it ends far past its starting tilt, and at rest (above).
+    tilted = cases["tilted_flat"]["body"]
+    assert tilted["final_pitch_rad"] > 0.8, tilted
