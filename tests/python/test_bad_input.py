@@ -172,7 +172,7 @@ def test_thread_settings_are_checked(tmp_path):
      r"cylinder or capsule"),
     ("granular_inertia = [5.15, 5.15, 0.0427]", "granular_inertia = [5.15, -5.15, 0.0427]",
      r"wrench_space\.granular_inertia: element 1: expected a number >= 0"),
-    ("pebbles.h5", "nothing.h5", r"wrench_space\.database: .*nothing\.h5: no such file"),
+    ("pebbles_nonrotating.h5", "nothing.h5", r"wrench_space\.database: .*nothing\.h5: no such file"),
     ("slope_rad = 0.0", "slope_rad = 0.0\nfriction = 0.5", r"wrench_space\.friction: unknown key; expected one of: database, granular_inertia, slope_rad, "
      r"terrain_points_m"),
 ])
