@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -97,24 +98,21 @@ struct Golden {
   std::uint64_t hash;
 };
 
+// One recording of the four cases' bits, and the targets that round to them.
 struct GoldenTarget {
-  const char* target;  ///< TALUS_GOLDEN_TARGET: GCC's -march=native name, "+avx512" with AVX-512
+  /// TALUS_GOLDEN_TARGET values: GCC's -march=native name, "+avx512" with AVX-512
+  std::vector<std::string> targets;
   Golden cases[4];
 };
 
 // (The neighbour list and the hash search give the same rows, hence the same bits.)
 const GoldenTarget kGoldenTargets[] = {
-    {"znver3+avx512",
+    {{"znver3+avx512"},
      {{Case::kBoxListed, "box, blade, neighbour list", 0x70a4c47ba7bf372aull},
       {Case::kBoxHashed, "box, blade, hash search", 0x70a4c47ba7bf372aull},
       {Case::kCylinder, "cylinder", 0xd4cf5829eb3b4cd0ull},
       {Case::kPeriodic, "periodic along x", 0xc20eb04f7b4ee45dull}}},
-    {"znver1",
-     {{Case::kBoxListed, "box, blade, neighbour list", 0x2d956b2ecc8a92c3ull},
-      {Case::kBoxHashed, "box, blade, hash search", 0x2d956b2ecc8a92c3ull},
-      {Case::kCylinder, "cylinder", 0xd4cf5829eb3b4cd0ull},
-      {Case::kPeriodic, "periodic along x", 0xc20eb04f7b4ee45dull}}},
-    {"rocketlake+avx512",
+    {{"znver1", "rocketlake+avx512"},
      {{Case::kBoxListed, "box, blade, neighbour list", 0x2d956b2ecc8a92c3ull},
       {Case::kBoxHashed, "box, blade, hash search", 0x2d956b2ecc8a92c3ull},
       {Case::kCylinder, "cylinder", 0xd4cf5829eb3b4cd0ull},
@@ -135,7 +133,7 @@ TEST(ParticlesGolden, StepBitsAreThoseRecordedForEveryPartnerKindAndThreadCount)
   const std::string target = kThisTarget;
   const GoldenTarget* recorded = nullptr;
   for (const GoldenTarget& g : kGoldenTargets) {
-    if (target == g.target) recorded = &g;
+    if (std::find(g.targets.begin(), g.targets.end(), target) != g.targets.end()) recorded = &g;
   }
   if (recorded == nullptr) {
     std::string hashes;

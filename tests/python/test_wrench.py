@@ -297,10 +297,11 @@ def test_the_shipped_foot_drop_behaves_as_paper_000_fig_9_describes(tmp_path):
         assert case["feet"]["bottom"]["final_in_contact"], name
     # Erect: the pitch never leaves a few hundredths of a radian.
     assert cases["upright_flat"]["body"]["max_abs_pitch_rad"] < 0.05, cases["upright_flat"]["body"]
-    # Balances on the 0.1 rad slope: it tips a little and ends nearer upright than it tipped.
+    # Balances on the 0.1 rad slope: it tips a little, then comes back (shipped: tips to 0.0060
+    # rad, ends at 0.0007 rad).
     slope = cases["upright_slope"]["body"]
     assert slope["max_abs_pitch_rad"] < 0.05, slope
-    assert abs(slope["final_pitch_rad"]) <= slope["max_abs_pitch_rad"], slope
+    assert abs(slope["final_pitch_rad"]) < 0.5 * slope["max_abs_pitch_rad"], slope
     # Tips over from 0.2 rad: it ends far past its starting tilt, and at rest (above).
     tilted = cases["tilted_flat"]["body"]
     assert tilted["final_pitch_rad"] > 0.8, tilted
