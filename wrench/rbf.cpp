@@ -77,7 +77,7 @@ void ThinPlateSplineRbf::fit(const Eigen::MatrixX2d& theta, const Eigen::MatrixX
         n, lu.rank(), n + 3));
   }
   const Eigen::MatrixXd solution = lu.solve(rhs);
-  weights_ = solution.topRows(n);
+  weights_ = solution.topRows(n).transpose();
   poly_ = solution.bottomRows(3);
 }
 
@@ -89,12 +89,12 @@ void ThinPlateSplineRbf::predict_into(const Eigen::Vector2d& theta,
       poly_.row(0).transpose() + x[0] * poly_.row(1).transpose() + x[1] * poly_.row(2).transpose();
   for (Eigen::Index j = 0; j < centres_.rows(); ++j) {
     const double phi = thin_plate((centres_.row(j).transpose() - x).squaredNorm());
-    if (phi != 0.0) out += phi * weights_.row(j).transpose();
+    if (phi != 0.0) out += phi * weights_.col(j);
   }
 }
 
 Eigen::VectorXd ThinPlateSplineRbf::predict(const Eigen::Vector2d& theta) const {
-  Eigen::VectorXd out(weights_.cols());
+  Eigen::VectorXd out(weights_.rows());
   predict_into(theta, out);
   return out;
 }

@@ -54,13 +54,15 @@ class ThinPlateSplineRbf final : public Regressor {
   /// Same as predict, writing into `out` (k entries) without allocating.
   void predict_into(const Eigen::Vector2d& theta, Eigen::Ref<Eigen::VectorXd> out) const;
   std::string name() const override { return "thin-plate spline RBF"; }
-  int output_count() const override { return static_cast<int>(weights_.cols()); }
+  int output_count() const override { return static_cast<int>(weights_.rows()); }
 
  private:
   InputScaling scaling_;
   Eigen::MatrixX2d centres_;  // scaled training inputs, n x 2
-  Eigen::MatrixXd weights_;   // n x k kernel weights
-  Eigen::Matrix3Xd poly_;     // 3 x k: constant, x_1, x_2 coefficients
+  // k x n kernel weights: centre j's weights are column j, contiguous for predict_into's sum (as
+  // n x k rows, its strided adds were most of the prediction's cost).
+  Eigen::MatrixXd weights_;
+  Eigen::Matrix3Xd poly_;  // 3 x k: constant, x_1, x_2 coefficients
 };
 
 /// Least-squares fit of a full quadratic in the scaled theta (1, x, y, x^2, xy, y^2). Smooth but
