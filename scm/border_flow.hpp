@@ -4,6 +4,7 @@
 // on to the angle of repose. Same interface as the flow fields (scm/soil_flow.hpp), so the step
 // can use either.
 
+#include <utility>
 #include <vector>
 
 #include "scm/flow_window.hpp"
@@ -16,6 +17,7 @@ struct BorderFlowScratch {
   std::vector<int> stack;      ///< flood fill
   std::vector<double> volume;  ///< displaced volume per patch [m^3]
   std::vector<int> border_count;
+  std::vector<std::pair<std::size_t, int>> border;  ///< (border node, its patch), in scan order
 };
 
 /// Fills window's outputs from its inputs:
