@@ -144,9 +144,12 @@ void check_finite(const NodeBlock& b, long step_number) {
 void contact_box(const ScmModel& m, ScmState& state, const IndexBox& box,
                  std::span<const BodyMotion> motions, double dt_s, long step_number,
                  ScmWorkspace& work, ScmStepReport& report) {
+  // Every field but the flow's, which this stage neither reads nor writes (the deformation window
+  // writes them): a third less to copy in and out of the tiles.
+  constexpr unsigned kContactFields = kAllNodeFields & ~(kFlowVx | kFlowVy | kFlowVz | kFlowDepth);
   NodeBlock& cb = work.contact_block;
   resize_block(cb, box);
-  state.gather(cb);
+  state.gather(cb, kContactFields);
   work.was_in_contact = cb.in_contact;
   std::fill(cb.in_contact.begin(), cb.in_contact.end(), 0);
   std::fill(cb.displaced_m3.begin(), cb.displaced_m3.end(), 0.0);
@@ -188,7 +191,7 @@ void contact_box(const ScmModel& m, ScmState& state, const IndexBox& box,
     report.displaced_volume_m3 += cb.displaced_m3[k];
     report.max_flow_depth_m = std::max(report.max_flow_depth_m, cb.plastic_sinkage_m[k]);
   }
-  state.scatter(cb);
+  state.scatter(cb, kContactFields);
 }
 
 // The deformation window of one body: its contact nodes' box grown by the reach of the flow
