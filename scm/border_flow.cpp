@@ -95,7 +95,8 @@ void border_flow(double shear_band_m, double dt_s, FlowWindow& w, BorderFlowScra
     }
   };
   // A patch filling the window keeps its soil (spread evenly over its own nodes).
-  std::vector<int> own(s.volume.size(), 0);
+  std::vector<int>& own = s.own_count;
+  own.assign(s.volume.size(), 0);
   for_each_contact_box_node([&](int, int, std::size_t k) {
     if (s.label[k] >= 0 && s.border_count[static_cast<std::size_t>(s.label[k])] == 0) {
       ++own[static_cast<std::size_t>(s.label[k])];
@@ -111,27 +112,24 @@ void border_flow(double shear_band_m, double dt_s, FlowWindow& w, BorderFlowScra
 
   // Sheared soil moves with the body (see the header): row-major order, so the sums are the same
   // for any thread count.
-  for (int j = cj0; j <= cj1; ++j) {
-    for (int i = ci0; i <= ci1; ++i) {
-      const std::size_t k = w.index(i, j);
-      if (!w.in_contact[k] || shear_band_m <= 0.0) continue;
-      const Vec3& v = w.contact_velocity_W[k];
-      const double speed = std::hypot(v.x(), v.y());
-      if (!(speed > 0.0)) continue;
-      const double q = std::min(speed * dt_s, w.cell_size_m) * w.cell_size_m * shear_band_m;
-      // Target point one cell downstream, in window node coordinates.
-      const double ti = i + v.x() / speed, tj = j + v.y() / speed;
-      const int a = static_cast<int>(std::floor(ti)), c = static_cast<int>(std::floor(tj));
-      if (a < 0 || c < 0 || a + 1 >= w.nx || c + 1 >= w.ny) continue;
-      const double fx = ti - a, fy = tj - c;
-      w.deposited_volume_m3[k] -= q;
-      w.deposited_volume_m3[w.index(a, c)] += q * (1 - fx) * (1 - fy);
-      w.deposited_volume_m3[w.index(a + 1, c)] += q * fx * (1 - fy);
-      w.deposited_volume_m3[w.index(a, c + 1)] += q * (1 - fx) * fy;
-      w.deposited_volume_m3[w.index(a + 1, c + 1)] += q * fx * fy;
-      w.flow_depth_m[k] = shear_band_m;
-    }
-  }
+  for_each_contact_box_node([&](int i, int j, std::size_t k) {
+    if (!w.in_contact[k] || shear_band_m <= 0.0) return;
+    const Vec3& v = w.contact_velocity_W[k];
+    const double speed = std::hypot(v.x(), v.y());
+    if (!(speed > 0.0)) return;
+    const double q = std::min(speed * dt_s, w.cell_size_m) * w.cell_size_m * shear_band_m;
+    // Target point one cell downstream, in window node coordinates.
+    const double ti = i + v.x() / speed, tj = j + v.y() / speed;
+    const int a = static_cast<int>(std::floor(ti)), c = static_cast<int>(std::floor(tj));
+    if (a < 0 || c < 0 || a + 1 >= w.nx || c + 1 >= w.ny) return;
+    const double fx = ti - a, fy = tj - c;
+    w.deposited_volume_m3[k] -= q;
+    w.deposited_volume_m3[w.index(a, c)] += q * (1 - fx) * (1 - fy);
+    w.deposited_volume_m3[w.index(a + 1, c)] += q * fx * (1 - fy);
+    w.deposited_volume_m3[w.index(a, c + 1)] += q * (1 - fx) * fy;
+    w.deposited_volume_m3[w.index(a + 1, c + 1)] += q * fx * fy;
+    w.flow_depth_m[k] = shear_band_m;
+  });
 
   for_each_contact_box_node([&](int, int, std::size_t k) {
     if (!w.in_contact[k]) return;

@@ -18,6 +18,7 @@ struct BorderFlowScratch {
   std::vector<double> volume;  ///< displaced volume per patch [m^3]
   std::vector<int> border_count;
   std::vector<std::pair<std::size_t, int>> border;  ///< (border node, its patch), in scan order
+  std::vector<int> own_count;  ///< per patch without border nodes: its contact nodes
 };
 
 /// Fills window's outputs from its inputs:

@@ -78,6 +78,7 @@ enum NodeField : unsigned {
   kLoosened = 1u << 13,
 };
 inline constexpr unsigned kAllNodeFields = (1u << 14) - 1;
+inline constexpr unsigned kFlowVelocity = kFlowVx | kFlowVy | kFlowVz;  ///< the flow field's v
 
 class ScmState {
  public:

@@ -146,7 +146,7 @@ void contact_box(const ScmModel& m, ScmState& state, const IndexBox& box,
                  ScmWorkspace& work, ScmStepReport& report) {
   // Every field but the flow's, which this stage neither reads nor writes (the deformation window
   // writes them): a third less to copy in and out of the tiles.
-  constexpr unsigned kContactFields = kAllNodeFields & ~(kFlowVx | kFlowVy | kFlowVz | kFlowDepth);
+  constexpr unsigned kContactFields = kAllNodeFields & ~(kFlowVelocity | kFlowDepth);
   NodeBlock& cb = work.contact_block;
   resize_block(cb, box);
   state.gather(cb, kContactFields);
@@ -219,7 +219,6 @@ void deform_window(const ScmModel& m, ScmState& state, const IndexBox& box, doub
   // The window copies only what this stage reads (the step's inputs) and writes back only what it
   // changes; the other fields were settled (and checked) by the contact stage, and the window's
   // copies of them would be unchanged.
-  constexpr unsigned kFlowVelocity = kFlowVx | kFlowVy | kFlowVz;
   constexpr unsigned kRead = kHeight | kFlowVelocity | kDisplaced | kInContact | kLooseLayer;
   constexpr unsigned kWritten =
       kHeight | kFlowVelocity | kFlowDepth | kDeposited | kDisplaced | kLooseLayer;

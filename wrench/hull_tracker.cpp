@@ -149,25 +149,25 @@ int HullTracker::flip_reflex_edges(const Eigen::MatrixXd& points) {
     int a, b, t, third;
   };
   std::vector<Edge> edges;
-  // edge_of_[a * m + b]: the first directed edge a -> b in `edges`, or -1. A table rather than a
+  // edge_of[a * m + b]: the first directed edge a -> b in `edges`, or -1. A table rather than a
   // search of the edge list per edge: the search made each pass quadratic in the edges, a tenth
   // of the quadruped's step (bench WrenchStepQuadruped); the table finds the same twins.
   const auto m = static_cast<size_t>(points.rows());
-  edge_of_.assign(m * m, -1);
+  std::vector<int>& edge_of = cleared_edge_table(m);
   const auto slot = [m](int a, int b) {
     return static_cast<size_t>(a) * m + static_cast<size_t>(b);
   };
   int changes = 0;
   const int max_changes = 4 * static_cast<int>(triangles_.size());
   for (; changes < max_changes; ++changes) {
-    for (const Edge& e : edges) edge_of_[slot(e.a, e.b)] = -1;
+    for (const Edge& e : edges) edge_of[slot(e.a, e.b)] = -1;
     edges.clear();
     for (size_t t = 0; t < triangles_.size(); ++t) {
       const std::array<int, 3>& v = triangles_[t];
       for (int k = 0; k < 3; ++k) {
         const Edge e{v[static_cast<size_t>(k)], v[static_cast<size_t>((k + 1) % 3)],
                      static_cast<int>(t), v[static_cast<size_t>((k + 2) % 3)]};
-        int& first = edge_of_[slot(e.a, e.b)];
+        int& first = edge_of[slot(e.a, e.b)];
         if (first < 0) first = static_cast<int>(edges.size());
         edges.push_back(e);
       }
@@ -177,7 +177,7 @@ int HullTracker::flip_reflex_edges(const Eigen::MatrixXd& points) {
     const Edge* twin = nullptr;
     for (const Edge& e : edges) {
       if (e.a > e.b) continue;  // each undirected edge once
-      const int f_index = edge_of_[slot(e.b, e.a)];
+      const int f_index = edge_of[slot(e.b, e.a)];
       if (f_index < 0) continue;
       const Edge& f = edges[static_cast<size_t>(f_index)];
       const Eigen::Vector3d n = triangle_normal(points, triangles_[static_cast<size_t>(e.t)]);
@@ -191,7 +191,7 @@ int HullTracker::flip_reflex_edges(const Eigen::MatrixXd& points) {
     if (!reflex) return changes;
     const int a = reflex->a, b = reflex->b, c = reflex->third, d = twin->third;
     if (c == d) return -1;
-    if (edge_of_[slot(c, d)] >= 0 || edge_of_[slot(d, c)] >= 0) {
+    if (edge_of[slot(c, d)] >= 0 || edge_of[slot(d, c)] >= 0) {
       // The edge c-d exists already, so flipping would not be manifold: a or b is a vertex of
       // three triangles (a, b, c), (b, a, d) and one with c and d, sunk inside them.
       if (!remove_sunk_vertex(a, b, c, d) && !remove_sunk_vertex(b, a, c, d)) return -1;
@@ -282,12 +282,12 @@ bool HullTracker::insert_outside_point(const Eigen::MatrixXd& points) {
   // Directed edges of the unseen triangles: a seen triangle's edge a -> b is on the horizon when
   // its twin b -> a is one of them.
   const auto m = static_cast<size_t>(points.rows());
-  std::vector<char> unseen_edge(m * m, 0);
+  std::vector<int>& unseen_edge = cleared_edge_table(m);  // >= 0: an unseen triangle's edge
   for (size_t t = 0; t < triangles_.size(); ++t) {
     if (seen[t]) continue;
     for (size_t k = 0; k < 3; ++k) {
       unseen_edge[static_cast<size_t>(triangles_[t][k]) * m +
-                  static_cast<size_t>(triangles_[t][(k + 1) % 3])] = 1;
+                  static_cast<size_t>(triangles_[t][(k + 1) % 3])] = static_cast<int>(t);
     }
   }
   std::vector<std::array<int, 3>> kept;
@@ -299,7 +299,7 @@ bool HullTracker::insert_outside_point(const Eigen::MatrixXd& points) {
     }
     for (size_t k = 0; k < 3; ++k) {
       const int a = triangles_[t][k], b = triangles_[t][(k + 1) % 3];
-      if (unseen_edge[static_cast<size_t>(b) * m + static_cast<size_t>(a)])
+      if (unseen_edge[static_cast<size_t>(b) * m + static_cast<size_t>(a)] >= 0)
         fan.push_back({a, b, o});
     }
   }
@@ -312,21 +312,30 @@ bool HullTracker::insert_outside_point(const Eigen::MatrixXd& points) {
 // Every directed edge once, with its twin: the surface is closed and consistently oriented (what
 // makes "every point inside every plane" mean convex, hull_tracker.hpp). The local changes keep
 // it so by construction; the insertion's fan does only when the seen triangles form a disk.
-bool HullTracker::closed_surface(Eigen::Index point_count) const {
+bool HullTracker::closed_surface(Eigen::Index point_count) {
   const auto m = static_cast<size_t>(point_count);
-  std::vector<char> count(m * m, 0);
-  for (const std::array<int, 3>& v : triangles_) {
+  std::vector<int>& triangle_of_edge = cleared_edge_table(m);
+  for (size_t t = 0; t < triangles_.size(); ++t) {
+    const std::array<int, 3>& v = triangles_[t];
     for (size_t k = 0; k < 3; ++k) {
-      char& c = count[static_cast<size_t>(v[k]) * m + static_cast<size_t>(v[(k + 1) % 3])];
-      if (c++) return false;
+      int& slot =
+          triangle_of_edge[static_cast<size_t>(v[k]) * m + static_cast<size_t>(v[(k + 1) % 3])];
+      if (slot >= 0) return false;  // a directed edge twice
+      slot = static_cast<int>(t);
     }
   }
   for (const std::array<int, 3>& v : triangles_) {
     for (size_t k = 0; k < 3; ++k) {
-      if (!count[static_cast<size_t>(v[(k + 1) % 3]) * m + static_cast<size_t>(v[k])]) return false;
+      if (triangle_of_edge[static_cast<size_t>(v[(k + 1) % 3]) * m + static_cast<size_t>(v[k])] < 0)
+        return false;  // no twin
     }
   }
   return !triangles_.empty();
+}
+
+std::vector<int>& HullTracker::cleared_edge_table(size_t point_count) {
+  edge_table_.assign(point_count * point_count, -1);
+  return edge_table_;
 }
 
 bool HullTracker::planes_from_triangles(const Eigen::MatrixXd& points, HalfSpaces& out) const {

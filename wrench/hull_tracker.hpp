@@ -43,13 +43,17 @@ class HullTracker {
   int flip_reflex_edges(const Eigen::MatrixXd& points);  // changes made; -1: flips cannot repair
   bool remove_sunk_vertex(int x, int y, int c, int d);
   bool insert_outside_point(const Eigen::MatrixXd& points);
-  bool closed_surface(Eigen::Index point_count) const;
+  bool closed_surface(Eigen::Index point_count);
+  // The m x m table over directed edges a -> b (slot a * m + b) that the flips, the insertion and
+  // the closedness check each index, all slots -1; one member so that its memory is kept between
+  // calls rather than allocated per repair round.
+  std::vector<int>& cleared_edge_table(size_t point_count);
   bool planes_from_triangles(const Eigen::MatrixXd& points, HalfSpaces& out) const;
 
   std::vector<std::array<int, 3>> triangles_;  // outward (counter-clockwise seen from outside)
   std::vector<int> facet_of_triangle_;         // facet index per triangle
   std::vector<int> first_triangle_;            // per facet: the triangle its plane comes from
-  std::vector<int> edge_of_;                   // flip_reflex_edges' directed-edge table (m x m)
+  std::vector<int> edge_table_;                // cleared_edge_table's memory
   Eigen::Index point_count_ = -1;
   static constexpr int kMaxRepairRounds = 8;
   long qhull_runs_ = 0;
