@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 
 #include "core/erosion.hpp"
@@ -137,6 +138,47 @@ void check_finite(const NodeBlock& b, long step_number) {
   }
 }
 
+// How far [m] the soil disturbed in contact block cb can erode at the angle of repose phi. On
+// level ground a relief dz (the highest minus the lowest node of the block) slumps over about
+// dz / tan(phi). On a base terrain of slope beta the base's own relief is no berm (beta < phi
+// stands), but a disturbance of relief d (of height minus base) reaches further on the uphill side
+// of a rut, where its wall, rising at tan(phi), meets a surface that itself rises at tan(beta):
+// d / (tan(phi) - tan(beta)) (on the downhill side d / (tan(phi) + tan(beta))). The reach is the
+// smaller of that and dz / tan(phi), the rule for level ground applied to the whole relief (which
+// it was until 2026-12-03: on RoverSlope-v0's 15 degree ramp it counted the ramp's rise across a
+// wheel's block as a berm, and the four wheels' windows merged into one of 90 x 82 nodes). On a
+// level base both are dz / tan(phi), computed exactly as before.
+double erosion_reach_m(const ScmModel& m, const NodeBlock& cb) {
+  const double tan_repose = std::tan(m.soil.repose_angle_rad);
+  double lowest = cb.height_m[0], highest = lowest;
+  for (double h : cb.height_m) {
+    lowest = std::min(lowest, h);
+    highest = std::max(highest, h);
+  }
+  const double level_reach = (highest - lowest) / tan_repose;
+  // The base terrain in the block: its relief and its steepest slope between neighbouring nodes.
+  double base_low = m.base_height(cb.i0, cb.j0), base_high = base_low;
+  double steepest = 0.0;  // the largest rise between a node and its -x, -y neighbours [m]
+  double low = std::numeric_limits<double>::infinity(), high = -low;  // of height - base
+  for (int j = cb.j0; j < cb.j0 + cb.ny; ++j) {
+    for (int i = cb.i0; i < cb.i0 + cb.nx; ++i) {
+      const double base = m.base_height(i, j);
+      base_low = std::min(base_low, base);
+      base_high = std::max(base_high, base);
+      const double d = cb.height_m[cb.index(i, j)] - base;
+      low = std::min(low, d);
+      high = std::max(high, d);
+      const double rise_x = i > cb.i0 ? base - m.base_height(i - 1, j) : 0.0;
+      const double rise_y = j > cb.j0 ? base - m.base_height(i, j - 1) : 0.0;
+      steepest = std::max(steepest, std::hypot(rise_x, rise_y));
+    }
+  }
+  if (base_high == base_low) return level_reach;  // level base: the rule as it always was
+  const double tan_base = steepest / m.cell_size_m;
+  if (!(tan_base < tan_repose)) return level_reach;
+  return std::min(level_reach, (high - low) / (tan_repose - tan_base));
+}
+
 // Stage 1 on one box of nodes that holds the footprints of some bodies (and the nodes they were
 // in contact with last step, so that nodes a body left are released): the bodies cut and load
 // the nodes in body order; the contacts get the nodes' final shear displacement; each body gets
@@ -171,11 +213,7 @@ void contact_box(const ScmModel& m, ScmState& state, const IndexBox& box,
   }
   if (non_finite != 0) check_finite(cb, step_number);
 
-  double lowest = cb.height_m[0], highest = lowest;
-  for (double h : cb.height_m) {
-    lowest = std::min(lowest, h);
-    highest = std::max(highest, h);
-  }
+  const double erosion_reach = erosion_reach_m(m, cb);
   for (std::size_t n = first; n < work.contacts.size(); ++n) {
     ContactNode& c = work.contacts[n];
     c.shear_x_m = cb.shear_x_m[c.k];
@@ -184,7 +222,7 @@ void contact_box(const ScmModel& m, ScmState& state, const IndexBox& box,
     const int j = cb.j0 + static_cast<int>(c.k / static_cast<std::size_t>(cb.nx));
     const auto b = static_cast<std::size_t>(c.body);
     work.body_contact_boxes[b] = united(work.body_contact_boxes[b], IndexBox{i, j, i + 1, j + 1});
-    work.body_relief_m[b] = highest - lowest;
+    work.body_erosion_reach_m[b] = erosion_reach;
   }
   for (std::size_t k = 0; k < cb.size(); ++k) {
     if (!cb.in_contact[k]) continue;
@@ -197,18 +235,14 @@ void contact_box(const ScmModel& m, ScmState& state, const IndexBox& box,
 // The deformation window of one body: its contact nodes' box grown by the reach of the flow
 // fields (their hard cap: flow_reach_m at the deepest failure surface the fields allow,
 // FlowParameters::max_flow_depth_m) or by the border path's margin, which also leaves room for
-// the berm to erode: a slope of relief dz (the highest minus the lowest node of the body's contact
-// box) reaches about dz / tan(repose) at the angle of repose (window edges are closed walls for
-// the erosion).
-IndexBox deformation_box(const ScmModel& m, const IndexBox& contact_nodes, double relief_m) {
+// the berm and the rut to erode (erosion_reach_m; window edges are closed walls for the erosion).
+IndexBox deformation_box(const ScmModel& m, const IndexBox& contact_nodes, double erosion_reach_m) {
   const int margin =
       m.method == FlowMethod::Fields
           ? static_cast<int>(
                 std::ceil(flow_reach_m(m.flow, m.flow.max_flow_depth_m) / m.cell_size_m)) +
                 2
-          : m.border_margin_nodes +
-                static_cast<int>(
-                    std::ceil(relief_m / std::tan(m.soil.repose_angle_rad) / m.cell_size_m));
+          : m.border_margin_nodes + static_cast<int>(std::ceil(erosion_reach_m / m.cell_size_m));
   return m.clamped(grown(contact_nodes, margin));
 }
 
@@ -346,7 +380,7 @@ ScmStepReport step(const ScmModel& m, ScmState& state, double dt_s,
   for (const IndexBox& f : state.contact_boxes) boxes.push_back(m.clamped(grown(f, 1)));
   work.contacts.clear();
   work.body_contact_boxes.assign(n_bodies, IndexBox{});
-  work.body_relief_m.assign(n_bodies, 0.0);
+  work.body_erosion_reach_m.assign(n_bodies, 0.0);
   for (const IndexBox& box : disjoint_boxes(std::move(boxes))) {
     contact_box(m, state, box, motions, dt_s, step_number, work, report);
   }
@@ -361,7 +395,7 @@ ScmStepReport step(const ScmModel& m, ScmState& state, double dt_s,
     const IndexBox& f = work.body_contact_boxes[b];
     if (f.empty()) continue;
     state.contact_boxes.push_back(f);
-    windows.push_back(deformation_box(m, f, work.body_relief_m[b]));
+    windows.push_back(deformation_box(m, f, work.body_erosion_reach_m[b]));
   }
   state.step = step_number;
   state.time_s += dt_s;

@@ -26,7 +26,7 @@ struct ScmWorkspace {
   std::vector<IndexBox> footprints;            ///< per body: the nodes under its bounding box
   std::vector<double> heights_before_erosion;  ///< a window's heights, for its loose layers
   std::vector<IndexBox> body_contact_boxes;    ///< per body: the box of its contact nodes
-  std::vector<double> body_relief_m;           ///< per body: relief of its contact box [m]
+  std::vector<double> body_erosion_reach_m;    ///< per body: erosion_reach_m of its contact box [m]
   std::vector<BodyMotion> end_motions;         ///< per body: its motion at the step's end
 };
 

@@ -295,6 +295,44 @@ TEST(ScmStep, DistantBodiesAreDeformedInWindowsOfTheirOwn) {
   }
 }
 
+// The border path's window leaves room for the disturbed soil to erode, not for the base
+// terrain's own slope: a box pressed 1 cm into a 15 degree ramp (tilted with it) gets a window of
+// about the size it gets on level ground. Counting the ramp's rise across the box as relief (the
+// rule until 2026-12-03) grew its margin from 5-6 to 14 nodes (RoverSlope-v0's four wheels then
+// shared one window of 90 x 82 nodes on the slope).
+TEST(ScmStep, ARampsOwnSlopeDoesNotWidenTheBorderWindow) {
+  const double cell = 0.02, slope = 15.0 * M_PI / 180.0, sink = 0.01;
+  const Shape box = BoxShape{Vec3(0.2, 0.1, 0.05)};  // half extents: 0.4 x 0.2 m, 5 cm high
+  auto window_nodes = [&](bool ramp) {
+    ScmModel m = map(cell, 101, 61);
+    if (ramp) {
+      m.base_image_m.assign(101 * 61, 0.0);
+      for (int j = 0; j < 61; ++j) {
+        for (int i = 0; i < 101; ++i) m.base_image_m[m.index(i, j)] = i * cell * std::tan(slope);
+      }
+    }
+    m.bodies = {CoupledBody{"box", box, Vec3::Zero()}};
+    ScmState state(m);
+    ScmWorkspace work;
+    // Centre above node (50, 30), the bottom face 1 cm below the surface there (and, tilted by the
+    // ramp's angle, along it).
+    const double x = 50 * cell + 0.5 * cell, y = 30 * cell + 0.5 * cell;
+    const double surface = ramp ? x * std::tan(slope) : 0.0;
+    const double pitch = ramp ? -slope : 0.0;  // the box's +x end up the ramp
+    std::vector<BodyMotion> motion(1);
+    motion[0].X_WB = make_pose(Vec3(x, y, surface + 0.05 / std::cos(pitch) - sink), 0.0, pitch);
+    std::vector<Wrench> wrench(1);
+    const ScmStepReport r = step(m, state, 1e-3, motion, wrench, work);
+    EXPECT_GT(r.nodes_in_contact, 150) << (ramp ? "ramp" : "level");
+    return r.window_nodes;
+  };
+  const int level = window_nodes(false), ramp = window_nodes(true);
+  // The box's contact nodes span about 20 x 10; on level ground a 1 cm relief gives a margin of
+  // 4 + 1 nodes. On the ramp the disturbance's reach d / (tan(phi) - tan(beta)) adds a node or two.
+  EXPECT_GT(ramp, level);
+  EXPECT_LT(ramp, level * 13 / 10) << "level window " << level << " nodes";
+}
+
 TEST(ScmContactTier, StepsLikeScmStepAndListsItsBodies) {
   ScmModel m = map(0.01, 41, 41);
   m.bodies = {CoupledBody{"box", BoxShape{Vec3(0.05, 0.05, 0.05)}, Vec3(0.0, 0.0, -0.05)}};
