@@ -151,28 +151,28 @@ void check_finite(const NodeBlock& b, long step_number) {
 double erosion_reach_m(const ScmModel& m, const NodeBlock& cb) {
   const double tan_repose = std::tan(m.soil.repose_angle_rad);
   double lowest = cb.height_m[0], highest = lowest;
-  for (double h : cb.height_m) {
-    lowest = std::min(lowest, h);
-    highest = std::max(highest, h);
-  }
-  const double level_reach = (highest - lowest) / tan_repose;
-  // The base terrain in the block: its relief and its steepest slope between neighbouring nodes.
+  // The base terrain in the block: its relief, its steepest rise between a node and its -x, -y
+  // neighbours [m], and the relief of height minus base (low, high).
   double base_low = m.base_height(cb.i0, cb.j0), base_high = base_low;
-  double steepest = 0.0;  // the largest rise between a node and its -x, -y neighbours [m]
-  double low = std::numeric_limits<double>::infinity(), high = -low;  // of height - base
+  double steepest = 0.0;
+  double low = std::numeric_limits<double>::infinity(), high = -low;
   for (int j = cb.j0; j < cb.j0 + cb.ny; ++j) {
     for (int i = cb.i0; i < cb.i0 + cb.nx; ++i) {
+      const double h = cb.height_m[cb.index(i, j)];
+      lowest = std::min(lowest, h);
+      highest = std::max(highest, h);
+      if (m.base_image_m.empty()) continue;  // a level base: heights alone decide
       const double base = m.base_height(i, j);
       base_low = std::min(base_low, base);
       base_high = std::max(base_high, base);
-      const double d = cb.height_m[cb.index(i, j)] - base;
-      low = std::min(low, d);
-      high = std::max(high, d);
+      low = std::min(low, h - base);
+      high = std::max(high, h - base);
       const double rise_x = i > cb.i0 ? base - m.base_height(i - 1, j) : 0.0;
       const double rise_y = j > cb.j0 ? base - m.base_height(i, j - 1) : 0.0;
       steepest = std::max(steepest, std::hypot(rise_x, rise_y));
     }
   }
+  const double level_reach = (highest - lowest) / tan_repose;
   if (base_high == base_low) return level_reach;  // level base: the rule as it always was
   const double tan_base = steepest / m.cell_size_m;
   if (!(tan_base < tan_repose)) return level_reach;
