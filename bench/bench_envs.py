@@ -3,7 +3,8 @@ ShapingTrench-v0 stepped in a loop, and make_vec of 1024 instances on 1 and 2 th
 observation batch copied out every step, as returned); ShapingStrokes-v0 (32 x 32, letters, random
 strokes) alone and as make_vec of 64 on 1 and 2 threads; Bulldozing-v0 at 10,000 and 50,000
 particles (one env step = 0.1 s simulated), its heap at rest and being pushed; RoverSlope-v0
-alone and as make_vec of 4 on 1 and 2 threads; QuadrupedGranular-v0 at a 10 ms and a 1 ms control
+alone (its first 40 steps on the flat, and a whole scripted episode up the slope) and as make_vec
+of 4 on 1 and 2 threads; QuadrupedGranular-v0 at a 10 ms and a 1 ms control
 period, alone and as make_vec of 16. Prints the CPU model and the median of 3
 runs of each. Run by `make bench` after the C++ benchmarks (which time the C++ step alone).
 
@@ -109,6 +110,22 @@ def rover_rate(num_envs, threads, steps=40):
     return steps * num_envs / (time.perf_counter() - start)
 
 
+def rover_episode_rate():
+    """Env steps per second of one RoverSlope-v0 episode under talus.envs.ScriptedRover, from
+    reset(seed=0) to its end (the goal, 1.5 m up the slope): rover_rate times the first 40 steps,
+    on the flat, where the soil step is cheapest; the climb's deeper ruts cost up to twice as
+    much per step (docs/envs.md), so this is the rate a learner's episodes see."""
+    env = E.make("RoverSlope-v0")
+    policy = E.ScriptedRover()
+    obs, _ = env.reset(seed=0)
+    steps, done = 0, False
+    start = time.perf_counter()
+    while not done:
+        obs, _, terminated, truncated, _ = env.step(policy(obs))
+        steps, done = steps + 1, terminated or truncated
+    return steps / (time.perf_counter() - start)
+
+
 def quadruped_rate(num_envs, threads, control_period_s, steps=300):
     """Env steps per second of QuadrupedGranular-v0 (pebbles) under the scripted trot: one env
     (num_envs None) or make_vec, at the given control period."""
@@ -161,7 +178,8 @@ def main():
     for name, run in strokes:
         rates = [run() for _ in range(3)]
         print(f"  {name:52s} {statistics.median(rates):8.0f} strokes/s")
-    rover = [("RoverSlope-v0, one env", lambda: rover_rate(None, 1))]
+    rover = [("RoverSlope-v0, one env (first 40 steps, flat)", lambda: rover_rate(None, 1)),
+             ("RoverSlope-v0, one env, scripted episode to the goal", rover_episode_rate)]
     rover += [(f"RoverSlope-v0, make_vec 4 envs, {t} thread{'s' * (t > 1)}",
                lambda t=t: rover_rate(4, t)) for t in (1, 2)]
     for name, run in rover:

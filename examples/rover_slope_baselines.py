@@ -3,6 +3,7 @@
 episode each from the same seed. Writes into OUT_DIR:
 
   rover_slope_slip.png       the scripted drive's mean wheel slip against the chassis's x [m]
+                             (docs/images/rover_slope_env_slip.png is a copy of it)
   rover_slope_baselines.csv  policy, return, steps, reached the goal, left the map, wall time
 
     PYTHONPATH=build/python /usr/bin/python3 examples/rover_slope_baselines.py OUT_DIR
