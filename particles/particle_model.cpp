@@ -37,8 +37,8 @@ void validate(const ParticleModel& model) {
           "rolling_friction", model.rolling_friction, "is not finite and >= 0");
   require(model.warm_start >= 0.0 && model.warm_start <= 1.0, "warm_start", model.warm_start,
           "is not in [0, 1]");
-  require(model.relaxation > 0.0 && model.relaxation <= 1.0, "relaxation", model.relaxation,
-          "is not in (0, 1]");
+  require(model.relaxation > 0.0 && model.relaxation < 2.0, "relaxation", model.relaxation,
+          "is not in (0, 2)");
   require(std::isfinite(model.contact_margin_m) && model.contact_margin_m >= 0.0,
           "contact_margin_m", model.contact_margin_m, "is not finite and >= 0");
   require(std::isfinite(model.hash_table_factor) && model.hash_table_factor > 0.0,

@@ -49,7 +49,7 @@ void read_solver(const ScenarioTable& t, ParticleModel& m) {
       t.number_or("max_pushout_speed_m_per_s", m.max_pushout_speed_m_per_s, positive("[m/s]"));
   m.wall_friction = t.number_or("wall_friction", m.friction, non_negative(""));
   m.body_friction = t.number_or("body_friction", m.friction, non_negative(""));
-  m.relaxation = t.number_or("relaxation", m.relaxation, in_closed_range(1e-6, 1.0, ""));
+  m.relaxation = t.number_or("relaxation", m.relaxation, in_open_range(0.0, 2.0, ""));
   m.warm_start = t.boolean_or("warm_start", m.warm_start);
   m.contact_margin_m = t.number_or("contact_margin_m", m.contact_margin_m, non_negative("[m]"));
   m.broadphase =

@@ -80,7 +80,7 @@ talus_line=$("$build/bin/talus_particle_bed" --in "$bed.csv" --out talus_settled
   --cylinder-radius-m "$cylinder" \
   --settle-s "${TALUS_SETTLE_S:-2.5}" --settle-dt 1e-3 --iterations "${TALUS_ITERATIONS:-4}" \
   --settle-iterations "${TALUS_SETTLE_ITERATIONS:-${TALUS_ITERATIONS:-4}}" \
-  --contact-margin-radii "${TALUS_MARGIN_RADII:-0.1}" --dt "${TALUS_DT:-1e-3}" \
+  --contact-margin-radii "${TALUS_MARGIN_RADII:-0.1}" --relaxation "${TALUS_RELAXATION:-1}" --dt "${TALUS_DT:-1e-3}" \
   --time-s "${TALUS_TIME_S:-0.5}" --repeats "${TALUS_REPEATS:-3}" "${talus_grains[@]}" \
   2> talus_settle.log)
 talus_rate=$(sed -E 's/.*sim_s_per_wall_s=([0-9.e+-]+).*/\1/' <<< "$talus_line")

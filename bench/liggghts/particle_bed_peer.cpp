@@ -78,6 +78,7 @@ int main(int argc, char** argv) {
   double skin_radii = ParticleModel{}.neighbour_skin_radii;
   int iterations = 4, settle_iterations = 0, threads = 2, repeats = 1;
   double rolling_friction = ParticleModel{}.rolling_friction;
+  double relaxation = ParticleModel{}.relaxation;
   bool no_rotation = false;
   app.add_option("--in", in_csv, "initial positions (make_bed.py --csv)")->required();
   app.add_option("--out", out_csv, "settled positions CSV")->required();
@@ -98,6 +99,9 @@ int main(int argc, char** argv) {
   app.add_option("--repeats", repeats, "timed runs from the settled state (median reported)");
   app.add_option("--skin-radii", skin_radii, "neighbour-list skin in radii (0: no list)");
   app.add_option("--rolling-friction", rolling_friction, "rolling friction of rotating grains");
+  app.add_option(
+      "--relaxation", relaxation,
+      "relaxation omega of each sweep's contact update, in (0, 2); above 1 over-relaxes");
   app.add_flag("--no-rotation", no_rotation, "paper 001's grains, which do not rotate");
   CLI11_PARSE(app, argc, argv);
 
@@ -107,6 +111,7 @@ int main(int argc, char** argv) {
     model.time_step_s = settle_dt_s;
     model.iterations = settle_iterations > 0 ? settle_iterations : iterations;
     model.contact_margin_m = margin_radii * radius_m;
+    model.relaxation = relaxation;
     model.neighbour_skin_radii = skin_radii;
     model.friction = friction;
     model.wall_friction = friction;
@@ -156,15 +161,16 @@ int main(int argc, char** argv) {
     const double wall_s = walls[walls.size() / 2];
     write_positions(out_csv, state);
     fmt::print(
-        "talus particles={} threads={} dt={} iterations={} settle_iterations={} steps={} "
+        "talus particles={} threads={} dt={} iterations={} settle_iterations={} relaxation={} "
+        "steps={} "
         "repeats={} median_wall_s={:.3f} sim_s_per_wall_s={:.5f} particle_steps_per_s={:.4g} "
         "KE_before_J={:.4g} "
         "KE_after_J={:.4g} max_speed_m_per_s={:.4g} list_builds={} list_refreshes={} "
         "contact_margin_m={}\n",
         state.size(), threads, dt_s, iterations,
-        settle_iterations > 0 ? settle_iterations : iterations, timed_steps, walls.size(), wall_s,
-        time_s / wall_s, double(state.size()) * double(timed_steps) / wall_s, ke_before,
-        kinetic_energy_J(state), max_speed(state), ws.neighbours.builds - builds_before,
+        settle_iterations > 0 ? settle_iterations : iterations, relaxation, timed_steps,
+        walls.size(), wall_s, time_s / wall_s, double(state.size()) * double(timed_steps) / wall_s,
+        ke_before, kinetic_energy_J(state), max_speed(state), ws.neighbours.builds - builds_before,
         ws.neighbours.refreshes - refreshes_before, model.contact_margin_m);
   } catch (const std::exception& e) {
     fmt::print(stderr, "talus_particle_bed: {}\n", e.what());

@@ -88,6 +88,7 @@ BAD_PARTICLE_MODEL_VALUES = {
     "max_kinetic_energy_J": [0.0, math.nan],
     "periodic_axis": [3, -2],
     "neighbour_skin_radii": [-0.5],
+    "relaxation": [0.0, 2.0, math.nan],
     "gravity_m_per_s2": [[0.0, 0.0, math.nan]],
 }
 
@@ -226,3 +227,16 @@ def test_two_scm_bodies_of_one_name_are_refused():
                                          r"bodies\[0\]"):
         soil_map.add_body("wheel", talus.SphereShape(0.1), driver)
     assert soil_map.model.body_count == 1
+
+
+@pytest.mark.parametrize("value", ["0.0", "2.0", "-0.5"])
+def test_check_refuses_a_relaxation_outside_the_range_where_the_sweeps_converge(tmp_path, value):
+    # Over-relaxation converges for omega in (0, 2) (docs/particles.md §2); 1.9 is accepted.
+    path = variant(tmp_path, "scenarios/particles/column_at_rest.toml", "baumgarte = 0.2",
+                   f"baumgarte = 0.2\nrelaxation = {value}")
+    r = check(path)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert re.search(r"variant\.toml:\d+:\d+: solver\.relaxation.*\(0, 2\)", r.stderr), r.stderr
+    good = variant(tmp_path, "scenarios/particles/column_at_rest.toml", "baumgarte = 0.2",
+                   "baumgarte = 0.2\nrelaxation = 1.9", name="good.toml")
+    assert check(good).returncode == 0, check(good).stderr
