@@ -113,8 +113,8 @@ def rover_rate(num_envs, threads, steps=40):
 def rover_episode_rate():
     """Env steps per second of one RoverSlope-v0 episode under talus.envs.ScriptedRover, from
     reset(seed=0) to its end (the goal, 1.5 m up the slope): rover_rate times the first 40 steps,
-    on the flat, where the soil step is cheapest; the climb's deeper ruts cost up to twice as
-    much per step (docs/envs.md), so this is the rate a learner's episodes see."""
+    on the flat, where the soil step is cheapest; the deep ruts at the end of the climb cost two to
+    three times as much per step (docs/envs.md), so this is the rate a learner's episodes see."""
     env = E.make("RoverSlope-v0")
     policy = E.ScriptedRover()
     obs, _ = env.reset(seed=0)

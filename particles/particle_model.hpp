@@ -72,10 +72,10 @@ struct ParticleModel {
   /// on the contact's rolling angular impulse. 0 lets grains roll freely.
   double rolling_friction = 0.1;
   /// Relaxation factor omega in (0, 2) on each Jacobi contact update, applied on top of the
-  /// mass-splitting average (docs/particles.md §2): below 1 damps, above 1 over-relaxes. The
-  /// split sweep is a weighted Jacobi iteration whose diagonal dominates the contact operator,
-  /// so it converges for any omega under 2; over-relaxed, a deep bed's load crosses more layers
-  /// per sweep. 1 (the default) is paper 001's update.
+  /// mass-splitting average (docs/particles.md §2): below 1 damps, above 1 over-relaxes. Without
+  /// the cone projections the split sweep is a weighted Jacobi iteration whose diagonal bounds
+  /// the contact operator, so it converges for any omega under 2; over-relaxed, a deep bed's load
+  /// crosses more layers per sweep. 1 (the default) is paper 001's update.
   double relaxation = 1.0;
   /// Warm starting, in [0, 1]: each contact's impulse starts from this fraction of the impulse the
   /// same pair (same partner) had at the end of the previous step; 0 starts cold. Not in paper

@@ -162,8 +162,8 @@ int main(int argc, char** argv) {
     write_positions(out_csv, state);
     fmt::print(
         "talus particles={} threads={} dt={} iterations={} settle_iterations={} relaxation={} "
-        "steps={} "
-        "repeats={} median_wall_s={:.3f} sim_s_per_wall_s={:.5f} particle_steps_per_s={:.4g} "
+        "steps={} repeats={} median_wall_s={:.3f} sim_s_per_wall_s={:.5f} "
+        "particle_steps_per_s={:.4g} "
         "KE_before_J={:.4g} "
         "KE_after_J={:.4g} max_speed_m_per_s={:.4g} list_builds={} list_refreshes={} "
         "contact_margin_m={}\n",

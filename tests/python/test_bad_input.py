@@ -239,4 +239,5 @@ def test_check_refuses_a_relaxation_outside_the_range_where_the_sweeps_converge(
     assert re.search(r"variant\.toml:\d+:\d+: solver\.relaxation.*\(0, 2\)", r.stderr), r.stderr
     good = variant(tmp_path, "scenarios/particles/column_at_rest.toml", "baumgarte = 0.2",
                    "baumgarte = 0.2\nrelaxation = 1.9", name="good.toml")
-    assert check(good).returncode == 0, check(good).stderr
+    r = check(good)
+    assert r.returncode == 0, r.stderr
