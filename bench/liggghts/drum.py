@@ -44,6 +44,7 @@ def run(args):
     model = P.Model()
     model.time_step_s = args.dt
     model.iterations = args.iterations
+    model.relaxation = args.relaxation
     model.friction = model.wall_friction = model.body_friction = 0.5
     model.rotation = True
     model.rolling_friction = args.rolling
@@ -65,7 +66,8 @@ def run(args):
         s = spin.state
         snapshots.append(tuple(np.asarray(a, dtype=float) for a in (s.x_m, s.z_m, s.radius_m)))
     wall = time.perf_counter() - start
-    out = dict(period_s=args.period_s, rolling_friction=args.rolling, talus_wall_s=wall,
+    out = dict(period_s=args.period_s, iterations=args.iterations,
+               relaxation=args.relaxation, rolling_friction=args.rolling, talus_wall_s=wall,
                liggghts_wall_s=args.liggghts_wall_s)
     for code, snaps in (("talus", snapshots),
                         ("liggghts", [(d["x"], d["z"], d["radius"]) for d in
@@ -86,6 +88,8 @@ def report(args):
     rows = [json.loads(l) for l in open(args.results) if l.strip()]
     with open(args.table, "w") as f:
         f.write(f"CPU: {args.cpu}\n\n")
+        solver = sorted({(d.get("iterations", 8), d.get("relaxation", 1.0)) for d in rows})
+        f.write("talus: " + "; ".join(f"{n} sweeps, relaxation {w:g}" for n, w in solver) + "\n\n")
         f.write("| drum speed [rpm] | rolling friction | talus angle [deg] (1.5, 2.0, 2.5 s) "
                 "| LIGGGHTS angle [deg] (1.5, 2.0, 2.5 s) | difference [deg] | talus wall [s] "
                 "| LIGGGHTS wall [s] |\n|---|---|---|---|---|---|---|\n")
@@ -125,6 +129,8 @@ r.add_argument("--density", type=float, default=2500.0)
 r.add_argument("--sdf-cell-m", type=float, default=0.002)
 r.add_argument("--dt", type=float, default=1e-3)
 r.add_argument("--iterations", type=int, default=8)
+r.add_argument("--relaxation", type=float, default=1.0,
+               help="the contact updates' relaxation, in (0, 2) (docs/particles.md §2)")
 r.add_argument("--threads", type=int, default=2)
 p = sub.add_parser("report")
 p.add_argument("--python", required=True)

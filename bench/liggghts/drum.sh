@@ -10,6 +10,7 @@
 #   bash bench/liggghts/drum.sh [BUILD_DIR] [WORK_DIR]
 #
 # Not part of `make bench`.
+# TALUS_ITERATIONS and TALUS_RELAXATION set talus's sweeps and relaxation (defaults 8 and 1).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source=bench/liggghts/common.sh
@@ -17,6 +18,8 @@ source "$here/common.sh"
 comparison_setup drum.sh liggghts-drum "$@"
 "$python" "$here/make_drum.py" --out .
 rolling=${ROLLING:-0.1}
+# talus's sweeps and relaxation (defaults 8 and 1, as in the tables of docs/particles.md §7).
+talus_solver=(--iterations "${TALUS_ITERATIONS:-8}" --relaxation "${TALUS_RELAXATION:-1}")
 : > results.jsonl
 for rpm in ${RPM:-10 30}; do
   period=$(echo "60 / $rpm" | bc -l)
@@ -27,7 +30,7 @@ for rpm in ${RPM:-10 30}; do
   lig_wall=$(echo "$(date +%s.%N) - $start" | bc)
   "$python" "$here/drum.py" run --python "$build/python" --csv drum.csv --obj drum.obj \
     --dump "drum_$rpm" --liggghts-wall-s "$lig_wall" --period-s "$period" --rolling "$rolling" \
-    >> results.jsonl
+    "${talus_solver[@]}" >> results.jsonl
 done
 "$python" "$here/drum.py" report --python "$build/python" --results results.jsonl --table drum.md \
   --pictures . --cpu "$cpu"

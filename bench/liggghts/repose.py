@@ -25,6 +25,7 @@ def model(P, args, container):
     m = P.Model()
     m.time_step_s = args.dt
     m.iterations = args.iterations
+    m.relaxation = args.relaxation
     m.friction = m.wall_friction = m.body_friction = 0.5
     m.rotation = True
     m.rolling_friction = args.rolling
@@ -70,7 +71,8 @@ def run(args):
     dump = read_dump(args.dump)
     lig_xyz, lig_r = np.column_stack([dump["x"], dump["y"], dump["z"]]), dump["radius"]
     lig = P.Simulation(on_floor, talus_state(P, lig_xyz, args.radius_m, args.density))
-    out = dict(rolling_friction=args.rolling, talus_angle_deg=talus_angle,
+    out = dict(rolling_friction=args.rolling, iterations=args.iterations,
+               relaxation=args.relaxation, talus_angle_deg=talus_angle,
                talus_height_m=talus_height, talus_wall_s=talus_wall,
                liggghts_angle_deg=lig.repose_angle_deg(),
                liggghts_height_m=float((lig_xyz[:, 2] + lig_r).max()),
@@ -91,6 +93,8 @@ def report(args):
     rows = [json.loads(l) for l in open(args.results) if l.strip()]
     with open(args.table, "w") as f:
         f.write(f"CPU: {args.cpu}\n\n")
+        solver = sorted({(d.get("iterations", 8), d.get("relaxation", 1.0)) for d in rows})
+        f.write("talus: " + "; ".join(f"{n} sweeps, relaxation {w:g}" for n, w in solver) + "\n\n")
         f.write("| rolling friction | talus angle [deg] | LIGGGHTS angle [deg] | difference [deg] "
                 "| talus pile height [mm] | LIGGGHTS pile height [mm] | talus wall [s] "
                 "| LIGGGHTS wall [s] |\n|---|---|---|---|---|---|---|---|\n")
@@ -131,6 +135,8 @@ r.add_argument("--settle-s", type=float, default=0.5)
 r.add_argument("--collapse-s", type=float, default=2.0)
 r.add_argument("--dt", type=float, default=1e-3)
 r.add_argument("--iterations", type=int, default=8)
+r.add_argument("--relaxation", type=float, default=1.0,
+               help="the contact updates' relaxation, in (0, 2) (docs/particles.md §2)")
 r.add_argument("--threads", type=int, default=2)
 p = sub.add_parser("report")
 p.add_argument("--results", required=True)

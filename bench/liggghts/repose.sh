@@ -11,12 +11,15 @@
 #   bash bench/liggghts/repose.sh [BUILD_DIR] [WORK_DIR]
 #
 # Not part of `make bench`: LIGGGHTS needs minutes per pile.
+# TALUS_ITERATIONS and TALUS_RELAXATION set talus's sweeps and relaxation (defaults 8 and 1).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source=bench/liggghts/common.sh
 source "$here/common.sh"
 comparison_setup repose.sh liggghts-repose "$@"
 "$python" "$here/make_pile.py" --data pile.data --csv pile.csv
+# talus's sweeps and relaxation (defaults 8 and 1, as in the tables of docs/particles.md §7).
+talus_solver=(--iterations "${TALUS_ITERATIONS:-8}" --relaxation "${TALUS_RELAXATION:-1}")
 : > results.jsonl
 for rolling in ${ROLLING:-0 0.05 0.1 0.2 0.5}; do
   start=$(date +%s.%N)
@@ -25,7 +28,7 @@ for rolling in ${ROLLING:-0 0.05 0.1 0.2 0.5}; do
     -var dump "pile_$rolling.dump" -log "log.pile_$rolling" > "pile_$rolling.out"
   lig_wall=$(echo "$(date +%s.%N) - $start" | bc)
   "$python" "$here/repose.py" run --python "$build/python" --csv pile.csv \
-    --dump "pile_$rolling.dump" --liggghts-wall-s "$lig_wall" --rolling "$rolling" >> results.jsonl
+    --dump "pile_$rolling.dump" --liggghts-wall-s "$lig_wall" --rolling "$rolling" "${talus_solver[@]}" >> results.jsonl
 done
 "$python" "$here/repose.py" report --results results.jsonl --table repose.md --pictures . \
   --python "$build/python" --cpu "$cpu"
