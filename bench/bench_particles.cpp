@@ -338,9 +338,9 @@ BENCHMARK(BM_ParticleHashTableSize)
 // of these steps per second, at 10,000 particles on 2 threads): the env's settled heap of
 // 10,000 grains of 2 cm with paper 001's bulldozer as a kinematic body, standing still in front
 // of the heap (pushing 0) or driving into it at 0.5 m/s (pushing 1, after 1.2 s of driving
-// from 0.3 m in front of the heap's foot, so the blade is in the heap). The env's model as
-// make_bulldozing_world builds it (3 sweeps, non-rotating, neighbour skin 0.6 r), 2 threads.
-// Per step: the stage times, and the contacts per particle.
+// from its bounding circle 0.3 m off the heap's foot: 0.6 m, so the blade is in the heap). The
+// env's model as make_bulldozing_world builds it (3 sweeps, non-rotating, neighbour skin 0.6 r), 2
+// threads. Per step: the stage times, and the contacts per particle.
 constexpr int kPushWarmupSteps = 1200;
 
 const BulldozingWorld& bulldozing_world() {
