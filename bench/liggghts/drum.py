@@ -103,7 +103,8 @@ def report(args):
     for d in rows:
         rpm = 60.0 / d["period_s"]
         series = []
-        for code, label in (("talus", "talus"), ("liggghts", "LIGGGHTS")):
+        solver = f"{d.get('iterations', 8)} sweeps, relaxation {d.get('relaxation', 1.0):g}"
+        for code, label in (("talus", f"talus [{solver}]"), ("liggghts", "LIGGGHTS")):
             x, top = d[f"{code}_profile"]
             series.append((f"{label} ({d[f'{code}_angle_deg']:.1f} deg)", [1e3 * v for v in x],
                            [float("nan") if v is None else 1e3 * v for v in top]))

@@ -107,7 +107,8 @@ def report(args):
     # One picture per rolling friction: both codes' pile profiles (talus's plotter, core/plot.hpp).
     for d in rows:
         series = []
-        for key, label in (("talus_profile", "talus"), ("liggghts_profile", "LIGGGHTS")):
+        solver = f"{d.get('iterations', 8)} sweeps, relaxation {d.get('relaxation', 1.0):g}"
+        for key, label in (("talus_profile", f"talus [{solver}]"), ("liggghts_profile", "LIGGGHTS")):
             rho, top = d[key]
             series.append((f"{label} ({d[key.split('_')[0] + '_angle_deg']:.1f} deg)",
                            [1e3 * x for x in rho],
