@@ -356,11 +356,9 @@ const BulldozingWorld& bulldozing_world() {
 
 void BM_BulldozingStep(benchmark::State& bench) {
   const BulldozingWorld& world = bulldozing_world();
-  ParticleModel model = world.model;
-  model.threads = 2;
+  const ParticleModel& model = world.model;  // 2 threads: the world's options
   ParticleState state = world.settled_heap;
-  float foot_x = -1e9f;  // the heap's +x foot
-  for (const float x : state.x_m) foot_x = std::max(foot_x, x);
+  const float foot_x = *std::max_element(state.x_m.begin(), state.x_m.end());  // the +x foot
   KinematicBulldozer dozer(world);
   dozer.place(static_cast<double>(foot_x) + 0.3 + world.bounding_radius_m,
               world.options.heap_centre_m.y(), kPi);

@@ -1,6 +1,8 @@
 # Shared set-up of repose.sh and drum.sh (sourced): the build and work folders as absolute paths,
 # LIGGGHTS present (refused with exit 2 otherwise), the MPI launcher, and the CPU printed.
-# Sets: here, build, work, python, mpi; changes into the work folder.
+# Sets: build, work, python, mpi, cpu and talus_solver (the --iterations and --relaxation that
+# repose.py and drum.py run with, from TALUS_ITERATIONS and TALUS_RELAXATION, defaults 8 and 1);
+# changes into the work folder.
 # Usage: comparison_setup SCRIPT_NAME DEFAULT_WORK_SUBFOLDER [BUILD_DIR] [WORK_DIR]
 comparison_setup() {
   local name=$1 subfolder=$2
@@ -17,5 +19,6 @@ comparison_setup() {
   [ "$(id -u)" -eq 0 ] && mpi+=(--allow-run-as-root)
   cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
   echo "CPU: $cpu"
+  talus_solver=(--iterations "${TALUS_ITERATIONS:-8}" --relaxation "${TALUS_RELAXATION:-1}")
   cd "$work"
 }

@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from grains import read_dump, talus_state
+from grains import add_solver_arguments, read_dump, solver_label, talus_state
 
 
 def surface(x, z, r, radius_m, bin_m):
@@ -88,8 +88,7 @@ def report(args):
     rows = [json.loads(l) for l in open(args.results) if l.strip()]
     with open(args.table, "w") as f:
         f.write(f"CPU: {args.cpu}\n\n")
-        solver = sorted({(d.get("iterations", 8), d.get("relaxation", 1.0)) for d in rows})
-        f.write("talus: " + "; ".join(f"{n} sweeps, relaxation {w:g}" for n, w in solver) + "\n\n")
+        f.write("talus: " + "; ".join(sorted({solver_label(d) for d in rows})) + "\n\n")
         f.write("| drum speed [rpm] | rolling friction | talus angle [deg] (1.5, 2.0, 2.5 s) "
                 "| LIGGGHTS angle [deg] (1.5, 2.0, 2.5 s) | difference [deg] | talus wall [s] "
                 "| LIGGGHTS wall [s] |\n|---|---|---|---|---|---|---|\n")
@@ -103,8 +102,7 @@ def report(args):
     for d in rows:
         rpm = 60.0 / d["period_s"]
         series = []
-        solver = f"{d.get('iterations', 8)} sweeps, relaxation {d.get('relaxation', 1.0):g}"
-        for code, label in (("talus", f"talus [{solver}]"), ("liggghts", "LIGGGHTS")):
+        for code, label in (("talus", f"talus [{solver_label(d)}]"), ("liggghts", "LIGGGHTS")):
             x, top = d[f"{code}_profile"]
             series.append((f"{label} ({d[f'{code}_angle_deg']:.1f} deg)", [1e3 * v for v in x],
                            [float("nan") if v is None else 1e3 * v for v in top]))
@@ -129,9 +127,7 @@ r.add_argument("--grain-radius-m", type=float, default=0.003)
 r.add_argument("--density", type=float, default=2500.0)
 r.add_argument("--sdf-cell-m", type=float, default=0.002)
 r.add_argument("--dt", type=float, default=1e-3)
-r.add_argument("--iterations", type=int, default=8)
-r.add_argument("--relaxation", type=float, default=1.0,
-               help="the contact updates' relaxation, in (0, 2) (docs/particles.md §2)")
+add_solver_arguments(r)
 r.add_argument("--threads", type=int, default=2)
 p = sub.add_parser("report")
 p.add_argument("--python", required=True)

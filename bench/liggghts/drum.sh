@@ -18,8 +18,6 @@ source "$here/common.sh"
 comparison_setup drum.sh liggghts-drum "$@"
 "$python" "$here/make_drum.py" --out .
 rolling=${ROLLING:-0.1}
-# talus's sweeps and relaxation (defaults 8 and 1, as in the tables of docs/particles.md §7).
-talus_solver=(--iterations "${TALUS_ITERATIONS:-8}" --relaxation "${TALUS_RELAXATION:-1}")
 : > results.jsonl
 for rpm in ${RPM:-10 30}; do
   period=$(echo "60 / $rpm" | bc -l)

@@ -1,6 +1,7 @@
 """What the LIGGGHTS comparison scripts share (make_bed.py, make_pile.py, make_drum.py,
 bed_stats.py, repose.py, drum.py): the jittered lattice of grains in a vertical cylinder, the
-LIGGGHTS data file both codes start from, reading a LIGGGHTS dump, and a talus State of grains.
+LIGGGHTS data file both codes start from, reading a LIGGGHTS dump, a talus State of grains, and
+the talus solver settings the pile and the drum take and report.
 """
 import math
 
@@ -55,3 +56,17 @@ def talus_state(P, positions, radius_m, density):
     for p in positions:
         state.add(p, [0.0, 0.0, 0.0], radius_m, mass)
     return state
+
+
+def add_solver_arguments(parser):
+    """talus's sweeps and relaxation for repose.py and drum.py run (defaults: the settings of
+    docs/particles.md §7's tables)."""
+    parser.add_argument("--iterations", type=int, default=8)
+    parser.add_argument("--relaxation", type=float, default=1.0,
+                        help="the contact updates' relaxation, in (0, 2) (docs/particles.md §2)")
+
+
+def solver_label(row):
+    """"N sweeps, relaxation W" of one result row (rows written before the row carried them:
+    add_solver_arguments' defaults)."""
+    return f"{row.get('iterations', 8)} sweeps, relaxation {row.get('relaxation', 1.0):g}"

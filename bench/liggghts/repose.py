@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from grains import read_dump, talus_state
+from grains import add_solver_arguments, read_dump, solver_label, talus_state
 
 
 def model(P, args, container):
@@ -93,8 +93,7 @@ def report(args):
     rows = [json.loads(l) for l in open(args.results) if l.strip()]
     with open(args.table, "w") as f:
         f.write(f"CPU: {args.cpu}\n\n")
-        solver = sorted({(d.get("iterations", 8), d.get("relaxation", 1.0)) for d in rows})
-        f.write("talus: " + "; ".join(f"{n} sweeps, relaxation {w:g}" for n, w in solver) + "\n\n")
+        f.write("talus: " + "; ".join(sorted({solver_label(d) for d in rows})) + "\n\n")
         f.write("| rolling friction | talus angle [deg] | LIGGGHTS angle [deg] | difference [deg] "
                 "| talus pile height [mm] | LIGGGHTS pile height [mm] | talus wall [s] "
                 "| LIGGGHTS wall [s] |\n|---|---|---|---|---|---|---|---|\n")
@@ -107,8 +106,7 @@ def report(args):
     # One picture per rolling friction: both codes' pile profiles (talus's plotter, core/plot.hpp).
     for d in rows:
         series = []
-        solver = f"{d.get('iterations', 8)} sweeps, relaxation {d.get('relaxation', 1.0):g}"
-        for key, label in (("talus_profile", f"talus [{solver}]"), ("liggghts_profile", "LIGGGHTS")):
+        for key, label in (("talus_profile", f"talus [{solver_label(d)}]"), ("liggghts_profile", "LIGGGHTS")):
             rho, top = d[key]
             series.append((f"{label} ({d[key.split('_')[0] + '_angle_deg']:.1f} deg)",
                            [1e3 * x for x in rho],
@@ -135,9 +133,7 @@ r.add_argument("--floor-half-width-m", type=float, default=0.25)
 r.add_argument("--settle-s", type=float, default=0.5)
 r.add_argument("--collapse-s", type=float, default=2.0)
 r.add_argument("--dt", type=float, default=1e-3)
-r.add_argument("--iterations", type=int, default=8)
-r.add_argument("--relaxation", type=float, default=1.0,
-               help="the contact updates' relaxation, in (0, 2) (docs/particles.md §2)")
+add_solver_arguments(r)
 r.add_argument("--threads", type=int, default=2)
 p = sub.add_parser("report")
 p.add_argument("--results", required=True)

@@ -18,8 +18,6 @@ here="$(cd "$(dirname "$0")" && pwd)"
 source "$here/common.sh"
 comparison_setup repose.sh liggghts-repose "$@"
 "$python" "$here/make_pile.py" --data pile.data --csv pile.csv
-# talus's sweeps and relaxation (defaults 8 and 1, as in the tables of docs/particles.md §7).
-talus_solver=(--iterations "${TALUS_ITERATIONS:-8}" --relaxation "${TALUS_RELAXATION:-1}")
 : > results.jsonl
 for rolling in ${ROLLING:-0 0.05 0.1 0.2 0.5}; do
   start=$(date +%s.%N)
