@@ -118,11 +118,15 @@ void border_flow(double shear_band_m, double dt_s, FlowWindow& w, BorderFlowScra
     const double speed = std::hypot(v.x(), v.y());
     if (!(speed > 0.0)) return;
     const double q = std::min(speed * dt_s, w.cell_size_m) * w.cell_size_m * shear_band_m;
-    // Target point one cell downstream, in window node coordinates.
-    const double ti = i + v.x() / speed, tj = j + v.y() / speed;
-    const int a = static_cast<int>(std::floor(ti)), c = static_cast<int>(std::floor(tj));
+    // Target point one cell downstream: node (i, j) plus the unit direction (dx, dy), split
+    // bilinearly over the four nodes around it. The fractions come from the direction alone, not
+    // from i + dx, whose rounding would depend on where the window starts (the step's windows are
+    // placed by the bodies' contact boxes), so the same soil moves the same in any window.
+    const double dx = v.x() / speed, dy = v.y() / speed;
+    const double floor_x = std::floor(dx), floor_y = std::floor(dy);
+    const int a = i + static_cast<int>(floor_x), c = j + static_cast<int>(floor_y);
     if (a < 0 || c < 0 || a + 1 >= w.nx || c + 1 >= w.ny) return;
-    const double fx = ti - a, fy = tj - c;
+    const double fx = dx - floor_x, fy = dy - floor_y;
     w.deposited_volume_m3[k] -= q;
     w.deposited_volume_m3[w.index(a, c)] += q * (1 - fx) * (1 - fy);
     w.deposited_volume_m3[w.index(a + 1, c)] += q * fx * (1 - fy);

@@ -203,6 +203,25 @@ void ScmState::scatter_rows(const NodeBlock& b, unsigned fields, int j_begin, in
   }
 }
 
+void ScmState::zero_fields(const IndexBox& box, unsigned fields) {
+  for (int tj = box.j0 / kTileNodes; tj * kTileNodes < box.j1; ++tj) {
+    for (int ti = box.i0 / kTileNodes; ti * kTileNodes < box.i1; ++ti) {
+      auto tile_doubles = double_fields(tile(ti, tj));
+      const int ia = std::max(box.i0, ti * kTileNodes),
+                ib = std::min(box.i1, (ti + 1) * kTileNodes);
+      const int ja = std::max(box.j0, tj * kTileNodes),
+                jb = std::min(box.j1, (tj + 1) * kTileNodes);
+      for (int j = ja; j < jb; ++j) {
+        const std::size_t o = tile_offset(ia, j);
+        for (std::size_t f = 0; f < tile_doubles.size(); ++f) {
+          if (fields & (1u << f))
+            std::fill_n(tile_doubles[f]->begin() + o, static_cast<std::size_t>(ib - ia), 0.0);
+        }
+      }
+    }
+  }
+}
+
 double ScmState::largest_change_at_edge_m() const {
   double largest = 0.0;
   auto visit = [&](int i0, int j0, int width, int height) {

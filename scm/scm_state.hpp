@@ -121,6 +121,10 @@ class ScmState {
   /// Both copy a block of kBandedPassMinNodes or more on the OpenMP team, in bands of its rows
   /// (the same bits for any thread count; scm/node_bands.hpp).
   void scatter(const NodeBlock& block, unsigned fields = kAllNodeFields);
+  /// Sets the chosen double fields (NodeField bits of the doubles only) of every node of `box`
+  /// (inside the map) to zero, allocating tiles on first touch: a scatter of a block of zeros
+  /// without the block.
+  void zero_fields(const IndexBox& box, unsigned fields);
 
   /// The box of the nodes whose height differs from the base terrain by more than tolerance_m
   /// (empty when none): where the soil was deformed or deposited, for pictures of it.

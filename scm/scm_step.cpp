@@ -246,16 +246,31 @@ IndexBox deformation_box(const ScmModel& m, const IndexBox& contact_nodes, doubl
   return m.clamped(grown(contact_nodes, margin));
 }
 
-// Stages 3-6 on one deformation window: the method moves the displaced soil, eq. 30 adds it, the
-// window is checked for NaN, and the nodes not in contact erode to the angle of repose.
-void deform_window(const ScmModel& m, ScmState& state, const IndexBox& box, double dt_s,
-                   long step_number, ScmWorkspace& work, ScmStepReport& report) {
-  // The window copies only what this stage reads (the step's inputs) and writes back only what it
-  // changes; the other fields were settled (and checked) by the contact stage, and the window's
-  // copies of them would be unchanged.
+// The box of window `box` whose nodes the deformation method writes. The flow fields carry soil
+// across the whole window (its margin is their reach). The border path writes only near its
+// patches: border nodes lie one node off a patch and a sheared node's target at most two nodes
+// downstream (border_flow), so the window's contact nodes' box grown by two holds every node it
+// changes; the rest of the window is there for the erosion (deformation_box). Every body's
+// contact box lies in exactly one window (its own grown box, merged).
+IndexBox flow_box(const ScmModel& m, const IndexBox& box, const ScmWorkspace& work) {
+  if (m.method == FlowMethod::Fields) return box;
+  IndexBox contact;
+  for (const IndexBox& f : work.body_contact_boxes) {
+    if (box.contains(f)) contact = united(contact, f);
+  }
+  const IndexBox g = grown(contact, 2);
+  return {std::max(g.i0, box.i0), std::max(g.j0, box.j0), std::min(g.i1, box.i1),
+          std::min(g.j1, box.j1)};
+}
+
+// Stages 3-4 on the flow box of a deformation window (flow_box): the method moves the displaced
+// soil, eq. 30 adds it, and what this stage wrote is checked for NaN. Leaves the box's nodes in
+// work.window_block, not yet scattered.
+void deform_flow_box(const ScmModel& m, ScmState& state, const IndexBox& box, double dt_s,
+                     long step_number, ScmWorkspace& work, ScmStepReport& report) {
+  // The block copies only what this stage reads (the step's inputs); the other fields were
+  // settled (and checked) by the contact stage, and the block's copies of them would be unchanged.
   constexpr unsigned kRead = kHeight | kFlowVelocity | kDisplaced | kInContact | kLooseLayer;
-  constexpr unsigned kWritten =
-      kHeight | kFlowVelocity | kFlowDepth | kDeposited | kDisplaced | kLooseLayer;
   NodeBlock& wb = work.window_block;
   resize_block(wb, box);
   state.gather(wb, kRead);
@@ -270,27 +285,24 @@ void deform_window(const ScmModel& m, ScmState& state, const IndexBox& box, doub
   }
 
   // Height update (eq. 30). The cut V_zeta / A_grid was already applied in the contact stage (the
-  // window's heights are after the cut), so only the deposits are added here.
+  // block's heights are after the cut), so only the deposits are added here.
   // Then a non-finite node state is looked for in what this stage wrote (before erosion, which
   // would spread a NaN); check_finite names the first such node and the step. Raw pointers and one
-  // concern per loop, as in fill_window, so that each loop vectorises. The heights before erosion
-  // are kept in the same pass, for the loose layer after it. Bands of nodes on the threads for a
-  // large window (scm/node_bands.hpp); the flags' OR is exact in any order.
+  // concern per loop, as in fill_window, so that each loop vectorises. Bands of nodes on the
+  // threads for a large block (scm/node_bands.hpp); the flags' OR is exact in any order.
   const FlowWindow& w = work.window;
   const std::size_t n = wb.size();
   const double area = m.cell_area_m2();
-  work.heights_before_erosion.resize(n);
   std::atomic<std::uint64_t> non_finite{0};
   for_node_bands(n, n, [&](std::size_t begin, std::size_t end) {
     const std::size_t count = end - begin;
     const double* deposited = w.deposited_volume_m3.data() + begin;
     const double* flow_velocity = w.flow_velocity_W.data()->data() + 3 * begin;  // packed Vec3s
     const double* flow_depth = w.flow_depth_m.data() + begin;
-    // Distinct arrays (the block's, the window's and the workspace's own vectors): restrict lets
-    // GCC vectorise without checking them for overlap at run time.
+    // Distinct arrays (the block's and the window's own vectors): restrict lets GCC vectorise
+    // without checking them for overlap at run time.
     double* __restrict height = wb.height_m.data() + begin;
     double* __restrict loose = wb.loose_layer_m.data() + begin;
-    double* __restrict before = work.heights_before_erosion.data() + begin;
     double* __restrict vx = wb.flow_vx.data() + begin;
     double* __restrict vy = wb.flow_vy.data() + begin;
     double* __restrict vz = wb.flow_vz.data() + begin;
@@ -298,7 +310,6 @@ void deform_window(const ScmModel& m, ScmState& state, const IndexBox& box, doub
       height[k] += deposited[k] / area;
       add_loose(loose[k], deposited[k] / area);
     }
-    std::copy_n(height, count, before);
     for (std::size_t k = 0; k < count; ++k) {
       vx[k] = flow_velocity[3 * k];
       vy[k] = flow_velocity[3 * k + 1];
@@ -319,24 +330,51 @@ void deform_window(const ScmModel& m, ScmState& state, const IndexBox& box, doub
   double deposited_sum = report.deposited_volume_m3;
   for (std::size_t k = 0; k < n; ++k) deposited_sum += deposited[k];
   report.deposited_volume_m3 = deposited_sum;
-  report.window_nodes += static_cast<int>(n);
   if (non_finite.load(std::memory_order_relaxed) != 0) {
-    // The message shows every state of the node; the window did not copy the contact stage's.
+    // The message shows every state of the node; the block did not copy the contact stage's.
     state.gather(wb, kPlasticSinkage | kShearX | kShearY);
     check_finite(wb, step_number);
   }
+}
+
+// Stages 3-6 on one deformation window: the flow and the height update on its flow box
+// (deform_flow_box), then the erosion of the nodes not in contact to the angle of repose over the
+// whole window. Outside the flow box the method writes no soil, so there its outputs are zero
+// (no flow, no deposit, no displaced soil): they are written as zeros without a pass over a block,
+// and the erosion's block copies the heights, contacts and loose layers only. The heights, and
+// every output, are the bits of one block over the whole window.
+void deform_window(const ScmModel& m, ScmState& state, const IndexBox& box, double dt_s,
+                   long step_number, ScmWorkspace& work, ScmStepReport& report) {
+  constexpr unsigned kMethodOutputs = kFlowVelocity | kFlowDepth | kDeposited | kDisplaced;
+  constexpr unsigned kWritten = kHeight | kLooseLayer | kMethodOutputs;
+  const IndexBox flow = flow_box(m, box, work);
+  deform_flow_box(m, state, flow, dt_s, step_number, work, report);
+  report.window_nodes += static_cast<int>(box.count());
+  NodeBlock* eroded = &work.window_block;
+  unsigned eroded_fields = kWritten;
+  if (!(flow == box)) {
+    state.zero_fields(box, kMethodOutputs);
+    state.scatter(work.window_block, kWritten);
+    eroded = &work.erosion_block;
+    eroded_fields = kHeight | kLooseLayer;
+    resize_block(*eroded, box);
+    state.gather(*eroded, kHeight | kInContact | kLooseLayer);
+  }
+  NodeBlock& eb = *eroded;
+  const std::size_t n = eb.size();
+  work.heights_before_erosion.assign(eb.height_m.begin(), eb.height_m.end());
 
   // Erosion of the nodes not in contact to the angle of repose (keeps finite heights finite);
   // what it moves is loose where it lands and taken from the loose layer where it leaves.
   report.erosion_updates =
-      std::max(report.erosion_updates, erode_window(m, wb, work.erosion_scratch));
+      std::max(report.erosion_updates, erode_window(m, eb, work.erosion_scratch));
   for_node_bands(n, n, [&](std::size_t begin, std::size_t end) {
-    const double* height = wb.height_m.data() + begin;
+    const double* height = eb.height_m.data() + begin;
     const double* before = work.heights_before_erosion.data() + begin;
-    double* __restrict loose = wb.loose_layer_m.data() + begin;
+    double* __restrict loose = eb.loose_layer_m.data() + begin;
     for (std::size_t k = 0; k < end - begin; ++k) add_loose(loose[k], height[k] - before[k]);
   });
-  state.scatter(wb, kWritten);
+  state.scatter(eb, eroded_fields);
 }
 
 }  // namespace

@@ -16,7 +16,8 @@ namespace talus::scm {
 /// Scratch memory of the step, kept between steps (nothing in it carries meaning across steps).
 struct ScmWorkspace {
   NodeBlock contact_block;  ///< the nodes under some bodies (one box of overlapping footprints)
-  NodeBlock window_block;   ///< one deformation window
+  NodeBlock window_block;   ///< one deformation window's flow box (scm_step.cpp: flow_box)
+  NodeBlock erosion_block;  ///< one deformation window, for its erosion (border path)
   FlowWindow window;
   BorderFlowScratch border;
   std::vector<std::vector<ContactNode>> rows;

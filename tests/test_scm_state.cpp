@@ -139,6 +139,36 @@ TEST(ScmState, LargeBlocksCopyTheSameNodesOnAnyThreadCount) {
 
 // A wheel driven twice as far touches about twice the tiles: memory follows the track, not the
 // map (the map here is 100 m x 4 m: 10^7 nodes that are never allocated).
+// zero_fields writes zeros into the chosen fields of the box's nodes only (the border path's
+// window outside its flow box, scm_step.cpp), leaving every other field and node as it was.
+TEST(ScmState, ZeroFieldsClearsTheChosenFieldsOfTheBoxOnly) {
+  const ScmModel m = map(0.01, 70, 40);
+  ScmState s(m);
+  NodeBlock b;
+  b.resize(0, 0, 70, 40);
+  s.gather(b);
+  for (std::size_t k = 0; k < b.size(); ++k) {
+    b.deposited_m3[k] = 1.0 + static_cast<double>(k);
+    b.flow_vx[k] = 2.0;
+    b.height_m[k] = 0.5;
+  }
+  s.scatter(b);
+  const IndexBox box{20, 5, 50, 37};  // across tile borders (32 nodes)
+  s.zero_fields(box, kDeposited | kFlowVx);
+  NodeBlock after;
+  after.resize(0, 0, 70, 40);
+  s.gather(after);
+  for (int j = 0; j < 40; ++j) {
+    for (int i = 0; i < 70; ++i) {
+      const std::size_t k = after.index(i, j);
+      const bool in = box.contains(i, j);
+      EXPECT_EQ(after.deposited_m3[k], in ? 0.0 : 1.0 + static_cast<double>(k)) << i << ", " << j;
+      EXPECT_EQ(after.flow_vx[k], in ? 0.0 : 2.0) << i << ", " << j;
+      EXPECT_EQ(after.height_m[k], 0.5) << i << ", " << j;
+    }
+  }
+}
+
 TEST(ScmState, MemoryGrowsWithTouchedAreaOnly) {
   const ScmModel m = map(0.02, 5001, 201);
   auto tiles_after = [&](double drive_s) {
