@@ -255,7 +255,11 @@ bool HullTracker::insert_outside_point(const Eigen::MatrixXd& points) {
     const double norm = n.norm();
     if (!(norm > 0.0)) return false;
     const Eigen::Vector3d unit = n / norm;
-    planes[t] << unit, unit.dot(points.row(triangles_[t][0]).transpose());
+    // Component by component: Eigen's comma initializer copies `unit` with a 4-wide AVX load,
+    // which GCC 12 at -march=znver3 reports as reading past the 3-vector (-Warray-bounds, an
+    // error in CI's build).
+    planes[t] = Eigen::Vector4d(unit.x(), unit.y(), unit.z(),
+                                unit.dot(points.row(triangles_[t][0]).transpose()));
   }
   Eigen::Index outside = -1;
   double farthest = tol;
