@@ -246,32 +246,38 @@ IndexBox deformation_box(const ScmModel& m, const IndexBox& contact_nodes, doubl
   return m.clamped(grown(contact_nodes, margin));
 }
 
-// The box of window `box` whose nodes the deformation method writes. The flow fields carry soil
-// across the whole window (its margin is their reach). The border path writes only near its
-// patches: border nodes lie one node off a patch and a sheared node's target at most two nodes
-// downstream (border_flow), so the window's contact nodes' box grown by two holds every node it
-// changes; the rest of the window is there for the erosion (deformation_box). Every body's
-// contact box lies in exactly one window (its own grown box, merged).
-IndexBox flow_box(const ScmModel& m, const IndexBox& box, const ScmWorkspace& work) {
-  if (m.method == FlowMethod::Fields) return box;
-  IndexBox contact;
+// The boxes of window `box` whose nodes the deformation method writes. The flow fields carry soil
+// across the whole window (its margin is their reach): one box, the window. The border path writes
+// only near its patches: border nodes lie one node off a patch and a sheared node's target at
+// most two nodes downstream (border_flow), so each body's contact box grown by two holds every
+// node it changes for that body; the rest of the window is there for the erosion
+// (deformation_box). The grown boxes are merged where they overlap (disjoint_boxes), so a node
+// bordering two bodies' patches is in one box and takes both. Each box is deformed on its own:
+// once the erosion's reach merged the rover's four wheel windows on the slope into one, a single
+// box around all four contact patches scanned the soil between the wheels in every border_flow
+// call. Per box, border_flow gives every node the same bits as over one box around them all: its
+// patches, their scan order restricted to a box and the shear transport's targets are the same.
+// Every body's contact box lies in exactly one window (its own grown box, merged).
+std::vector<IndexBox> flow_boxes(const ScmModel& m, const IndexBox& box, const ScmWorkspace& work) {
+  if (m.method == FlowMethod::Fields) return {box};
+  std::vector<IndexBox> grown_contacts;
   for (const IndexBox& f : work.body_contact_boxes) {
-    if (box.contains(f)) contact = united(contact, f);
+    if (f.empty() || !box.contains(f)) continue;
+    const IndexBox g = grown(f, 2);
+    grown_contacts.push_back({std::max(g.i0, box.i0), std::max(g.j0, box.j0),
+                              std::min(g.i1, box.i1), std::min(g.j1, box.j1)});
   }
-  const IndexBox g = grown(contact, 2);
-  return {std::max(g.i0, box.i0), std::max(g.j0, box.j0), std::min(g.i1, box.i1),
-          std::min(g.j1, box.j1)};
+  return disjoint_boxes(std::move(grown_contacts));
 }
 
-// Stages 3-4 on the flow box of a deformation window (flow_box): the method moves the displaced
+// Stages 3-4 on one flow box of a deformation window (flow_boxes): the method moves the displaced
 // soil, eq. 30 adds it, and what this stage wrote is checked for NaN. Leaves the box's nodes in
-// work.window_block, not yet scattered.
+// `wb`, not yet scattered.
 void deform_flow_box(const ScmModel& m, ScmState& state, const IndexBox& box, double dt_s,
-                     long step_number, ScmWorkspace& work, ScmStepReport& report) {
+                     long step_number, NodeBlock& wb, ScmWorkspace& work, ScmStepReport& report) {
   // The block copies only what this stage reads (the step's inputs); the other fields were
   // settled (and checked) by the contact stage, and the block's copies of them would be unchanged.
   constexpr unsigned kRead = kHeight | kFlowVelocity | kDisplaced | kInContact | kLooseLayer;
-  NodeBlock& wb = work.window_block;
   resize_block(wb, box);
   state.gather(wb, kRead);
   fill_window(m, wb, work.contacts, work.window);
@@ -337,9 +343,9 @@ void deform_flow_box(const ScmModel& m, ScmState& state, const IndexBox& box, do
   }
 }
 
-// Stages 3-6 on one deformation window: the flow and the height update on its flow box
+// Stages 3-6 on one deformation window: the flow and the height update on its flow boxes
 // (deform_flow_box), then the erosion of the nodes not in contact to the angle of repose over the
-// whole window. Outside the flow box the method writes no soil, so there its outputs are zero
+// whole window. Outside the flow boxes the method writes no soil, so there its outputs are zero
 // (no flow, no deposit, no displaced soil): they are written as zeros without a pass over a block,
 // and the erosion's block copies the heights, contacts and loose layers only. The heights, and
 // every output, are the bits of one block over the whole window.
@@ -347,16 +353,22 @@ void deform_window(const ScmModel& m, ScmState& state, const IndexBox& box, doub
                    long step_number, ScmWorkspace& work, ScmStepReport& report) {
   constexpr unsigned kMethodOutputs = kFlowVelocity | kFlowDepth | kDeposited | kDisplaced;
   constexpr unsigned kWritten = kHeight | kLooseLayer | kMethodOutputs;
-  const IndexBox flow = flow_box(m, box, work);
-  deform_flow_box(m, state, flow, dt_s, step_number, work, report);
+  const std::vector<IndexBox> flows = flow_boxes(m, box, work);
   report.window_nodes += static_cast<int>(box.count());
-  NodeBlock* eroded = &work.window_block;
-  unsigned eroded_fields = kWritten;
-  if (!(flow == box)) {
+  // Every flow box is deformed before any is written back: zero_fields below clears the soil
+  // the contact stage displaced, which the flow reads.
+  if (work.flow_blocks.size() < flows.size()) work.flow_blocks.resize(flows.size());
+  for (std::size_t f = 0; f < flows.size(); ++f) {
+    deform_flow_box(m, state, flows[f], dt_s, step_number, work.flow_blocks[f], work, report);
+  }
+  NodeBlock* eroded = &work.erosion_block;
+  unsigned eroded_fields = kHeight | kLooseLayer;
+  if (flows.size() == 1 && flows.front() == box) {
+    eroded = &work.flow_blocks.front();
+    eroded_fields = kWritten;
+  } else {
     state.zero_fields(box, kMethodOutputs);
-    state.scatter(work.window_block, kWritten);
-    eroded = &work.erosion_block;
-    eroded_fields = kHeight | kLooseLayer;
+    for (std::size_t f = 0; f < flows.size(); ++f) state.scatter(work.flow_blocks[f], kWritten);
     resize_block(*eroded, box);
     state.gather(*eroded, kHeight | kInContact | kLooseLayer);
   }

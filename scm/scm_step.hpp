@@ -16,7 +16,9 @@ namespace talus::scm {
 /// Scratch memory of the step, kept between steps (nothing in it carries meaning across steps).
 struct ScmWorkspace {
   NodeBlock contact_block;  ///< the nodes under some bodies (one box of overlapping footprints)
-  NodeBlock window_block;   ///< one deformation window's flow box (scm_step.cpp: flow_box)
+  /// The flow boxes of one deformation window (scm_step.cpp: flow_boxes), one block each: the
+  /// fields' window, or the border path's boxes around the bodies' contact patches.
+  std::vector<NodeBlock> flow_blocks;
   NodeBlock erosion_block;  ///< one deformation window, for its erosion (border path)
   FlowWindow window;
   BorderFlowScratch border;

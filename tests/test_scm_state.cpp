@@ -6,9 +6,11 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <string>
 #include <utility>
 
+#include "scm/border_flow.hpp"
 #include "scm/node_bands.hpp"
 #include "scm/scm_contact_tier.hpp"
 #include "scm/scm_forces.hpp"
@@ -321,6 +323,102 @@ TEST(ScmStep, DistantBodiesAreDeformedInWindowsOfTheirOwn) {
   for (int j = 0; j < m.ny; ++j) {
     for (int i = 0; i < 40; ++i) {  // the left box's side of the map (x < 0.625 m)
       EXPECT_EQ(alone_state.height(i, j), both_state.height(i, j)) << i << ", " << j;
+    }
+  }
+}
+
+// The border path changes nodes at most two nodes off its contact patches, the bound the step's
+// flow boxes rely on (scm_step.cpp, flow_boxes: each body's contact box grown by two). A patch
+// sliding exactly along +x carries its front row's sheared soil to the next node, and the split
+// over the four nodes around the target reaches one node further (with weight zero): in a window
+// one node wider than the patch that soil stays at its source, in one two nodes wider it lands
+// as in an unbounded window.
+TEST(BorderFlow, APatchChangesNodesAtMostTwoNodesOffIt) {
+  // A 4 x 3 patch with its first node at (margin, margin) in a window `margin` nodes wider on
+  // every side; the deposits of the window's nodes by global index (the patch's first node at
+  // (100, 100)).
+  auto deposits = [](int margin) {
+    FlowWindow w;
+    w.cell_size_m = 0.02;
+    w.resize(4 + 2 * margin, 3 + 2 * margin);
+    for (int j = margin; j < margin + 3; ++j) {
+      for (int i = margin; i < margin + 4; ++i) {
+        const std::size_t k = w.index(i, j);
+        w.in_contact[k] = 1;
+        w.displaced_volume_m3[k] = 1e-6;
+        w.contact_velocity_W[k] = Vec3(0.5, 0.0, -0.1);
+      }
+    }
+    BorderFlowScratch scratch;
+    border_flow(0.01, 0.04, w, scratch);
+    std::map<std::pair<int, int>, double> by_node;
+    for (int j = 0; j < w.ny; ++j) {
+      for (int i = 0; i < w.nx; ++i) {
+        const double v = w.deposited_volume_m3[w.index(i, j)];
+        if (v != 0.0) by_node[{100 - margin + i, 100 - margin + j}] = v;
+      }
+    }
+    return by_node;
+  };
+  const auto unbounded = deposits(6);
+  EXPECT_EQ(deposits(2), unbounded);
+  EXPECT_NE(deposits(1), unbounded);
+  for (const auto& [node, v] : unbounded) {
+    EXPECT_GE(node.first, 99);
+    EXPECT_LE(node.first, 104 + 1);  // one node past the patch's last column (103)
+    EXPECT_GE(node.second, 99);
+    EXPECT_LE(node.second, 103);
+  }
+}
+
+// Two boxes 0.75 m apart on the border path whose erosion margins are wide enough to merge their
+// windows into one: the border path still deforms each box's own patch in a box of its own (the
+// soil between them is not scanned: scm_step.cpp, flow_boxes), and with the erosion off (the only
+// stage whose result depends on the window's extent) every node and both wrenches are the bits of
+// the run with a window per box.
+TEST(ScmStep, MergedBorderWindowsDeformEachBodysPatchAsSeparateWindowsDo) {
+  const double cell = 1.0 / 64.0;
+  const Shape box = BoxShape{Vec3(4 * cell, 4 * cell, 4 * cell)};
+  struct Run {
+    ScmStepReport last;
+    std::vector<Wrench> wrenches;
+    ScmState state;
+  };
+  auto run = [&](int margin_nodes) {
+    ScmModel m = map(cell, 101, 41);
+    m.erosion_max_updates = 0;
+    m.border_margin_nodes = margin_nodes;
+    m.bodies = {CoupledBody{"left", box, Vec3::Zero()}, CoupledBody{"right", box, Vec3::Zero()}};
+    Run r{{}, {}, ScmState(m)};
+    ScmWorkspace work;
+    std::vector<BodyMotion> motion(2);
+    std::vector<Wrench> wrench(2);
+    for (int k = 1; k <= 40; ++k) {
+      const double sink = k / 4096.0, x = k / 512.0;
+      for (int b = 0; b < 2; ++b) {
+        motion[static_cast<std::size_t>(b)].X_WB =
+            make_pose(Vec3(0.25 + 0.75 * b + x, 0.3125 + b / 64.0, 4 * cell - sink));
+        motion[static_cast<std::size_t>(b)].V_WB.v_WBo = Vec3(2.0, b == 0 ? 0.0 : -0.5, -0.2);
+      }
+      r.last = step(m, r.state, 1e-3, motion, wrench, work);
+      r.wrenches.insert(r.wrenches.end(), wrench.begin(), wrench.end());
+    }
+    return r;
+  };
+  const Run apart = run(4), merged = run(40);
+  ASSERT_GT(apart.last.nodes_in_contact, 0);
+  // One window spanning both boxes and the soil between (the whole 101 x 41 map), against two
+  // small ones.
+  EXPECT_EQ(merged.last.window_nodes, 101 * 41);
+  EXPECT_LT(apart.last.window_nodes, 101 * 41 / 2);
+  ASSERT_EQ(apart.wrenches.size(), merged.wrenches.size());
+  for (std::size_t k = 0; k < apart.wrenches.size(); ++k) {
+    EXPECT_EQ(apart.wrenches[k].f_W, merged.wrenches[k].f_W) << k;
+    EXPECT_EQ(apart.wrenches[k].tau_W, merged.wrenches[k].tau_W) << k;
+  }
+  for (int j = 0; j < 41; ++j) {
+    for (int i = 0; i < 101; ++i) {
+      ASSERT_EQ(apart.state.height(i, j), merged.state.height(i, j)) << i << ", " << j;
     }
   }
 }
