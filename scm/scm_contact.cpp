@@ -81,6 +81,8 @@ void contact_body(const ScmModel& m, int body_index, const BodyMotion& motion, c
       }
       ContactNode c;
       c.k = k;
+      c.i = i;
+      c.j = j;
       c.body = body_index;
       c.p_W = Vec3(x, y, z_obj);
       c.n_W = motion.X_WB.linear() * outward_normal(body.shape, X_BW * c.p_W);

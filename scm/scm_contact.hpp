@@ -14,6 +14,7 @@ namespace talus::scm {
 /// One node a body loads in this step.
 struct ContactNode {
   std::size_t k = 0;      ///< index in the NodeBlock the contact stage worked on
+  int i = 0, j = 0;       ///< the node's global grid index (its x_node, y_node)
   int body = 0;           ///< which body
   Vec3 p_W;               ///< contact point: (x_node, y_node, z_obj) [m]
   Vec3 n_W;               ///< body's outward unit normal there (points into the soil)
