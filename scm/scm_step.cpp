@@ -173,8 +173,8 @@ double erosion_reach_m(const ScmModel& m, const NodeBlock& cb) {
       const double rise_y = j > cb.j0 ? base - m.base_height(i, j - 1) : 0.0;
       // hypot(x, +-0) is |x| exactly (C17 7.12.7.3): a base sloped along one axis (RoverSlope-v0's
       // ramp) or level takes no library call per node.
-      const double rise = rise_x == 0.0 || rise_y == 0.0 ? std::abs(rise_x + rise_y)
-                                                         : std::hypot(rise_x, rise_y);
+      const double rise =
+          rise_x == 0.0 || rise_y == 0.0 ? std::abs(rise_x + rise_y) : std::hypot(rise_x, rise_y);
       steepest = std::max(steepest, rise);
     }
   }
