@@ -7,6 +7,7 @@
 #include <omp.h>
 
 #include <cstddef>
+#include <limits>
 
 namespace talus::scm {
 
@@ -16,14 +17,19 @@ namespace talus::scm {
 /// split, and the border path's windows (about 800 nodes at 2 cm, 2,300 at 1 cm; ScmWheelStep's
 /// window_nodes) and the contact blocks do not (docs/soil_flow.md, Speed).
 inline constexpr std::size_t kBandedPassMinNodes = 4096;
+/// A bound no block reaches: every pass on the calling thread. The border path's windows take it
+/// (scm_step.cpp, window_banding): a step of the border path runs nothing else on the team, whose
+/// threads are then asleep, and waking them for a copy of a few thousand nodes cost more than it
+/// shared (docs/scm.md, Speed).
+inline constexpr std::size_t kNeverBanded = std::numeric_limits<std::size_t>::max();
 
 /// Calls band(begin, end) over [0, count) cut into one contiguous band per thread of the OpenMP
-/// team when the pass covers at least kBandedPassMinNodes nodes (`nodes`) and no team is running
-/// already (a vector env steps its instances on the threads itself), else band(0, count) once.
-/// `band` must not throw (an exception cannot leave an OpenMP region).
+/// team when the pass covers at least min_nodes nodes (`nodes`) and no team is running already (a
+/// vector env steps its instances on the threads itself), else band(0, count) once. `band` must
+/// not throw (an exception cannot leave an OpenMP region).
 template <class Band>
-void for_node_bands(std::size_t count, std::size_t nodes, const Band& band) {
-  if (nodes < kBandedPassMinNodes || omp_in_parallel() || omp_get_max_threads() == 1) {
+void for_node_bands(std::size_t count, std::size_t nodes, std::size_t min_nodes, const Band& band) {
+  if (nodes < min_nodes || omp_in_parallel() || omp_get_max_threads() == 1) {
     band(std::size_t{0}, count);
     return;
   }
@@ -33,6 +39,12 @@ void for_node_bands(std::size_t count, std::size_t nodes, const Band& band) {
     const auto team = static_cast<std::size_t>(omp_get_num_threads());
     band(count * t / team, count * (t + 1) / team);
   }
+}
+
+/// for_node_bands with the bound kBandedPassMinNodes.
+template <class Band>
+void for_node_bands(std::size_t count, std::size_t nodes, const Band& band) {
+  for_node_bands(count, nodes, kBandedPassMinNodes, band);
 }
 
 }  // namespace talus::scm

@@ -113,10 +113,11 @@ double ScmState::plastic_sinkage(int i, int j) const {
 // memcpy-like std::copy_n instead of a per-node loop with index arithmetic.
 // A large block is copied in bands of its rows, one per thread (scm/node_bands.hpp): every node is
 // copied from and to its own place, so the split cannot change a bit.
-void ScmState::gather(NodeBlock& b, unsigned fields) const {
-  for_node_bands(static_cast<std::size_t>(b.ny), b.size(), [&](std::size_t r0, std::size_t r1) {
-    gather_rows(b, fields, b.j0 + static_cast<int>(r0), b.j0 + static_cast<int>(r1));
-  });
+void ScmState::gather(NodeBlock& b, unsigned fields, std::size_t banded_min_nodes) const {
+  for_node_bands(static_cast<std::size_t>(b.ny), b.size(), banded_min_nodes,
+                 [&](std::size_t r0, std::size_t r1) {
+                   gather_rows(b, fields, b.j0 + static_cast<int>(r0), b.j0 + static_cast<int>(r1));
+                 });
 }
 
 void ScmState::gather_rows(NodeBlock& b, unsigned fields, int j_begin, int j_end) const {
@@ -162,16 +163,18 @@ void ScmState::gather_rows(NodeBlock& b, unsigned fields, int j_begin, int j_end
   }
 }
 
-void ScmState::scatter(const NodeBlock& b, unsigned fields) {
+void ScmState::scatter(const NodeBlock& b, unsigned fields, std::size_t banded_min_nodes) {
   // The block's tiles are allocated first, on this thread: the bands then write into tiles that
   // exist, and the tile list does not grow (and move) while they hold pointers into it.
   const int i1 = b.i0 + b.nx, j1 = b.j0 + b.ny;
   for (int tj = b.j0 / kTileNodes; tj * kTileNodes < j1; ++tj) {
     for (int ti = b.i0 / kTileNodes; ti * kTileNodes < i1; ++ti) tile(ti, tj);
   }
-  for_node_bands(static_cast<std::size_t>(b.ny), b.size(), [&](std::size_t r0, std::size_t r1) {
-    scatter_rows(b, fields, b.j0 + static_cast<int>(r0), b.j0 + static_cast<int>(r1));
-  });
+  for_node_bands(static_cast<std::size_t>(b.ny), b.size(), banded_min_nodes,
+                 [&](std::size_t r0, std::size_t r1) {
+                   scatter_rows(b, fields, b.j0 + static_cast<int>(r0),
+                                b.j0 + static_cast<int>(r1));
+                 });
 }
 
 void ScmState::scatter_rows(const NodeBlock& b, unsigned fields, int j_begin, int j_end) {

@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "scm/node_bands.hpp"
 #include "scm/scm_model.hpp"
 
 namespace talus::scm {
@@ -116,11 +117,13 @@ class ScmState {
   /// Copies the nodes of `block`'s rectangle (which must lie inside the map) into it; untouched
   /// nodes read as base terrain. `fields` (NodeField bits) chooses the fields copied; the others
   /// are left as they were.
-  void gather(NodeBlock& block, unsigned fields = kAllNodeFields) const;
+  void gather(NodeBlock& block, unsigned fields = kAllNodeFields,
+              std::size_t banded_min_nodes = kBandedPassMinNodes) const;
   /// Writes the chosen fields of every node of `block` back, allocating tiles on first touch.
-  /// Both copy a block of kBandedPassMinNodes or more on the OpenMP team, in bands of its rows
+  /// Both copy a block of banded_min_nodes or more on the OpenMP team, in bands of its rows
   /// (the same bits for any thread count; scm/node_bands.hpp).
-  void scatter(const NodeBlock& block, unsigned fields = kAllNodeFields);
+  void scatter(const NodeBlock& block, unsigned fields = kAllNodeFields,
+               std::size_t banded_min_nodes = kBandedPassMinNodes);
   /// Sets the chosen double fields (NodeField bits of the doubles only) of every node of `box`
   /// (inside the map) to zero, allocating tiles on first touch: a scatter of a block of zeros
   /// without the block.

@@ -43,6 +43,16 @@ std::vector<IndexBox> disjoint_boxes(std::vector<IndexBox> boxes) {
 
 void resize_block(NodeBlock& b, const IndexBox& f) { b.resize(f.i0, f.j0, f.width(), f.height()); }
 
+// The bound from which a deformation window's per-node passes (copies, element-wise updates) run
+// in bands on the team (scm/node_bands.hpp). The flow fields keep the team busy every step (their
+// local fields and superposition), so its threads are awake for the passes around them: banded,
+// the rover's fields run took 1.12 s against 1.20 s serial (medians of 5). The border path runs
+// nothing else on the team: waking it for each copy of a merged window of 4,000-8,000 nodes made
+// a scripted RoverSlope-v0 episode 2.11 s against 1.66 s serial (docs/scm.md, Speed).
+std::size_t window_banding(const ScmModel& m) {
+  return m.method == FlowMethod::Fields ? kBandedPassMinNodes : kNeverBanded;
+}
+
 // Nodes that were in contact and are not any more are released: j and its peak reset, and soil
 // sheared past failure is loosened for the next contact (docs/scm.md §Multipass).
 void release_nodes(const SoilParameters& soil, NodeBlock& b, const std::vector<std::uint8_t>& was) {
@@ -64,7 +74,7 @@ void fill_window(const ScmModel& m, const NodeBlock& b, std::span<const ContactN
   // (in_contact) may alias the vectors' own pointers, so GCC reloaded them per node and kept the
   // pass scalar (a fields window at 1 cm has 10,000 nodes). Bands of nodes on the threads for a
   // large window (scm/node_bands.hpp).
-  for_node_bands(b.size(), b.size(), [&](std::size_t begin, std::size_t end) {
+  for_node_bands(b.size(), b.size(), window_banding(m), [&](std::size_t begin, std::size_t end) {
     const std::size_t n = end - begin;
     std::copy_n(b.height_m.data() + begin, n, w.height_m.data() + begin);
     std::copy_n(b.in_contact.data() + begin, n, w.in_contact.data() + begin);
@@ -284,7 +294,8 @@ void deform_flow_box(const ScmModel& m, ScmState& state, const IndexBox& box, do
   // settled (and checked) by the contact stage, and the block's copies of them would be unchanged.
   constexpr unsigned kRead = kHeight | kFlowVelocity | kDisplaced | kInContact | kLooseLayer;
   resize_block(wb, box);
-  state.gather(wb, kRead);
+  const std::size_t banding = window_banding(m);
+  state.gather(wb, kRead, banding);
   fill_window(m, wb, work.contacts, work.window);
   if (m.method == FlowMethod::Fields) {
     // The Rankine angles of eq. 9-11 use the soil's friction angle.
@@ -305,7 +316,7 @@ void deform_flow_box(const ScmModel& m, ScmState& state, const IndexBox& box, do
   const std::size_t n = wb.size();
   const double area = m.cell_area_m2();
   std::atomic<std::uint64_t> non_finite{0};
-  for_node_bands(n, n, [&](std::size_t begin, std::size_t end) {
+  for_node_bands(n, n, banding, [&](std::size_t begin, std::size_t end) {
     const std::size_t count = end - begin;
     const double* deposited = w.deposited_volume_m3.data() + begin;
     const double* flow_velocity = w.flow_velocity_W.data()->data() + 3 * begin;  // packed Vec3s
@@ -359,6 +370,7 @@ void deform_window(const ScmModel& m, ScmState& state, const IndexBox& box, doub
   constexpr unsigned kMethodOutputs = kFlowVelocity | kFlowDepth | kDeposited | kDisplaced;
   constexpr unsigned kWritten = kHeight | kLooseLayer | kMethodOutputs;
   const std::vector<IndexBox> flows = flow_boxes(m, box, work);
+  const std::size_t banding = window_banding(m);
   report.window_nodes += static_cast<int>(box.count());
   // Every flow box is deformed before any is written back: zero_fields below clears the soil
   // the contact stage displaced, which the flow reads.
@@ -373,9 +385,11 @@ void deform_window(const ScmModel& m, ScmState& state, const IndexBox& box, doub
     eroded_fields = kWritten;
   } else {
     state.zero_fields(box, kMethodOutputs);
-    for (std::size_t f = 0; f < flows.size(); ++f) state.scatter(work.flow_blocks[f], kWritten);
+    for (std::size_t f = 0; f < flows.size(); ++f) {
+      state.scatter(work.flow_blocks[f], kWritten, banding);
+    }
     resize_block(*eroded, box);
-    state.gather(*eroded, kHeight | kInContact | kLooseLayer);
+    state.gather(*eroded, kHeight | kInContact | kLooseLayer, banding);
   }
   NodeBlock& eb = *eroded;
   const std::size_t n = eb.size();
@@ -385,13 +399,13 @@ void deform_window(const ScmModel& m, ScmState& state, const IndexBox& box, doub
   // what it moves is loose where it lands and taken from the loose layer where it leaves.
   report.erosion_updates =
       std::max(report.erosion_updates, erode_window(m, eb, work.erosion_scratch));
-  for_node_bands(n, n, [&](std::size_t begin, std::size_t end) {
+  for_node_bands(n, n, banding, [&](std::size_t begin, std::size_t end) {
     const double* height = eb.height_m.data() + begin;
     const double* before = work.heights_before_erosion.data() + begin;
     double* __restrict loose = eb.loose_layer_m.data() + begin;
     for (std::size_t k = 0; k < end - begin; ++k) add_loose(loose[k], height[k] - before[k]);
   });
-  state.scatter(eb, eroded_fields);
+  state.scatter(eb, eroded_fields, banding);
 }
 
 }  // namespace
