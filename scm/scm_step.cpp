@@ -277,7 +277,7 @@ std::vector<IndexBox> flow_boxes(const ScmModel& m, const IndexBox& box, const S
   if (m.method == FlowMethod::Fields) return {box};
   std::vector<IndexBox> grown_contacts;
   for (const IndexBox& f : work.body_contact_boxes) {
-    if (f.empty() || !box.contains(f)) continue;
+    if (!box.contains(f)) continue;  // another window's body, or a body without contact
     const IndexBox g = grown(f, 2);
     grown_contacts.push_back({std::max(g.i0, box.i0), std::max(g.j0, box.j0),
                               std::min(g.i1, box.i1), std::min(g.j1, box.j1)});
