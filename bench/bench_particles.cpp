@@ -37,6 +37,7 @@
 #include "particles/bulldozing_env_batch.hpp"
 #include "particles/particle_bed.hpp"
 #include "particles/particle_io.hpp"
+#include "particles/particle_order.hpp"
 #include "particles/particle_step.hpp"
 
 namespace talus::particles {
@@ -252,39 +253,20 @@ BENCHMARK(BM_ParticleColumnAtRest)
 // partners lie within about one layer, ~450 particles, of it), shuffled at random (a bed whose
 // particles have mixed, or were created in no spatial order), and sorted along a Morton curve of
 // cells one diameter wide. The state is reordered, so the cached impulses no longer match it: each
-// order starts cold and steps kOrderWarmupSteps before timing. Args: order (0 as built, 1
-// shuffled, 2 Morton).
+// order starts cold and steps kOrderWarmupSteps before timing. Order 3 is the shuffled column
+// sorted by the step itself (ParticleModel::sort_every_steps = kOrderSortEverySteps,
+// particle_order.hpp): the sorts, and the neighbour-list builds they force, are in the time.
+// Args: order (0 as built, 1 shuffled, 2 Morton, 3 shuffled and sorted by the step).
 constexpr int kOrderWarmupSteps = 400;
-
-// The bits of v (21 of them) spread to every third bit: one coordinate of a 3-D Morton key.
-std::uint64_t spread_bits3(std::uint64_t v) {
-  v &= 0x1fffffu;
-  v = (v | v << 32) & 0x1f00000000ffffULL;
-  v = (v | v << 16) & 0x1f0000ff0000ffULL;
-  v = (v | v << 8) & 0x100f00f00f00f00fULL;
-  v = (v | v << 4) & 0x10c30c30c30c30c3ULL;
-  v = (v | v << 2) & 0x1249249249249249ULL;
-  return v;
-}
+constexpr int kOrderSortEverySteps = 100;
 
 std::vector<std::size_t> particle_order(const ParticleState& s, int order) {
   std::vector<std::size_t> p(s.size());
   std::iota(p.begin(), p.end(), std::size_t{0});
-  if (order == 1) std::shuffle(p.begin(), p.end(), std::mt19937_64(7));
+  if (order == 1 || order == 3) std::shuffle(p.begin(), p.end(), std::mt19937_64(7));
   if (order == 2) {
-    const float lo_x = *std::min_element(s.x_m.begin(), s.x_m.end());
-    const float lo_y = *std::min_element(s.y_m.begin(), s.y_m.end());
-    const float lo_z = *std::min_element(s.z_m.begin(), s.z_m.end());
-    auto cell = [](float v, float lo) {
-      return static_cast<std::uint64_t>((v - lo) / static_cast<float>(2.0 * kRadius));
-    };
-    std::vector<std::uint64_t> key(s.size());
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      key[i] = spread_bits3(cell(s.x_m[i], lo_x)) | spread_bits3(cell(s.y_m[i], lo_y)) << 1 |
-               spread_bits3(cell(s.z_m[i], lo_z)) << 2;
-    }
-    std::stable_sort(p.begin(), p.end(),
-                     [&](std::size_t a, std::size_t b) { return key[a] < key[b]; });
+    const std::vector<std::uint32_t> morton = spatial_order(s, static_cast<float>(2.0 * kRadius));
+    p.assign(morton.begin(), morton.end());
   }
   return p;
 }
@@ -301,6 +283,7 @@ void BM_ParticleColumnOrder(benchmark::State& bench) {
     for (std::size_t k = 0; k < order.size(); ++k) (*a)[k] = before[order[k]];
   }
   c.state.contacts = ContactList{};
+  if (bench.range(0) == 3) c.model.sort_every_steps = kOrderSortEverySteps;
   ParticleWorkspace w;
   for (int k = 0; k < kOrderWarmupSteps; ++k) step(c.model, c.state, {}, w);
   w.times = StageTimes{};
@@ -313,7 +296,7 @@ void BM_ParticleColumnOrder(benchmark::State& bench) {
   bench.counters["solve_ms"] = 1e3 * w.times.solve_s / steps;
 }
 BENCHMARK(BM_ParticleColumnOrder)
-    ->ArgsProduct({{0, 1, 2}})
+    ->ArgsProduct({{0, 1, 2, 3}})
     ->ArgNames({"order"})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()

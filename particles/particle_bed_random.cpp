@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "particles/particle_order.hpp"
+
 namespace talus::particles {
 
 namespace {
@@ -113,6 +115,11 @@ ParticleState make_random_bed(const RandomBed& bed) {
         static_cast<std::uint32_t>(state.size()));
     state.add(p, Vec3::Zero(), r, sphere_mass_kg(r, bed.density_kg_per_m3));
   }
+  // Handed out in spatial order, not in the random order of insertion: in no order a 50k column
+  // steps 1.7 x slower (particle_order.hpp). The bed is new, so this order is its particles'
+  // creation order (no identities are kept).
+  reorder_particles(state, spatial_order(state, static_cast<float>(2.0 * r_max)));
+  state.id.clear();
   return state;
 }
 

@@ -24,12 +24,6 @@ struct Candidate {
   float mu;
 };
 
-// Sort key of a partner code in canonical slot order: particles ascending, then walls, then
-// bodies (both in generation order).
-std::uint32_t partner_key(std::int32_t p) {
-  return p >= 0 ? static_cast<std::uint32_t>(p) : 0x80000000u + static_cast<std::uint32_t>(-1 - p);
-}
-
 // A body as the detection pass needs it, precomputed once per step.
 struct BodyQuery {
   const Shape* shape = nullptr;

@@ -67,6 +67,11 @@ struct ChunkClaims {
 constexpr std::int32_t wall_partner(std::int32_t w) { return -1 - w; }
 /// Partner code of body b (index in ParticleModel::bodies).
 constexpr std::int32_t body_partner(std::int32_t b) { return -1 - kWallCount - b; }
+/// Sort key of a partner code in canonical slot order: particles ascending, then walls, then
+/// bodies (both in generation order). Every row of a ContactList is in this order.
+constexpr std::uint32_t partner_key(std::int32_t p) {
+  return p >= 0 ? static_cast<std::uint32_t>(p) : 0x80000000u + static_cast<std::uint32_t>(-1 - p);
+}
 /// Body index of a partner code, or -1 for a particle or wall.
 constexpr std::int32_t partner_body(std::int32_t p) {
   return p <= -1 - kWallCount ? -1 - kWallCount - p : -1;

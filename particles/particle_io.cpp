@@ -69,6 +69,10 @@ void save_particle_state(const ParticleState& state, const std::filesystem::path
           fmt::format("{}: cannot save: the per-particle arrays differ in length", path.string()));
     }
   }
+  if (!state.id.empty() && state.id.size() != n) {
+    throw std::invalid_argument(fmt::format("{}: cannot save: id holds {} values for {} particles",
+                                            path.string(), state.id.size(), n));
+  }
   std::string bytes;
   bytes.reserve(kHeaderBytes + kArrays * n * sizeof(float) + 8);
   bytes.append(kMagic.data(), kMagic.size());
@@ -77,7 +81,10 @@ void save_particle_state(const ParticleState& state, const std::filesystem::path
   put(bytes, static_cast<std::uint64_t>(n));
   put(bytes, state.time_s);
   put(bytes, static_cast<std::int64_t>(state.step));
-  for (const auto* a : arrays_of(state)) {
+  // In creation order (ParticleState::id), so that a file's particle k is the same particle
+  // whenever the step sorted the state: the loaded state's particles are at their own indices.
+  const ParticleState ordered = state.id.empty() ? ParticleState{} : in_creation_order(state);
+  for (const auto* a : arrays_of(state.id.empty() ? state : ordered)) {
     bytes.append(reinterpret_cast<const char*>(a->data()), n * sizeof(float));
   }
   put(bytes, fnv1a(bytes.data(), bytes.size()));

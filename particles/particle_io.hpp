@@ -14,6 +14,9 @@
 // Version 1 (before rotating grains) is the same with 8 arrays, without the angular velocities:
 // it loads with zero spin (its grains did not rotate), and LoadedParticleState says so.
 // Body wrenches are per-step outputs, not state: they are not saved (empty after loading).
+// Particles are written in creation order (ParticleState::id): a state the step kept in spatial
+// order is saved as the same particles at the same indices as before it was sorted, and loads with
+// every particle at its own index (an empty id).
 
 #include <filesystem>
 

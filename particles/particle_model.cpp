@@ -45,6 +45,8 @@ void validate(const ParticleModel& model) {
           "hash_table_factor", model.hash_table_factor, "is not finite and > 0");
   require(std::isfinite(model.neighbour_skin_radii) && model.neighbour_skin_radii >= 0.0,
           "neighbour_skin_radii", model.neighbour_skin_radii, "is not finite and >= 0");
+  require(model.sort_every_steps >= 0, "sort_every_steps", model.sort_every_steps,
+          "is not >= 0 (0: never sort)");
   require(model.threads >= 0 && model.threads <= ParticleModel::kMaxThreads, "threads",
           model.threads, fmt::format("is not in [0, {}]", ParticleModel::kMaxThreads));
   require(std::isfinite(model.overlap_tolerance) && model.overlap_tolerance >= 0.0,

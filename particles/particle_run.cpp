@@ -16,6 +16,7 @@
 #include "core/plot.hpp"
 #include "core/run_warning.hpp"
 #include "core/steps.hpp"
+#include "core/stopwatch.hpp"
 #include "core/units.hpp"
 #include "core/view_recorder.hpp"
 #include "core/view_shapes.hpp"
@@ -30,11 +31,7 @@ namespace talus::particles {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+using Clock = StopwatchClock;
 
 double mean_radius_m(const ParticleState& s) {
   double sum = 0.0;
@@ -106,8 +103,18 @@ void guarded_step(Run& run, const ParticleModel& model, std::span<const Driver> 
   }
 }
 
-// One VTK PolyData frame of the particles (radius and velocity as point data), listed in the .pvd.
-void write_frame(Run& run, const ParticleState& s) {
+// `state`, or its copy in creation order (in `copy`) when the step has reordered it.
+const ParticleState& creation_ordered(const ParticleState& state, ParticleState& copy) {
+  if (state.id.empty()) return state;
+  copy = in_creation_order(state);
+  return copy;
+}
+
+// One VTK PolyData frame of the particles (radius and velocity as point data), listed in the .pvd;
+// points in creation order (a model that sorts the state keeps each particle's point id).
+void write_frame(Run& run, const ParticleState& state) {
+  ParticleState copy;
+  const ParticleState& s = creation_ordered(state, copy);
   const std::string name = fmt::format("frames/particles_{:06d}.vtp", s.step);
   write_vtp_points(run.out.path(name), s.x_m, s.y_m, s.z_m,
                    {VtpArray{"radius_m", {s.radius_m}},
@@ -134,7 +141,10 @@ void start_view(Run& run, const ParticleState& s) {
   run.view->start(run.out, std::move(layout));
 }
 
-void add_view_frame(Run& run, const ParticleState& s) {
+// The viewer's radii are the first frame's, per index: particles go in creation order.
+void add_view_frame(Run& run, const ParticleState& state) {
+  ParticleState copy;
+  const ParticleState& s = creation_ordered(state, copy);
   std::vector<Pose> poses;
   for (const BodyMotion& m : motions_at(run.sc.drivers, s.time_s)) poses.push_back(m.X_WB);
   run.view->recorder().add_frame(ViewFrame{

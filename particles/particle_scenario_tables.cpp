@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/memory_budget.hpp"
 #include "core/scenario_head.hpp"
@@ -59,6 +60,8 @@ void read_solver(const ScenarioTable& t, ParticleModel& m) {
   m.hash_table_factor = t.number_or("hash_table_factor", m.hash_table_factor, positive(""));
   m.neighbour_skin_radii =
       t.number_or("neighbour_skin_radii", m.neighbour_skin_radii, non_negative("[radii]"));
+  m.sort_every_steps =
+      t.integer_or("sort_every_steps", m.sort_every_steps, 0, std::numeric_limits<int>::max());
   m.threads = t.integer_or("threads", 0, 0, ParticleModel::kMaxThreads);
   m.overlap_tolerance = t.number_or("overlap_tolerance", m.overlap_tolerance, non_negative(""));
   m.expected_speed_m_per_s =

@@ -4,11 +4,20 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 
 #include "core/units.hpp"
 
 namespace talus::particles {
+namespace {
+
+// The identity a new particle of a reordered state takes: one past the largest.
+std::size_t next_id(const std::vector<std::uint32_t>& id) {
+  return id.empty() ? 0 : std::size_t{*std::max_element(id.begin(), id.end())} + 1;
+}
+
+}  // namespace
 
 void ParticleState::add(const Vec3& p_W, const Vec3& v_W, double radius_m_, double mass_kg,
                         const Vec3& w_W) {
@@ -23,6 +32,7 @@ void ParticleState::add(const Vec3& p_W, const Vec3& v_W, double radius_m_, doub
   wx_rad_per_s.push_back(static_cast<float>(w_W.x()));
   wy_rad_per_s.push_back(static_cast<float>(w_W.y()));
   wz_rad_per_s.push_back(static_cast<float>(w_W.z()));
+  if (!id.empty()) id.push_back(static_cast<std::uint32_t>(next_id(id)));
 }
 
 void ParticleState::resize(std::size_t n) {
@@ -30,6 +40,40 @@ void ParticleState::resize(std::size_t n) {
                   &inv_mass_per_kg, &wx_rad_per_s, &wy_rad_per_s, &wz_rad_per_s}) {
     a->resize(n, 0.0f);
   }
+  if (!id.empty()) {
+    std::size_t next = next_id(id);
+    const std::size_t kept = std::min(n, id.size());
+    id.resize(n);
+    for (std::size_t i = kept; i < n; ++i) id[i] = static_cast<std::uint32_t>(next++);
+  }
+}
+
+std::vector<std::uint32_t> creation_order(const ParticleState& state) {
+  std::vector<std::uint32_t> order(state.size());
+  std::iota(order.begin(), order.end(), std::uint32_t{0});
+  if (!state.id.empty()) {
+    std::sort(order.begin(), order.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return state.id[a] < state.id[b]; });
+  }
+  return order;
+}
+
+ParticleState in_creation_order(const ParticleState& state) {
+  const std::vector<std::uint32_t> order = creation_order(state);
+  ParticleState out;
+  out.resize(state.size());
+  using Array = std::vector<float> ParticleState::*;
+  for (const Array a :
+       {&ParticleState::x_m, &ParticleState::y_m, &ParticleState::z_m, &ParticleState::vx_m_per_s,
+        &ParticleState::vy_m_per_s, &ParticleState::vz_m_per_s, &ParticleState::wx_rad_per_s,
+        &ParticleState::wy_rad_per_s, &ParticleState::wz_rad_per_s, &ParticleState::radius_m,
+        &ParticleState::inv_mass_per_kg}) {
+    for (std::size_t k = 0; k < order.size(); ++k) (out.*a)[k] = (state.*a)[order[k]];
+  }
+  out.time_s = state.time_s;
+  out.step = state.step;
+  out.body_wrenches = state.body_wrenches;
+  return out;
 }
 
 double sphere_mass_kg(double radius_m, double density_kg_per_m3) {
@@ -75,6 +119,22 @@ void validate(const ParticleState& state) {
           fmt::format("particle state: {} holds {} values but x_m holds {}", name, a->size(), n));
     }
   }
+  if (!state.id.empty()) {
+    if (state.id.size() != n) {
+      throw std::invalid_argument(fmt::format(
+          "particle state: id holds {} values but x_m holds {} (empty or one per particle)",
+          state.id.size(), n));
+    }
+    const std::vector<std::uint32_t> order = creation_order(state);
+    for (std::size_t k = 1; k < n; ++k) {
+      if (state.id[order[k]] == state.id[order[k - 1]]) {
+        throw std::invalid_argument(
+            fmt::format("particle state: particles at indices {} and {} share the id {}",
+                        std::min(order[k - 1], order[k]), std::max(order[k - 1], order[k]),
+                        state.id[order[k]]));
+      }
+    }
+  }
   for (std::size_t i = 0; i < n; ++i) {
     const float values[] = {state.x_m[i],          state.y_m[i],          state.z_m[i],
                             state.vx_m_per_s[i],   state.vy_m_per_s[i],   state.vz_m_per_s[i],
@@ -85,16 +145,16 @@ void validate(const ParticleState& state) {
     for (int k = 0; k < 9; ++k) {
       if (!std::isfinite(values[k])) {
         throw std::invalid_argument(
-            fmt::format("particle {}: {} = {} is not finite", i, names[k], values[k]));
+            fmt::format("particle {}: {} = {} is not finite", state.id_of(i), names[k], values[k]));
       }
     }
     if (!(std::isfinite(state.radius_m[i]) && state.radius_m[i] > 0.0f)) {
       throw std::invalid_argument(
-          fmt::format("particle {}: radius_m = {} is not > 0", i, state.radius_m[i]));
+          fmt::format("particle {}: radius_m = {} is not > 0", state.id_of(i), state.radius_m[i]));
     }
     if (!(std::isfinite(state.inv_mass_per_kg[i]) && state.inv_mass_per_kg[i] > 0.0f)) {
-      throw std::invalid_argument(
-          fmt::format("particle {}: inv_mass_per_kg = {} is not > 0", i, state.inv_mass_per_kg[i]));
+      throw std::invalid_argument(fmt::format("particle {}: inv_mass_per_kg = {} is not > 0",
+                                              state.id_of(i), state.inv_mass_per_kg[i]));
     }
   }
 }

@@ -23,6 +23,11 @@ struct ParticleState {
   std::vector<float> wx_rad_per_s, wy_rad_per_s, wz_rad_per_s;
   std::vector<float> radius_m;         ///< radii [m], > 0
   std::vector<float> inv_mass_per_kg;  ///< 1 / mass [1/kg], > 0
+  /// Each particle's identity: its index in the order the particles were made (added, read from a
+  /// file), carried with its values when the step keeps the particles in spatial order
+  /// (ParticleModel::sort_every_steps, particle_order.hpp). Distinct. Empty: every particle is at
+  /// its own index (nothing has reordered them), which is how states start.
+  std::vector<std::uint32_t> id;
 
   double time_s = 0.0;    ///< simulated time [s]
   std::int64_t step = 0;  ///< steps taken
@@ -44,9 +49,21 @@ struct ParticleState {
   /// velocity w_W [rad/s].
   void add(const Vec3& p_W, const Vec3& v_W, double radius_m_, double mass_kg,
            const Vec3& w_W = Vec3::Zero());
-  /// Resizes every per-particle array to n (new particles are zero: set them before stepping).
+  /// Resizes every per-particle array to n (new particles are zero: set them before stepping; a
+  /// reordered state's new particles get identities after its largest).
   void resize(std::size_t n);
+  /// The identity of the particle at index i (id[i], or i while `id` is empty).
+  std::size_t id_of(std::size_t i) const { return id.empty() ? i : id[i]; }
 };
+
+/// The indices of `state`'s particles in increasing identity (ParticleState::id): the order in
+/// which the particles were made. The identity permutation while `id` is empty.
+std::vector<std::uint32_t> creation_order(const ParticleState& state);
+
+/// A copy of `state`'s particles in creation order (creation_order), with an empty `id`; time,
+/// step and body wrenches copied, no contacts. Per-frame outputs use it, so that a particle keeps
+/// its place in them while the step reorders the state.
+ParticleState in_creation_order(const ParticleState& state);
 
 /// Mass [kg] of a solid sphere of radius_m [m] and density [kg/m^3].
 double sphere_mass_kg(double radius_m, double density_kg_per_m3);
@@ -58,9 +75,10 @@ double kinetic_energy_J(const ParticleState& state);
 /// Moment of inertia of particle i about its centre, 2/5 m r^2 [kg m^2] (a solid sphere).
 double moment_of_inertia_kg_m2(const ParticleState& state, std::size_t i);
 
-/// Throws std::invalid_argument naming the array when the per-particle arrays differ in length, or
-/// naming the first particle ("particle 12: radius_m = -1 is not > 0") whose position, velocity,
-/// radius or inverse mass is not finite, or whose radius or inverse mass is not > 0.
+/// Throws std::invalid_argument naming the array when the per-particle arrays differ in length
+/// (`id` may also be empty), when two particles share an identity, or naming the first particle by
+/// its identity ("particle 12: radius_m = -1 is not > 0") whose position, velocity, radius or
+/// inverse mass is not finite, or whose radius or inverse mass is not > 0.
 void validate(const ParticleState& state);
 
 /// The checks at the edge, before a run (each error names the particle index or indices):

@@ -8,17 +8,15 @@
 #include <cmath>
 #include <limits>
 
+#include "core/stopwatch.hpp"
+#include "particles/particle_order.hpp"
 #include "particles/projected_jacobi.hpp"
 #include "particles/projected_jacobi_rotating.hpp"
 
 namespace talus::particles {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+using Clock = StopwatchClock;
 
 // Particles per block of the fixed-block sums: the blocks, not the threads, fix the order in
 // which doubles are added, so the totals are the same for any thread count.
@@ -205,10 +203,10 @@ void integrate_and_check(const ParticleModel& model, ParticleState& s, ParticleW
   if (first_bad < count) {
     const auto i = static_cast<std::size_t>(first_bad);
     throw ParticleDivergence(
-        step, i,
+        step, s.id_of(i),
         fmt::format("particle step {}: particle {} diverged: position ({}, {}, {}) m, velocity "
                     "({}, {}, {}) m/s{} is not finite; the state is kept at step {}",
-                    step, i, w.new_x[i], w.new_y[i], w.new_z[i], w.new_vx[i], w.new_vy[i],
+                    step, s.id_of(i), w.new_x[i], w.new_y[i], w.new_z[i], w.new_vx[i], w.new_vy[i],
                     w.new_vz[i],
                     rotation ? fmt::format(", angular velocity ({}, {}, {}) rad/s", w.new_wx[i],
                                            w.new_wy[i], w.new_wz[i])
@@ -229,10 +227,10 @@ void integrate_and_check(const ParticleModel& model, ParticleState& s, ParticleW
       }
     }
     throw ParticleDivergence(
-        step, worst,
+        step, s.id_of(worst),
         fmt::format("particle step {}: kinetic energy {} J exceeds max_kinetic_energy_J = {} J; "
                     "particle {} moves fastest ({} m/s); the state is kept at step {}",
-                    step, total, model.max_kinetic_energy_J, worst,
+                    step, total, model.max_kinetic_energy_J, s.id_of(worst),
                     std::sqrt(worst_e * s.inv_mass_per_kg[worst]), s.step));
   }
   s.x_m.swap(w.new_x);
@@ -248,6 +246,16 @@ void integrate_and_check(const ParticleModel& model, ParticleState& s, ParticleW
   }
   s.step = step;
   s.time_s += model.time_step_s;
+}
+
+// Stage: order (particle_order.hpp). Puts the particles along a Morton curve of cells one contact
+// reach wide, carrying identities and warm-start contacts; the neighbour list is by index, so it
+// is built afresh at the next step.
+void sort_spatially(const ParticleModel& model, ParticleState& s, ParticleWorkspace& w) {
+  if (s.size() == 0) return;
+  const float max_r = *std::max_element(s.radius_m.begin(), s.radius_m.end());
+  reorder_particles(s, spatial_order(s, 2.0f * max_r + float(model.contact_margin_m)));
+  w.neighbours.built = false;
 }
 
 }  // namespace
@@ -305,6 +313,10 @@ void step(const ParticleModel& model, ParticleState& state, std::span<const Body
   // This step's contacts warm-start the next; the last step's buffer is reused for the next list.
   std::swap(state.contacts, w.contacts);
   w.times.integrate_s += seconds_since(t0);
+
+  t0 = Clock::now();
+  if (spatial_sort_due(model, state.step)) sort_spatially(model, state, w);
+  w.times.broadphase_s += seconds_since(t0);
 }
 
 std::vector<BodyMotion> motions_at(std::span<const Driver> drivers, double t_s) {

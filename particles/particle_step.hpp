@@ -14,13 +14,15 @@
 //   integrate    symplectic Euler: v = v* + M^-1 lambda, x += dt (v + s) (eq. (4), (5), s the
 //                split-impulse push-out pseudo-velocity), omega from the solve; wrap periodic
 //   check        NaN / kinetic-energy guard; the state is replaced only when the new one is good
+//   order        every sort_every_steps steps, the particles put in spatial order with their
+//                identities and warm-start contacts (particle_order.hpp)
 //
 // Every stage is a data-parallel loop over particles: the detection pass and the solver split
 // them into contiguous chunks of about equal contact work (balanced_chunks; the detection pass
 // into eight per thread, which its threads claim as they come free: ChunkClaims), the other
-// stages use OpenMP static schedules. A thread writes its own particles' entries, and in the solver each
-// pair's mirror slot (the exact negative of the impulse its lower index computed), which no other
-// thread writes; every sum runs in a fixed order. The result is bit-identical for any thread
+// stages use OpenMP static schedules. A thread writes its own particles' entries, and in the solver
+// each pair's mirror slot (the exact negative of the impulse its lower index computed), which no
+// other thread writes; every sum runs in a fixed order. The result is bit-identical for any thread
 // count. The state holds everything the next step reads (its contacts warm-start the solve); the
 // workspace only scratch.
 
@@ -42,7 +44,7 @@ namespace talus::particles {
 
 /// Wall-clock seconds spent in each stage, summed over the steps since the last reset.
 struct StageTimes {
-  double broadphase_s = 0.0;
+  double broadphase_s = 0.0;  ///< binning, the neighbour list and the spatial sort
   double contacts_s = 0.0;
   double solve_s = 0.0;
   double integrate_s = 0.0;  ///< predict + wrenches + integrate + check
@@ -79,8 +81,10 @@ class ParticleDivergence : public std::runtime_error {
  public:
   ParticleDivergence(std::int64_t step, std::size_t particle, const std::string& what)
       : std::runtime_error(what), step_(step), particle_(particle) {}
-  std::int64_t step() const { return step_; }         ///< the step that failed (state.step + 1)
-  std::size_t particle() const { return particle_; }  ///< first bad particle index
+  std::int64_t step() const { return step_; }  ///< the step that failed (state.step + 1)
+  /// The first bad particle's identity (ParticleState::id; its index in an unsorted state).
+  std::size_t particle() const { return particle_; }
+
  private:
   std::int64_t step_;
   std::size_t particle_;

@@ -90,6 +90,17 @@ void def_particle_arrays(py::class_<Owner>& cls, GetState get) {
   cls.def_property_readonly(
       "radius_m", [get](Owner& o) { return float_copy(get(o).radius_m); }, "Radii [m] (a copy).");
   cls.def_property_readonly(
+      "id",
+      [get](Owner& o) {
+        const ParticleState& s = get(o);
+        py::array_t<std::uint32_t> ids(static_cast<py::ssize_t>(s.size()));
+        for (std::size_t i = 0; i < s.size(); ++i)
+          ids.mutable_data()[i] = static_cast<std::uint32_t>(s.id_of(i));
+        return ids;
+      },
+      "Each particle's identity (a copy): its index in the order the particles were made. Equal "
+      "to the index until a step sorts the particles (Model.sort_every_steps).");
+  cls.def_property_readonly(
       "wrenches", [get](Owner& o) { return python::wrench_array(get(o).body_wrenches); },
       "(bodies, 3, 3) copy of the last step's wrenches of the particles on each body: [b, 0] "
       "force f_W [N], [b, 1] torque tau_W [N m] about [b, 2] = p_W [m].");
@@ -211,6 +222,10 @@ void bind_model(py::module_& p) {
   python::def_checked(model_class, "rotation", &ParticleModel::rotation, check,
                       "Whether grains rotate (default True); False is paper 001's model.");
   python::def_checked(model_class, "rolling_friction", &ParticleModel::rolling_friction, check);
+  python::def_checked(
+      model_class, "sort_every_steps", &ParticleModel::sort_every_steps, check,
+      "Every this many steps the step puts the particles in spatial order (0, the default: "
+      "never); State.id names each particle across sorts.");
   python::def_checked(model_class, "threads", &ParticleModel::threads, check,
                       "OpenMP threads for the step, 0 (the OpenMP default) to 1024.");
   python::def_checked(model_class, "expected_speed_m_per_s", &ParticleModel::expected_speed_m_per_s,

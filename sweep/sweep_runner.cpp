@@ -16,6 +16,7 @@
 #include "core/image.hpp"
 #include "core/interrupt.hpp"
 #include "core/output_target.hpp"
+#include "core/stopwatch.hpp"
 #include "runner/run_scenario.hpp"
 #include "sweep/sweep_combine.hpp"
 #include "sweep/sweep_folder.hpp"
@@ -30,11 +31,7 @@ namespace {
 
 enum MessageKind : int { kRequest = 1, kAssign = 2, kStop = 3 };
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+using Clock = StopwatchClock;
 
 // Runs one run of the plan into its folder and writes its result file. A run that fails is
 // recorded as failed (the sweep goes on); an interrupt passes on.

@@ -337,6 +337,18 @@ TEST(ParticleScenario, GrainKeysAreReadAndBadRollingFrictionIsRefusedWithItsKey)
   EXPECT_NE(msg.find("particles.rotation"), std::string::npos) << msg;
 }
 
+TEST(ParticleScenario, TheSortPeriodIsReadAndANegativeOneIsRefusedWithItsKey) {
+  EXPECT_EQ(load_text(kSmallDrag).model.sort_every_steps, 0);
+  EXPECT_EQ(load_text(with(kSmallDrag, "threads = 1", "threads = 1\nsort_every_steps = 500"))
+                .model.sort_every_steps,
+            500);
+  const std::string msg = particle_scenario_error_of(
+      with(kSmallDrag, "threads = 1", "threads = 1\nsort_every_steps = -5"));
+  EXPECT_NE(msg.find("bad.toml:21:20: solver.sort_every_steps: expected an integer in [0,"),
+            std::string::npos)
+      << msg;
+}
+
 TEST(ParticleScenario, TheOldTimeStepKeyIsRefusedNamingTheNewOne) {
   const std::string msg = particle_scenario_error_of(
       with(kSmallDrag, "threads = 1", "threads = 1\ntime_step_s = 0.001"));

@@ -23,6 +23,7 @@ namespace talus::wrench {
 namespace {
 
 using testing::BoxWrenchSet;
+using testing::friction_box;
 using testing::load_foot_model;
 
 constexpr double kMass = 7.357;
@@ -33,11 +34,6 @@ WrenchStepModel foot_model(TerrainProfile terrain = TerrainProfile::plane(0.0)) 
   model.feet.push_back(FootSpec{"foot", "bottom", Eigen::Matrix3d::Zero()});
   model.terrain = std::move(terrain);
   return model;
-}
-
-// Box: |f_x| <= 50 N, f_z in [-20, 200] N, |tau_y| <= 10 N m (contains 0 and the weight, 72 N).
-BoxWrenchSet friction_box() {
-  return BoxWrenchSet(Eigen::Vector3d(-50, -20, -10), Eigen::Vector3d(50, 200, 10));
 }
 
 Eigen::Vector3d qvel(const robot::MujocoModel& robot) {

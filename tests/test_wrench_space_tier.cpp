@@ -8,6 +8,7 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Warray-bounds"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -27,11 +28,12 @@ namespace talus::wrench {
 namespace {
 
 using testing::BoxWrenchSet;
+using testing::friction_box;
 
-constexpr double kMass = 7.357;   // [kg]
-constexpr double kInertia = 0.5;  // about y at p_center [kg m^2]
-constexpr double kG = 9.81;       // [m/s^2]
-constexpr double kH = 0.001;      // [s]
+constexpr double kFootMass_kg = 7.357;      // [kg]
+constexpr double kInertia = 0.5;            // about y at p_center [kg m^2]
+constexpr double kGravity_m_per_s2 = 9.81;  // [m/s^2]
+constexpr double kH = 0.001;                // [s]
 
 // A free planar foot whose centre of mass is its bottom centre p_center (so its inverse inertia
 // there is diagonal), integrated like MuJoCo: v += h (g + A w_center), then x += h v.
@@ -49,25 +51,22 @@ struct HandFoot {
   // Applies the tier's wrench (about its own point) over one step, with gravity.
   void advance(const Wrench& w) {
     const Wrench at_center = w.shifted_to(Vec3(q[0], 0.0, q[1]));
-    v += kH * Eigen::Vector3d(at_center.f_W.x() / kMass, at_center.f_W.z() / kMass - kG,
+    v += kH * Eigen::Vector3d(at_center.f_W.x() / kFootMass_kg,
+                              at_center.f_W.z() / kFootMass_kg - kGravity_m_per_s2,
                               at_center.tau_W.y() / kInertia);
     q += kH * v;
   }
 };
 
-WrenchTierModel foot_model(TerrainProfile terrain = TerrainProfile::plane(0.0)) {
+WrenchTierModel tier_foot_model(TerrainProfile terrain = TerrainProfile::plane(0.0)) {
   WrenchTierFoot foot;
   foot.body = CoupledBody{"foot", CylinderShape{0.04, 0.25}, Vec3::Zero()};
-  foot.inverse_inertia = Eigen::Vector3d(1 / kMass, 1 / kMass, 1 / kInertia).asDiagonal();
+  foot.inverse_inertia =
+      Eigen::Vector3d(1 / kFootMass_kg, 1 / kFootMass_kg, 1 / kInertia).asDiagonal();
   WrenchTierModel model;
   model.feet.push_back(foot);
   model.terrain = std::move(terrain);
   return model;
-}
-
-// |f_x| <= 50 N, f_z in [-20, 200] N, |tau_y| <= 10 N m: holds the weight (72 N) at rest.
-BoxWrenchSet friction_box() {
-  return BoxWrenchSet(Eigen::Vector3d(-50, -20, -10), Eigen::Vector3d(50, 200, 10));
 }
 
 Wrench step(WrenchSpaceTier& tier, HandFoot& foot) {
@@ -80,7 +79,7 @@ Wrench step(WrenchSpaceTier& tier, HandFoot& foot) {
 
 TEST(WrenchSpaceTier, AFootAboveTheSurfaceGetsNoWrench) {
   const BoxWrenchSet box = friction_box();
-  WrenchSpaceTier tier(box, foot_model());
+  WrenchSpaceTier tier(box, tier_foot_model());
   HandFoot foot;
   foot.q = Eigen::Vector3d(0.0, 0.5, 0.0);
   for (int k = 0; k < 10; ++k) {
@@ -90,23 +89,24 @@ TEST(WrenchSpaceTier, AFootAboveTheSurfaceGetsNoWrench) {
   }
   EXPECT_FALSE(tier.state().feet[0].in_contact);
   EXPECT_EQ(tier.state().contact_queries, 0);
-  EXPECT_NEAR(foot.v[1], -kG * 10 * kH, 1e-12);
+  EXPECT_NEAR(foot.v[1], -kGravity_m_per_s2 * 10 * kH, 1e-12);
 }
 
 TEST(WrenchSpaceTier, AFootInContactComesToRestCarryingItsWeight) {
   // Exact inverse inertia: the predicted free motion (gravity) is cancelled from the second step
   // on, so the foot stops and the tier's force is the weight; it reports about p_r.
   const BoxWrenchSet box = friction_box();
-  WrenchSpaceTier tier(box, foot_model());
+  WrenchSpaceTier tier(box, tier_foot_model());
   HandFoot foot;
   foot.q = Eigen::Vector3d(0.0, -0.01, 0.0);
   Wrench w;
   for (int k = 0; k < 200; ++k) w = step(tier, foot);
   EXPECT_LT(foot.v.cwiseAbs().maxCoeff(), 1e-12);
-  EXPECT_NEAR(w.f_W.z(), kMass * kG, 1e-9);
+  EXPECT_NEAR(w.f_W.z(), kFootMass_kg * kGravity_m_per_s2, 1e-9);
   EXPECT_NEAR(w.f_W.x(), 0.0, 1e-9);
-  EXPECT_NEAR(w.p_W.z(), foot.q[1] + 0.25, 1e-12);     // p_r: 0.25 m up the foot's axis
-  EXPECT_NEAR(foot.q[1], -0.01 - kG * kH * kH, 1e-9);  // sank only during the first step
+  EXPECT_NEAR(w.p_W.z(), foot.q[1] + 0.25, 1e-12);  // p_r: 0.25 m up the foot's axis
+  EXPECT_NEAR(foot.q[1], -0.01 - kGravity_m_per_s2 * kH * kH,
+              1e-9);  // sank only during the first step
   EXPECT_EQ(tier.state().contact_queries, 200);
 }
 
@@ -114,21 +114,21 @@ TEST(WrenchSpaceTier, ASlidingFootIsBrakedAtTheBoundOfW) {
   // Sliding at 1 m/s: stopping it in one step needs 7357 N, W allows 50 N: the wrench sits on
   // the bound f_x = -50 N and the foot slows by 50 N / m per second.
   const BoxWrenchSet box = friction_box();
-  WrenchSpaceTier tier(box, foot_model());
+  WrenchSpaceTier tier(box, tier_foot_model());
   HandFoot foot;
   foot.q = Eigen::Vector3d(0.0, -0.01, 0.0);
   foot.v = Eigen::Vector3d(1.0, 0.0, 0.0);
   const Wrench first = step(tier, foot);
   EXPECT_NEAR(first.f_W.x(), -50.0, 1e-9);
   for (int k = 0; k < 9; ++k) step(tier, foot);
-  EXPECT_NEAR(foot.v[0], 1.0 - 10 * kH * 50.0 / kMass, 1e-9);
+  EXPECT_NEAR(foot.v[0], 1.0 - 10 * kH * 50.0 / kFootMass_kg, 1e-9);
 }
 
 TEST(WrenchSpaceTier, AFootFrameOffsetInTheBodyIsHonoured) {
   // The body frame 0.25 m above the foot's bottom (as a MuJoCo geom frame), X_BF pointing down
   // to it: the same depth as a foot whose frame is its bottom.
   const BoxWrenchSet box = friction_box();
-  WrenchTierModel model = foot_model();
+  WrenchTierModel model = tier_foot_model();
   model.feet[0].X_BF.translation() = Vec3(0.0, 0.0, -0.25);
   WrenchSpaceTier tier(box, model);
   BodyMotion m;
@@ -142,7 +142,7 @@ TEST(WrenchSpaceTier, AFootFrameOffsetInTheBodyIsHonoured) {
 
 TEST(WrenchSpaceTier, ASnapshotRestoresBitForBit) {
   const BoxWrenchSet box = friction_box();
-  WrenchSpaceTier tier(box, foot_model());
+  WrenchSpaceTier tier(box, tier_foot_model());
   HandFoot foot;
   foot.q = Eigen::Vector3d(0.0, -0.005, 0.05);
   foot.v = Eigen::Vector3d(0.3, -0.2, 0.5);
@@ -162,7 +162,7 @@ TEST(WrenchSpaceTier, ASnapshotRestoresBitForBit) {
 
 TEST(WrenchSpaceTier, RefusesBadFeetAndMotions) {
   const BoxWrenchSet box = friction_box();
-  WrenchTierModel singular = foot_model();
+  WrenchTierModel singular = tier_foot_model();
   singular.feet[0].inverse_inertia(2, 2) = 0.0;  // the foot cannot turn
   try {
     WrenchSpaceTier tier(box, singular);
@@ -170,12 +170,12 @@ TEST(WrenchSpaceTier, RefusesBadFeetAndMotions) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("foot 'foot'"), std::string::npos) << e.what();
   }
-  WrenchTierModel negative = foot_model();
+  WrenchTierModel negative = tier_foot_model();
   negative.feet[0].granular_inertia(0, 0) = -1.0;
   EXPECT_THROW(WrenchSpaceTier(box, negative), std::invalid_argument);
   EXPECT_THROW(WrenchSpaceTier(box, WrenchTierModel{}), std::invalid_argument);
 
-  WrenchSpaceTier tier(box, foot_model());
+  WrenchSpaceTier tier(box, tier_foot_model());
   BodyMotion m;
   m.V_WB.v_WBo = Vec3(std::nan(""), 0.0, 0.0);
   Wrench w;
@@ -207,8 +207,11 @@ TEST(WrenchSpaceTier, TheRobotsTierFootDropMatchesTheImplicitStep) {
   };
   replace("granular_inertia = [14.714, 14.714, 0.122]",
           "mass_scale = 0.35\ngranular_inertia = [5.15, 5.15, 0.0427]");
+  // fmt, not operator+: GCC 12 takes that concatenation, inlined here, for a copy past the
+  // largest object size (-Wstringop-overflow, a false positive).
+  const std::string quoted_root = fmt::format("\"{}/", src.string());
   for (std::size_t at; (at = text.find("\"../../")) != std::string::npos;) {
-    text.replace(at, 7, "\"" + src.string() + "/");
+    text.replace(at, 7, quoted_root);
   }
   const std::filesystem::path light = tmp.path() / "foot_drop_light.toml";
   std::ofstream(light) << text;
@@ -221,7 +224,7 @@ TEST(WrenchSpaceTier, TheRobotsTierFootDropMatchesTheImplicitStep) {
   EXPECT_NEAR(foot["final_depth_m"].get<double>(), reference["final_depth_m"].get<double>(), 1e-6);
   EXPECT_NEAR(foot["final_tilt_rad"].get<double>(), reference["final_tilt_rad"].get<double>(),
               1e-4);
-  EXPECT_NEAR(foot["final_wrench_W"][1].get<double>(), 0.35 * 7.357 * kG, 1e-6);
+  EXPECT_NEAR(foot["final_wrench_W"][1].get<double>(), 0.35 * 7.357 * kGravity_m_per_s2, 1e-6);
   EXPECT_TRUE(std::filesystem::exists(tmp.path() / "coupled" / "links.png"));
   EXPECT_TRUE(std::filesystem::exists(tmp.path() / "coupled" / "side_view.png"));
 }

@@ -70,4 +70,10 @@ class BoxWrenchSet : public WrenchSetPredictor {
   double depth_ref_;
 };
 
+/// |f_x| <= 50 N, f_z in [-20, 200] N, |tau_y| <= 10 N m: contains 0 and holds the paper's foot's
+/// weight (72 N) at rest.
+inline BoxWrenchSet friction_box() {
+  return BoxWrenchSet(Eigen::Vector3d(-50, -20, -10), Eigen::Vector3d(50, 200, 10));
+}
+
 }  // namespace talus::wrench::testing

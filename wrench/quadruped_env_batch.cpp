@@ -22,7 +22,7 @@ void require(bool ok, const char* option, const char* expected) {
   }
 }
 
-bool positive(double v) { return std::isfinite(v) && v > 0.0; }
+bool finite_and_positive(double v) { return std::isfinite(v) && v > 0.0; }
 
 int root_dof(const mjModel* m, const char* joint) {
   const int j = mj_name2id(m, mjOBJ_JOINT, joint);
@@ -41,16 +41,16 @@ void validate(const QuadrupedEnvOptions& o) {
   require(!o.model.empty(), "model", "the quadruped's MJCF file");
   require(!o.database.empty(), "database", "a wrench database (HDF5)");
   require(!o.feet.empty(), "feet", "at least one foot site");
-  require(positive(o.mass_scale), "mass_scale", "> 0");
+  require(finite_and_positive(o.mass_scale), "mass_scale", "> 0");
   require(o.granular_inertia.allFinite() && (o.granular_inertia.array() >= 0).all(),
           "granular_inertia", ">= 0");
-  require(positive(o.control_period_s), "control_period_s", "> 0");
-  require(positive(o.max_joint_target_rad), "max_joint_target_rad", "> 0");
-  require(positive(o.episode_s), "episode_s", "> 0");
+  require(finite_and_positive(o.control_period_s), "control_period_s", "> 0");
+  require(finite_and_positive(o.max_joint_target_rad), "max_joint_target_rad", "> 0");
+  require(finite_and_positive(o.episode_s), "episode_s", "> 0");
   require(std::isfinite(o.effort_weight) && o.effort_weight >= 0, "effort_weight", ">= 0");
   require(std::isfinite(o.initial_joint_noise_rad) && o.initial_joint_noise_rad >= 0,
           "initial_joint_noise_rad", ">= 0");
-  require(positive(o.fall_pitch_rad), "fall_pitch_rad", "> 0");
+  require(finite_and_positive(o.fall_pitch_rad), "fall_pitch_rad", "> 0");
   require(std::isfinite(o.fall_height_m), "fall_height_m", "a finite height [m]");
 }
 

@@ -9,9 +9,10 @@ import talus
 P = talus.particles
 
 
-def small_sim(friction=0.5):
+def small_sim(friction=0.5, sort_every_steps=0):
     model = P.Model()
     model.time_step_s = 1e-3
+    model.sort_every_steps = sort_every_steps
     model.friction = model.wall_friction = model.body_friction = friction
     model.threads = 1
     model.set_box_container([0.0, -0.05, 0.0], [0.2, 0.05, 0.2])
@@ -121,3 +122,23 @@ def test_sky_depth_refuses_a_camera_at_or_below_the_floor():
     for z in (0.0, -1.0):
         with pytest.raises(ValueError, match=r"z_camera_m = .* not above the container's floor"):
             P.sky_depth(sim.model, sim.state, [0.0, -0.05], [0.2, 0.05], z, 20, 10)
+
+
+def test_a_sorting_model_keeps_identities_with_the_particles():
+    # Model.sort_every_steps puts the particles in spatial order every so many steps; State.id
+    # names each particle across the sorts, and a state file holds them in identity order.
+    plain, sorting = small_sim(), small_sim(sort_every_steps=10)
+    order = np.random.default_rng(3).permutation(len(plain.state))  # a bed in no order
+    for sim in (plain, sorting):
+        for name in ("x_m", "y_m", "z_m"):
+            setattr(sim, name, getattr(sim, name)[order])
+    assert np.array_equal(sorting.id, np.arange(len(sorting.state)))
+    with pytest.raises(ValueError, match="sort_every_steps"):
+        P.Model().sort_every_steps = -1
+    plain.step(30)
+    sorting.step(30)
+    ids = sorting.id
+    assert ids.dtype == np.uint32 and not np.array_equal(ids, np.arange(len(ids)))
+    z_by_id = np.empty_like(sorting.z_m)
+    z_by_id[ids] = sorting.z_m
+    np.testing.assert_allclose(z_by_id, plain.z_m, atol=1e-6)
