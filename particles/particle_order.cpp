@@ -98,6 +98,11 @@ std::vector<std::uint32_t> spatial_order(const ParticleState& state, float cell_
 ContactList reordered_contacts(const ContactList& contacts, std::span<const std::uint32_t> order,
                                std::span<const std::uint32_t> new_index) {
   const std::size_t n = order.size();
+  if (contacts.particles() != n || new_index.size() != n) {
+    throw std::invalid_argument(fmt::format(
+        "reordered_contacts: a list of {} rows and {} new indices for an order of {} particles",
+        contacts.particles(), new_index.size(), n));
+  }
   ContactList out;
   out.start.resize(n);
   out.end.resize(n);

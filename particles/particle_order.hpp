@@ -43,7 +43,8 @@ void reorder_particles(ParticleState& state, std::span<const std::uint32_t> orde
 
 /// Renumbers a contact list for the particle permutation `order` (as reorder_particles): row k
 /// is the old row order[k], particle partners renumbered, each row in canonical partner order. The
-/// rows are packed; the split hints (detection_bounds, chunk_bounds) are dropped.
+/// rows are packed; the split hints (detection_bounds, chunk_bounds) are dropped. Throws
+/// std::invalid_argument when the list, order and new_index differ in particle count.
 ContactList reordered_contacts(const ContactList& contacts, std::span<const std::uint32_t> order,
                                std::span<const std::uint32_t> new_index);
 

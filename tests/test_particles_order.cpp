@@ -169,6 +169,8 @@ TEST(ReorderParticles, CarriesTheWarmStartContactsPairByPair) {
   }
   EXPECT_GT(particle_pairs, before.size());  // the bed is in contact
   EXPECT_GT(walls, 0u);
+  const std::vector<std::uint32_t> too_short(order.begin(), order.end() - 1);
+  EXPECT_THROW(reordered_contacts(old, too_short, new_index), std::invalid_argument);
 }
 
 TEST(ReorderParticles, RefusesAnOrderThatIsNotAPermutation) {
