@@ -129,7 +129,9 @@ void start_view(Run& run, const ParticleState& s) {
   if (!run.view->on()) return;
   ViewLayout layout = view_layout_head("particles", sc.name, sc.description);
   layout.particle_count = s.size();
-  layout.particle_radii_m.assign(s.radius_m.begin(), s.radius_m.end());
+  ParticleState copy;  // the radii in the frames' order: creation order (add_view_frame)
+  const std::vector<float>& radii = creation_ordered(s, copy).radius_m;
+  layout.particle_radii_m.assign(radii.begin(), radii.end());
   layout.quantised = sc.view.quantised;
   const Aabb& box = sc.model.container.box;
   const double plane_size_m =
