@@ -34,10 +34,9 @@ struct RandomBed {
 
 /// Random sequential insertion of bed.count particles at rest, returned in spatial (Morton) order
 /// of cells one largest diameter wide (particle_order.hpp), not in insertion order. Deterministic
-/// for a seed (its own
-/// 64-bit generator and conversions, no std:: distributions, whose output differs between
-/// standard libraries). Throws std::invalid_argument for bad parameters, or when the region is too
-/// small to hold `count` particles (naming how many fitted).
+/// for a seed (its own 64-bit generator and conversions, no std:: distributions, whose output
+/// differs between standard libraries). Throws std::invalid_argument for bad parameters, or when
+/// the region is too small to hold `count` particles (naming how many fitted).
 ParticleState make_random_bed(const RandomBed& bed);
 
 /// When settle() stops.

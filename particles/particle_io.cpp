@@ -10,7 +10,8 @@
 #include <iterator>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace talus::particles {
@@ -21,7 +22,8 @@ static_assert(std::endian::native == std::endian::little,
               "particle state files are little-endian; add byte swapping for this platform");
 
 constexpr std::array<char, 8> kMagic = {'T', 'A', 'L', 'U', 'S', 'P', 'S', '\0'};
-constexpr std::uint32_t kArrays = 11;
+constexpr std::uint32_t kArrays = 11;  // float_arrays(), in their order
+static_assert(std::tuple_size_v<decltype(float_arrays(std::declval<ParticleState&>()))> == kArrays);
 constexpr std::uint32_t kArraysVersion1 = 8;  // version 1: no angular velocities
 constexpr std::size_t kHeaderBytes = 8 + 4 + 4 + 8 + 8 + 8;
 
@@ -49,21 +51,11 @@ T get(const std::string& bytes, std::size_t& at) {
   return value;
 }
 
-// The saved arrays in file order (const or not, following S).
-template <class S>
-auto arrays_of(S& s) {
-  using V = std::conditional_t<std::is_const_v<S>, const std::vector<float>, std::vector<float>>;
-  return std::array<V*, kArrays>{
-      &s.x_m,          &s.y_m,          &s.z_m,         &s.vx_m_per_s,
-      &s.vy_m_per_s,   &s.vz_m_per_s,   &s.radius_m,    &s.inv_mass_per_kg,
-      &s.wx_rad_per_s, &s.wy_rad_per_s, &s.wz_rad_per_s};
-}
-
 }  // namespace
 
 void save_particle_state(const ParticleState& state, const std::filesystem::path& path) {
   const std::size_t n = state.size();
-  for (const auto* a : arrays_of(state)) {
+  for (const auto* a : float_arrays(state)) {
     if (a->size() != n) {
       throw std::invalid_argument(
           fmt::format("{}: cannot save: the per-particle arrays differ in length", path.string()));
@@ -83,8 +75,8 @@ void save_particle_state(const ParticleState& state, const std::filesystem::path
   put(bytes, static_cast<std::int64_t>(state.step));
   // In creation order (ParticleState::id), so that a file's particle k is the same particle
   // whenever the step sorted the state: the loaded state's particles are at their own indices.
-  const ParticleState ordered = state.id.empty() ? ParticleState{} : in_creation_order(state);
-  for (const auto* a : arrays_of(state.id.empty() ? state : ordered)) {
+  ParticleState copy;
+  for (const auto* a : float_arrays(creation_ordered(state, copy))) {
     bytes.append(reinterpret_cast<const char*>(a->data()), n * sizeof(float));
   }
   put(bytes, fnv1a(bytes.data(), bytes.size()));
@@ -150,7 +142,7 @@ LoadedParticleState load_particle_state_with_version(const std::filesystem::path
   state.time_s = get<double>(bytes, at);
   state.step = get<std::int64_t>(bytes, at);
   std::uint32_t read = 0;
-  for (auto* a : arrays_of(state)) {
+  for (auto* a : float_arrays(state)) {
     a->resize(n, 0.0f);  // version 1's missing angular velocities stay zero
     // An empty vector's data() may be null, which memcpy must not get even for zero bytes.
     if (read++ < arrays && n > 0) {

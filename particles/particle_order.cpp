@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
@@ -146,17 +145,7 @@ ContactList reordered_contacts(const ContactList& contacts, std::span<const std:
 void reorder_particles(ParticleState& state, std::span<const std::uint32_t> order) {
   const std::size_t n = state.size();
   const std::vector<std::uint32_t> new_index = inverse_permutation(order, n);
-  const std::array<std::vector<float>*, 11> values = {&state.x_m,
-                                                      &state.y_m,
-                                                      &state.z_m,
-                                                      &state.vx_m_per_s,
-                                                      &state.vy_m_per_s,
-                                                      &state.vz_m_per_s,
-                                                      &state.wx_rad_per_s,
-                                                      &state.wy_rad_per_s,
-                                                      &state.wz_rad_per_s,
-                                                      &state.radius_m,
-                                                      &state.inv_mass_per_kg};
+  const auto values = float_arrays(state);
   for (const auto* a : values) {
     if (a->size() != n) {
       throw std::invalid_argument("reorder_particles: the per-particle arrays differ in length");

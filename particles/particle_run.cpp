@@ -103,13 +103,6 @@ void guarded_step(Run& run, const ParticleModel& model, std::span<const Driver> 
   }
 }
 
-// `state`, or its copy in creation order (in `copy`) when the step has reordered it.
-const ParticleState& creation_ordered(const ParticleState& state, ParticleState& copy) {
-  if (state.id.empty()) return state;
-  copy = in_creation_order(state);
-  return copy;
-}
-
 // One VTK PolyData frame of the particles (radius and velocity as point data), listed in the .pvd;
 // points in creation order (a model that sorts the state keeps each particle's point id).
 void write_frame(Run& run, const ParticleState& state) {

@@ -36,10 +36,7 @@ void ParticleState::add(const Vec3& p_W, const Vec3& v_W, double radius_m_, doub
 }
 
 void ParticleState::resize(std::size_t n) {
-  for (auto* a : {&x_m, &y_m, &z_m, &vx_m_per_s, &vy_m_per_s, &vz_m_per_s, &radius_m,
-                  &inv_mass_per_kg, &wx_rad_per_s, &wy_rad_per_s, &wz_rad_per_s}) {
-    a->resize(n, 0.0f);
-  }
+  for (auto* a : float_arrays(*this)) a->resize(n, 0.0f);
   if (!id.empty()) {
     std::size_t next = next_id(id);
     const std::size_t kept = std::min(n, id.size());
@@ -62,18 +59,21 @@ ParticleState in_creation_order(const ParticleState& state) {
   const std::vector<std::uint32_t> order = creation_order(state);
   ParticleState out;
   out.resize(state.size());
-  using Array = std::vector<float> ParticleState::*;
-  for (const Array a :
-       {&ParticleState::x_m, &ParticleState::y_m, &ParticleState::z_m, &ParticleState::vx_m_per_s,
-        &ParticleState::vy_m_per_s, &ParticleState::vz_m_per_s, &ParticleState::wx_rad_per_s,
-        &ParticleState::wy_rad_per_s, &ParticleState::wz_rad_per_s, &ParticleState::radius_m,
-        &ParticleState::inv_mass_per_kg}) {
-    for (std::size_t k = 0; k < order.size(); ++k) (out.*a)[k] = (state.*a)[order[k]];
+  const auto from = float_arrays(state);
+  const auto to = float_arrays(out);
+  for (std::size_t a = 0; a < from.size(); ++a) {
+    for (std::size_t k = 0; k < order.size(); ++k) (*to[a])[k] = (*from[a])[order[k]];
   }
   out.time_s = state.time_s;
   out.step = state.step;
   out.body_wrenches = state.body_wrenches;
   return out;
+}
+
+const ParticleState& creation_ordered(const ParticleState& state, ParticleState& copy) {
+  if (state.id.empty()) return state;
+  copy = in_creation_order(state);
+  return copy;
 }
 
 double sphere_mass_kg(double radius_m, double density_kg_per_m3) {

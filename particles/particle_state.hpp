@@ -3,8 +3,10 @@
 // per component (structure of arrays). The same layout serves the CPU stages and, later, CUDA
 // kernels. Index i is the same particle in every array.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "core/wrench.hpp"
@@ -56,6 +58,18 @@ struct ParticleState {
   std::size_t id_of(std::size_t i) const { return id.empty() ? i : id[i]; }
 };
 
+/// The eleven float arrays of one particle each (x, y, z, vx, vy, vz, radius, inverse mass, wx,
+/// wy, wz: the order of a state file's arrays, particle_io.hpp), const or not following S: for
+/// passes that treat every per-particle value alike (resize, reorder, save, copies in creation
+/// order).
+template <class S>
+auto float_arrays(S& s) {
+  using V = std::conditional_t<std::is_const_v<S>, const std::vector<float>, std::vector<float>>;
+  return std::array<V*, 11>{&s.x_m,          &s.y_m,          &s.z_m,         &s.vx_m_per_s,
+                            &s.vy_m_per_s,   &s.vz_m_per_s,   &s.radius_m,    &s.inv_mass_per_kg,
+                            &s.wx_rad_per_s, &s.wy_rad_per_s, &s.wz_rad_per_s};
+}
+
 /// The indices of `state`'s particles in increasing identity (ParticleState::id): the order in
 /// which the particles were made. The identity permutation while `id` is empty.
 std::vector<std::uint32_t> creation_order(const ParticleState& state);
@@ -64,6 +78,10 @@ std::vector<std::uint32_t> creation_order(const ParticleState& state);
 /// step and body wrenches copied, no contacts. Per-frame outputs use it, so that a particle keeps
 /// its place in them while the step reorders the state.
 ParticleState in_creation_order(const ParticleState& state);
+
+/// `state` itself while it is in creation order (an empty `id`), else its copy in creation order,
+/// made in `copy`.
+const ParticleState& creation_ordered(const ParticleState& state, ParticleState& copy);
 
 /// Mass [kg] of a solid sphere of radius_m [m] and density [kg/m^3].
 double sphere_mass_kg(double radius_m, double density_kg_per_m3);
