@@ -119,9 +119,36 @@ std::vector<std::string> y_keys_without_values(const SweepPlot& plot,
   return any_ok ? missing : std::vector<std::string>{};
 }
 
-RgbImage draw_sweep_plot(const SweepPlot& plot, const std::vector<std::string>& keys,
+std::vector<std::string> y_key_names(const std::vector<std::string>& y_keys) {
+  if (y_keys.size() < 2) return std::vector<std::string>(y_keys.size());
+  // The key's last `parts` dotted parts (the whole key when it has fewer).
+  auto suffix = [](const std::string& key, int parts) {
+    std::size_t at = key.size();
+    for (int p = 0; p < parts; ++p) {
+      if (at == 0 || at == std::string::npos) return key;
+      at = key.rfind('.', at - 1);
+      if (at == std::string::npos) return key;
+    }
+    return key.substr(at + 1);
+  };
+  for (int parts = 1;; ++parts) {
+    std::vector<std::string> names;
+    for (const std::string& key : y_keys) names.push_back(suffix(key, parts));
+    std::vector<std::string> sorted = names;
+    std::sort(sorted.begin(), sorted.end());
+    const bool distinct = std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+    bool whole = true;
+    for (std::size_t k = 0; k < y_keys.size(); ++k) whole = whole && names[k] == y_keys[k];
+    if (distinct || whole) return names;  // whole keys: repeated keys stay repeated
+  }
+}
+
+PlotSpec sweep_plot_spec(const SweepPlot& plot, const std::vector<std::string>& keys,
                          const std::vector<RunRecord>& records) {
-  // One line per y key and combination of the other swept values, points in x order.
+  // One line per y key and combination of the other swept values, points in x order. Lines are
+  // named by their y key's short name: named by its last dotted part alone, two elements of one
+  // array (result.slip_by_distance.5.mean_slip and .11.mean_slip) fell into one zig-zag line.
+  const std::vector<std::string> y_names = y_key_names(plot.y);
   std::map<std::string, std::vector<std::pair<double, double>>> lines;
   int left_out = 0;
   for (const RunRecord& r : records) {
@@ -134,13 +161,13 @@ RgbImage draw_sweep_plot(const SweepPlot& plot, const std::vector<std::string>& 
       const std::string v = value_text(r.parameters[k]);
       group += (group.empty() ? "" : ", ") + (name_keys ? k + "=" + v : v);
     }
-    for (const std::string& y_key : plot.y) {
-      const nlohmann::json y = at_key(r.summary, y_key);
+    for (std::size_t k = 0; k < plot.y.size(); ++k) {
+      const nlohmann::json y = at_key(r.summary, plot.y[k]);
       if (r.outcome.status != "ok" || !x.is_number() || !y.is_number()) {
         ++left_out;
         continue;
       }
-      std::string name = plot.y.size() > 1 ? y_key.substr(y_key.rfind('.') + 1) : "";
+      std::string name = y_names[k];
       if (!group.empty()) name += (name.empty() ? "" : ", ") + group;
       lines[name].emplace_back(x.get<double>(), y.get<double>());
     }
@@ -163,7 +190,12 @@ RgbImage draw_sweep_plot(const SweepPlot& plot, const std::vector<std::string>& 
     }
     spec.series.push_back(std::move(s));
   }
-  return plot_lines(spec);
+  return spec;
+}
+
+RgbImage draw_sweep_plot(const SweepPlot& plot, const std::vector<std::string>& keys,
+                         const std::vector<RunRecord>& records) {
+  return plot_lines(sweep_plot_spec(plot, keys, records));
 }
 
 }  // namespace talus::sweep

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/image.hpp"
+#include "core/plot.hpp"
 #include "core/scenario_file.hpp"
 
 namespace talus::sweep {
@@ -40,6 +41,16 @@ std::vector<SweepPlot> read_sweep_plots(const ScenarioTable& root,
                                         const std::vector<std::string>& numeric_keys);
 
 struct RunRecord;
+
+/// How the chart's legend names each of `y_keys`: the fewest trailing dotted parts that tell the
+/// keys apart ("sinkage_m"; "5.mean_slip" and "11.mean_slip" for two elements of one array), the
+/// same number of parts for every key; empty names for a single key.
+std::vector<std::string> y_key_names(const std::vector<std::string>& y_keys);
+
+/// The lines of `plot`'s chart (draw_sweep_plot): one per y key and combination of the other
+/// swept values, named y_key_names' name then those values, points in x order.
+PlotSpec sweep_plot_spec(const SweepPlot& plot, const std::vector<std::string>& keys,
+                         const std::vector<RunRecord>& records);
 
 /// The chart of `plot` over the finished runs `records` (failed runs and runs without a y value
 /// are left out; their count is noted under the title). `keys`: every swept key.

@@ -298,6 +298,37 @@ TEST(SweepPlot, YKeysWithoutValuesAreTheOnesNoFinishedRunHas) {
   EXPECT_TRUE(y_keys_without_values(plot, {failed}).empty());
 }
 
+// Two y keys that end alike (elements of one summary array) are two lines, named by as many
+// trailing parts as tell them apart; named by the last part alone they were one zig-zag line.
+TEST(SweepPlot, YKeysThatEndAlikeAreSeparateLines) {
+  EXPECT_EQ(y_key_names({"result.sinkage_m"}), (std::vector<std::string>{""}));
+  EXPECT_EQ(y_key_names({"result.sinkage_m", "result.bekker_m"}),
+            (std::vector<std::string>{"sinkage_m", "bekker_m"}));
+  EXPECT_EQ(y_key_names({"result.bins.5.slip", "result.bins.11.slip"}),
+            (std::vector<std::string>{"5.slip", "11.slip"}));
+  EXPECT_EQ(y_key_names({"a.slip", "b.c.slip"}), (std::vector<std::string>{"a.slip", "c.slip"}));
+  SweepPlot plot;
+  plot.x = "soil.angle";
+  plot.y = {"result.bins.5.slip", "result.bins.11.slip"};
+  std::vector<RunRecord> records;
+  for (const double angle : {16.0, 24.0}) {
+    RunRecord r;
+    r.outcome.status = "ok";
+    r.parameters = {{"soil.angle", angle}};
+    r.summary = {{"result", {{"bins", nlohmann::json::array()}}}};
+    for (int bin = 0; bin < 12; ++bin) {
+      r.summary["result"]["bins"].push_back({{"slip", bin * 0.01 + angle * 0.001}});
+    }
+    records.push_back(r);
+  }
+  const talus::PlotSpec spec = sweep_plot_spec(plot, {"soil.angle"}, records);
+  ASSERT_EQ(spec.series.size(), 2u);
+  EXPECT_EQ(spec.series[0].name, "11.slip");
+  EXPECT_EQ(spec.series[0].y, (std::vector<double>{0.11 + 0.016, 0.11 + 0.024}));
+  EXPECT_EQ(spec.series[1].name, "5.slip");
+  EXPECT_EQ(spec.series[1].x, (std::vector<double>{16.0, 24.0}));
+}
+
 TEST(Sweep, RunsEveryRunAndRecordsAFailedOneWithoutStopping) {
   ScratchDir scratch;
   const fs::path file = sweep_file(scratch.path(),

@@ -233,6 +233,20 @@ def test_the_rover_on_the_flow_fields_slips_more_on_the_slope_in_two_steps(tmp_p
 
 
 @whole_episode_physics
+def test_softer_loosened_soil_raises_the_climbs_slip_not_the_flats(tmp_path):
+    # docs/rover.md, Strain softening (sweeps/rover_slope_softening.toml): a residual friction
+    # angle of 16 deg instead of the shipped 24 deg lifts the slip with all four wheels on the
+    # slope (they grip soil the front wheels failed) from ~37 % to ~60 %, while the front wheels
+    # on fresh soil, alone on the slope or on the flat, slip as before.
+    shipped = _run_rover_slope(tmp_path, "residual_24")
+    softer = _run_rover_slope(tmp_path, "residual_16", [(
+        'preset = "dry_sand"', 'preset = "dry_sand"\nresidual_friction_angle_deg = 16.0')])
+    assert _mean_slip(softer, 2.5, 2.7) > _mean_slip(shipped, 2.5, 2.7) + 0.15
+    assert abs(_mean_slip(softer, 0.3, 0.8) - _mean_slip(shipped, 0.3, 0.8)) < 0.005
+    assert abs(_mean_slip(softer, 1.7, 2.3) - _mean_slip(shipped, 1.7, 2.3)) < 0.01
+
+
+@whole_episode_physics
 def test_the_rovers_4_ms_soil_step_drives_as_2_ms_steps_do(tmp_path):
     # rover_slope couples the soil every 4 ms (half the run time of 2 ms steps); this pins the
     # claim in the scenario and docs/rover.md that the slip per 0.1 m bin stays within 1.5 points
