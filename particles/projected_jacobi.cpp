@@ -132,19 +132,19 @@ struct OwnRange {
   std::int64_t begin = 0, end = 0;
 };
 
-/// Thread t's share of pass 1: the t-th of `team` equal parts of the computed slots' list, taken
-/// across the threads' parts (own_begin[u], own_end[u]) in thread order. The rows' chunks balance
-/// every slot of a row (pass 2's work), but a pair is computed in its lower particle's row only,
-/// so the chunk of lower indices held 58 % of pass 1's entries in Bulldozing-v0's push (its
-/// thread computed 1.6 x the other's). Each entry is computed alike wherever it falls (the 8-lane
-/// and the scalar forms give the same bits, projected_jacobi_slots.hpp), so the split changes no
-/// result.
-std::vector<OwnRange> pass1_share(const std::vector<std::int64_t>& own_begin,
-                                  const std::vector<std::int64_t>& own_end, int t, int team) {
-  std::int64_t total = 0;
-  for (std::size_t u = 0; u < own_begin.size(); ++u) total += own_end[u] - own_begin[u];
-  const std::int64_t from = total * t / team;
-  const std::int64_t to = total * (t + 1) / team;
+/// The fewest computed slots for which the sweeps' passes are cut into claimed parts: below it one
+/// part per thread, its own. A small solve's records stay in the cores' caches from pass to pass
+/// and sweep to sweep, and a claimed part moves them to the other core: Bulldozing-v0's push
+/// (about 17,000 entries) took 8-10 % longer in its solve with claimed parts (four alternated
+/// pairs), the 10,000-grain column (about 43,000) within the noise, the 50,000-grain column
+/// (about 250,000, beyond the caches) 10 % less where one core ran slow.
+constexpr std::int64_t kClaimedPartsMinEntries = 100000;
+
+/// The entries [from, to) of the computed slots' list, counted across the threads' parts
+/// (own_begin[u], own_end[u]) in thread order, as ranges of list positions.
+std::vector<OwnRange> own_ranges(const std::vector<std::int64_t>& own_begin,
+                                 const std::vector<std::int64_t>& own_end, std::int64_t from,
+                                 std::int64_t to) {
   std::vector<OwnRange> parts;
   std::int64_t before = 0;  // list entries in the parts before part u
   for (std::size_t u = 0; u < own_begin.size(); ++u) {
@@ -154,6 +154,41 @@ std::vector<OwnRange> pass1_share(const std::vector<std::int64_t>& own_begin,
     before += length;
   }
   return parts;
+}
+
+/// Pass 1's shares: `parts` equal parts of the computed slots' list, taken across the threads'
+/// parts in thread order; the threads claim them as they come free (ChunkClaims), their own run
+/// first. The rows' chunks balance every slot of a row (pass 2's work), but a pair is computed in
+/// its lower particle's row only, so the chunk of lower indices held 58 % of pass 1's entries in
+/// Bulldozing-v0's push (its thread computed 1.6 x the other's): hence equal parts of the list.
+/// And equal parts are not equal times: on a 2-core AMD EPYC (family 26 model 2) the master
+/// thread took 1.6 x the other's time for the same entries of the 50k column, whichever half it
+/// had, and the other waited at the barrier 5 of the step's 28 ms. Each entry is computed alike
+/// wherever it falls (the 8-lane and the scalar forms give the same bits,
+/// projected_jacobi_slots.hpp), so no split or claim order changes a result.
+std::vector<std::vector<OwnRange>> pass1_parts(const std::vector<std::int64_t>& own_begin,
+                                               const std::vector<std::int64_t>& own_end,
+                                               int parts) {
+  std::int64_t total = 0;
+  for (std::size_t u = 0; u < own_begin.size(); ++u) total += own_end[u] - own_begin[u];
+  // Entry `at` of the concatenated list moved back to a whole number of 8-lane blocks from the
+  // start of its thread's part, so that a cut leaves no scalar tail inside a part.
+  auto block_aligned = [&](std::int64_t at) {
+    std::int64_t before = 0;
+    for (std::size_t u = 0; u < own_begin.size(); ++u) {
+      const std::int64_t length = own_end[u] - own_begin[u];
+      if (at < before + length) return before + (at - before) / 8 * 8;
+      before += length;
+    }
+    return total;
+  };
+  std::vector<std::vector<OwnRange>> out(static_cast<std::size_t>(parts));
+  for (int c = 0; c < parts; ++c) {
+    out[static_cast<std::size_t>(c)] =
+        own_ranges(own_begin, own_end, block_aligned(total * c / parts),
+                   block_aligned(total * (c + 1) / parts));
+  }
+  return out;
 }
 
 /// What sum_rows reads besides the rows: the slots' impulses and normal/gap records, the
@@ -298,11 +333,26 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
   // Each thread's part of the computed slots' list, [begin, end) in list positions.
   std::vector<std::int64_t> own_begin(static_cast<std::size_t>(max_team), 0);
   std::vector<std::int64_t> own_end(static_cast<std::size_t>(max_team), 0);
+  // Both passes of a sweep are cut into `parts` pieces that the threads claim as they come free
+  // (ChunkClaims: their own run first, so that balanced threads keep the rows they listed and sum
+  // in their caches): pass 1 into equal parts of the computed slots' list (pass1_parts), pass 2
+  // into the detection pass's chunks of rows (about equal work). A flag per piece, pass and sweep.
+  const int parts = detection_chunk_count(max_team);
+  std::vector<std::int64_t> uniform_rows;
+  const std::span<const std::int64_t> row_parts =
+      contacts.particles() == n &&
+              contacts.detection_bounds.size() == static_cast<std::size_t>(parts) + 1
+          ? std::span<const std::int64_t>(contacts.detection_bounds)
+          : chunks_for(nullptr, n, parts, uniform_rows);
+  std::vector<std::atomic<bool>> claimed(static_cast<std::size_t>(std::max(iterations, 0)) * 2 *
+                                         static_cast<std::size_t>(parts));
+  std::vector<std::vector<OwnRange>> pass1;
+  std::span<const std::int64_t> rows_of_part;
 #pragma omp parallel num_threads(threads)
   {
     const int t = omp_get_thread_num();
-    // Each thread takes its chunk of about equal work (balanced_chunks) in every pass, or an even
-    // split when OpenMP gave a different team size.
+    // Each thread lists the pairs of its chunk of rows (about equal work, balanced_chunks), or of
+    // an even split when OpenMP gave a different team size.
     const int team = omp_get_num_threads();
     const std::int64_t lo = team == max_team ? chunk[t] : count * t / team;
     const std::int64_t hi = team == max_team ? chunk[t + 1] : count * (t + 1) / team;
@@ -312,37 +362,62 @@ int solve_projected_jacobi(const ParticleModel& model, const float* inv_mass, co
     own_begin[static_cast<std::size_t>(t)] = mine.begin;
     own_end[static_cast<std::size_t>(t)] = mine.end;
 #pragma omp barrier
-    const std::vector<OwnRange> pass1 = pass1_share(own_begin, own_end, t, team);
+#pragma omp single
+    {
+      std::int64_t entries = 0;
+      for (int u = 0; u < max_team; ++u) entries += own_end[u] - own_begin[u];
+      if (entries >= kClaimedPartsMinEntries) {
+        pass1 = pass1_parts(own_begin, own_end, parts);
+        rows_of_part = row_parts;
+      } else {  // one part per thread, its own: the static split
+        pass1 = pass1_parts(own_begin, own_end, max_team);
+        rows_of_part = chunk;
+      }
+    }
+    // (the single's implied barrier: every thread sees the parts)
+    const int part_count = static_cast<int>(pass1.size());
     // Read after the pair pass's barrier: every thread sees the same values and skips the sweeps
     // together.
     const bool skip = unpaired.load(std::memory_order_relaxed) ||
                       cross_chunk_balance.load(std::memory_order_relaxed) != 0;
+    const int claimant = team == max_team ? t : 0;
+    const int claimants = team == max_team ? max_team : 1;
     int cur = 0;
     for (int it = 0; it < iterations && !skip; ++it) {
       const float* a = buffers[cur];
       float* b = buffers[1 - cur];
+      std::atomic<bool>* flags = claimed.data() + static_cast<std::size_t>(it) * 2 * parts;
       // Pass 1: the new impulse of every contact, once (each pair in its lower particle's row),
       // in SIMD lanes where the target has them (projected_jacobi_slots.hpp).
       const SlotPass pass{a,       normal_gap,  surface,    impulse, own.slot,
                           own.row, own.partner, own.mirror, omega,   inv_dt,
                           alpha,   max_pushout, mu_particle};
       float sweep_change = 0.0f;
-      for (const OwnRange& r : pass1) {
-        const float c = spin != nullptr ? solve_slots_rotating(
-                                              pass,
-                                              SpinPass{spin->iterate[cur], contacts.rolling.data(),
-                                                       spin->body_omega, spin->rolling_friction},
-                                              r.begin, r.end)
-                                        : solve_slots(pass, r.begin, r.end);
-        sweep_change = std::max(sweep_change, c);
+      const ChunkClaims pass1_claims{flags, part_count, claimant, claimants};
+      for (int c = pass1_claims.next(); c >= 0; c = pass1_claims.next()) {
+        for (const OwnRange& r : pass1[static_cast<std::size_t>(c)]) {
+          const float change_r =
+              spin != nullptr
+                  ? solve_slots_rotating(pass,
+                                         SpinPass{spin->iterate[cur], contacts.rolling.data(),
+                                                  spin->body_omega, spin->rolling_friction},
+                                         r.begin, r.end)
+                  : solve_slots(pass, r.begin, r.end);
+          sweep_change = std::max(sweep_change, change_r);
+        }
       }
       // Pass 2, after a barrier (every slot of the sweep is written): each particle's sums over
       // its whole row into its next iterate record.
 #pragma omp barrier
-      sum_rows(rows, row_inputs, a, b, lo, hi);
-      if (spin != nullptr) {
-        sum_spin_rows(rows, row_inputs, contacts.rolling.data(), *spin, spin->iterate[cur],
-                      spin->iterate[1 - cur], lo, hi);
+      const ChunkClaims pass2_claims{flags + parts, part_count, claimant, claimants};
+      for (int c = pass2_claims.next(); c >= 0; c = pass2_claims.next()) {
+        const std::int64_t row_lo = rows_of_part[static_cast<std::size_t>(c)];
+        const std::int64_t row_hi = rows_of_part[static_cast<std::size_t>(c) + 1];
+        sum_rows(rows, row_inputs, a, b, row_lo, row_hi);
+        if (spin != nullptr) {
+          sum_spin_rows(rows, row_inputs, contacts.rolling.data(), *spin, spin->iterate[cur],
+                        spin->iterate[1 - cur], row_lo, row_hi);
+        }
       }
       change[static_cast<std::size_t>(it) * max_team + t] = sweep_change;
       cur = 1 - cur;

@@ -289,5 +289,36 @@ TEST(ParticlesJacobiSlots, MirrorsOfADetectedBedAreExactNegatives) {
   }
 }
 
+// A solve of 100,000 computed entries or more (kClaimedPartsMinEntries) cuts its sweeps into
+// parts that the threads claim as they come free; which thread takes a part must not change a
+// bit. A touching lattice of rotating grains, 34 x 34 x 31 (each grain's six neighbours within
+// the contact margin: about 3 entries a grain), stepped with 1 thread (one part) and with 2 and 3
+// (claimed parts).
+TEST(ParticlesJacobiSlots, ClaimedPartsOfALargeSolveGiveTheSameBitsForAnyThreadCount) {
+  const double side = 0.35, height = 0.32;
+  ParticleModel model = testing::box_model(side, height);
+  model.rotation = true;
+  model.rolling_friction = 0.1;
+  model.iterations = 4;
+  LatticeBed bed;
+  bed.radius_m = testing::kRadius;
+  bed.spacing_factor = 1.0;
+  bed.jitter = 0.0;
+  const double inset = 1.01 * testing::kRadius;
+  bed.region = Aabb{Vec3(inset, inset, inset), Vec3(side - inset, side - inset, height - inset)};
+  const ParticleState start = make_lattice_bed(bed);
+  std::vector<ParticleState> finals;
+  for (const int threads : {1, 2, 3}) {
+    model.threads = threads;
+    ParticleState state = start;
+    ParticleWorkspace w;
+    testing::run(model, state, w, 3);
+    ASSERT_GE(distinct_contact_count(state.contacts), 100000u) << "the claimed parts are not used";
+    finals.push_back(state);
+  }
+  testing::expect_identical(finals[0], finals[1]);
+  testing::expect_identical(finals[0], finals[2]);
+}
+
 }  // namespace
 }  // namespace talus::particles
