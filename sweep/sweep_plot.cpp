@@ -125,7 +125,7 @@ std::vector<std::string> y_key_names(const std::vector<std::string>& y_keys) {
   auto suffix = [](const std::string& key, int parts) {
     std::size_t at = key.size();
     for (int p = 0; p < parts; ++p) {
-      if (at == 0 || at == std::string::npos) return key;
+      if (at == 0) return key;
       at = key.rfind('.', at - 1);
       if (at == std::string::npos) return key;
     }

@@ -324,7 +324,8 @@ TEST(SweepPlot, YKeysThatEndAlikeAreSeparateLines) {
   const talus::PlotSpec spec = sweep_plot_spec(plot, {"soil.angle"}, records);
   ASSERT_EQ(spec.series.size(), 2u);
   EXPECT_EQ(spec.series[0].name, "11.slip");
-  EXPECT_EQ(spec.series[0].y, (std::vector<double>{0.11 + 0.016, 0.11 + 0.024}));
+  EXPECT_EQ(spec.series[0].y,
+            (std::vector<double>{11 * 0.01 + 16.0 * 0.001, 11 * 0.01 + 24.0 * 0.001}));
   EXPECT_EQ(spec.series[1].name, "5.slip");
   EXPECT_EQ(spec.series[1].x, (std::vector<double>{16.0, 24.0}));
 }
