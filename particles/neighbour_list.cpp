@@ -33,26 +33,72 @@ struct PairTest {
   }
 };
 
+// Floats per record of NeighbourList::search_records: x, y, z, r.
+constexpr std::size_t kSearchRecord = 4;
+
+// Copies the tested positions and radii into `records` in the dense hash's `sorted` order (see
+// NeighbourList::search_records): a neighbourhood is a few runs of `sorted`, and reading each
+// candidate's four values through its index (four scattered loads) was most of a search's time.
+void copy_search_records(const SpatialHash& hash, const PairTest& test, int threads,
+                         std::vector<float>& records) {
+  const auto count = static_cast<std::int64_t>(hash.sorted.size());
+  records.resize(static_cast<std::size_t>(count) * kSearchRecord);
+  float* out = records.data();
+  const std::int32_t* sorted = hash.sorted.data();
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (std::int64_t k = 0; k < count; ++k) {
+    const std::int32_t j = sorted[k];
+    float* rec = out + static_cast<std::size_t>(k) * kSearchRecord;
+    rec[0] = test.x[j];
+    rec[1] = test.y[j];
+    rec[2] = test.z[j];
+    rec[3] = test.r[j];
+  }
+}
+
 // Writes particle i's partners (the pair test over the hash's 27 cells around i's cell) from
 // buf[used] on, in increasing index (the detection pass's canonical row order: sorted cells
 // deliver nearly sorted runs, the linked hash any order), growing buf as needed; returns the new
 // used length. Each candidate is written unconditionally and kept by advancing the end: about 1
 // in 6 candidates of the 27 cells is within reach, at random, and as a branch this mispredicted
-// (a third of the search's samples in a profile of Bulldozing-v0's push).
-std::size_t search_row(const SpatialHash& hash, const PairTest& test, std::int64_t i,
-                       std::vector<std::int32_t>& buf, std::size_t used) {
+// (a third of the search's samples in a profile of Bulldozing-v0's push). With `records` (a dense
+// hash's copy_search_records) the candidates' values are read from them in sequence; the test is
+// PairTest::listed's expression on the same floats.
+std::size_t search_row(const SpatialHash& hash, const PairTest& test, const float* records,
+                       std::int64_t i, std::vector<std::int32_t>& buf, std::size_t used) {
   const std::size_t first = used;
   std::int32_t* out = buf.data();
   std::size_t room = buf.size();
-  hash.for_each_in_neighbourhood(hash.cx[i], hash.cy[i], hash.cz[i], [&](std::int32_t j) {
-    if (used == room) {  // rare: the buffer doubles
-      buf.resize(2 * room + 64);
-      out = buf.data();
-      room = buf.size();
-    }
-    out[used] = j;
-    used += static_cast<std::size_t>((j != i) & test.listed(i, j));
-  });
+  auto make_room = [&](std::size_t more) {
+    if (used + more <= room) return;  // rare: the buffer doubles
+    buf.resize(2 * (used + more) + 64);
+    out = buf.data();
+    room = buf.size();
+  };
+  if (records != nullptr) {
+    const float xi = test.x[i], yi = test.y[i], zi = test.z[i], ri = test.r[i];
+    const std::int32_t* sorted = hash.sorted.data();
+    hash.for_each_run_in_neighbourhood(
+        hash.cx[i], hash.cy[i], hash.cz[i], [&](std::int32_t k0, std::int32_t k1) {
+          make_room(static_cast<std::size_t>(k1 - k0));
+          for (std::int32_t k = k0; k < k1; ++k) {
+            const float* rec = records + static_cast<std::size_t>(k) * kSearchRecord;
+            float d[3] = {xi - rec[0], yi - rec[1], zi - rec[2]};
+            test.image.apply(d);
+            const float reach = ri + rec[3] + test.margin;
+            const std::int32_t j = sorted[k];
+            out[used] = j;
+            used += static_cast<std::size_t>(
+                (j != i) & (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < reach * reach));
+          }
+        });
+  } else {
+    hash.for_each_in_neighbourhood(hash.cx[i], hash.cy[i], hash.cz[i], [&](std::int32_t j) {
+      make_room(1);
+      out[used] = j;
+      used += static_cast<std::size_t>((j != i) & test.listed(i, j));
+    });
+  }
   std::sort(out + first, out + used);
   return used;
 }
@@ -60,13 +106,15 @@ std::size_t search_row(const SpatialHash& hash, const PairTest& test, std::int64
 // Searches the rows of `rows` particles, the k-th being particle_of(k), into CSR form: row k is
 // partner[start[k], start[k + 1]). Each thread searches a contiguous range of rows into its own
 // buffer; the buffers are concatenated in thread order, so the result does not depend on the
-// thread count.
+// thread count. `records` is scratch for a dense hash's copy_search_records.
 template <class ParticleOf>
 void search_rows(const SpatialHash& hash, const PairTest& test, std::int64_t rows,
-                 ParticleOf particle_of, int threads, std::vector<std::int64_t>& start,
-                 std::vector<std::int32_t>& partner) {
+                 ParticleOf particle_of, int threads, std::vector<float>& records,
+                 std::vector<std::int64_t>& start, std::vector<std::int32_t>& partner) {
   start.resize(static_cast<std::size_t>(rows) + 1);
   const int team_size = std::max(threads, 1);
+  if (hash.dense) copy_search_records(hash, test, threads, records);
+  const float* copied = hash.dense ? records.data() : nullptr;
   std::vector<std::vector<std::int32_t>> found(static_cast<std::size_t>(team_size));
   std::vector<std::int64_t> offset(static_cast<std::size_t>(team_size) + 1, 0);
 #pragma omp parallel num_threads(team_size)
@@ -80,7 +128,7 @@ void search_rows(const SpatialHash& hash, const PairTest& test, std::int64_t row
     std::size_t used = 0;
     for (std::int64_t k = lo; k < hi; ++k) {
       start[static_cast<std::size_t>(k)] = static_cast<std::int64_t>(used);  // shifted below
-      used = search_row(hash, test, particle_of(k), mine, used);
+      used = search_row(hash, test, copied, particle_of(k), mine, used);
     }
     mine.resize(used);
     offset[static_cast<std::size_t>(t) + 1] = static_cast<std::int64_t>(used);
@@ -189,7 +237,8 @@ void build_neighbour_list(NeighbourList& list, const SpatialHash& hash, const Pa
                       MinimumImage(model)};
 
   search_rows(
-      hash, test, count, [](std::int64_t i) { return i; }, threads, list.start, list.partner);
+      hash, test, count, [](std::int64_t i) { return i; }, threads, list.search_records, list.start,
+      list.partner);
   list.x0_m = state.x_m;
   list.y0_m = state.y_m;
   list.z0_m = state.z_m;
@@ -245,7 +294,7 @@ void refresh_neighbour_list(NeighbourList& list, SpatialHash& hash, const Partic
   std::vector<std::int32_t> rows;
   search_rows(
       hash, test, mover_count, [&](std::int64_t m) { return movers[static_cast<std::size_t>(m)]; },
-      threads, row_start, rows);
+      threads, list.search_records, row_start, rows);
 
   // 3. The movers each non-mover gains, ascending: scattered in mover order.
   std::vector<std::int64_t> gained_start(n + 1, 0);

@@ -47,6 +47,9 @@ struct NeighbourList {
   bool built = false;
   std::int64_t builds = 0;     ///< full builds since the workspace was made (diagnostics)
   std::int64_t refreshes = 0;  ///< partial refreshes since then (diagnostics)
+  /// Scratch of the searches: a dense hash's particles in its `sorted` order, one record
+  /// (x, y, z, r) each (kSearchRecord floats), so that a search reads its candidates in sequence.
+  std::vector<float> search_records;
 
   std::size_t particles() const { return built ? start.size() - 1 : 0; }
 };

@@ -111,6 +111,11 @@ struct SpatialHash {
   /// Calls f(j) once for every particle j (i included) in the 27 cells around cell (x, y, z).
   template <class F>
   void for_each_in_neighbourhood(std::int32_t x, std::int32_t y, std::int32_t z, F&& f) const;
+  /// A dense hash only: calls f(k0, k1) for runs of `sorted` that together hold every particle of
+  /// the 27 cells around cell (x, y, z) once (one run per row of three cells along x, or per cell
+  /// when x is the periodic axis).
+  template <class F>
+  void for_each_run_in_neighbourhood(std::int32_t x, std::int32_t y, std::int32_t z, F&& f) const;
 };
 
 /// Bins the n particles at (x, y, z) [m] into `hash` with layout `kind`, table size
@@ -123,32 +128,9 @@ template <class F>
 void SpatialHash::for_each_in_neighbourhood(std::int32_t x, std::int32_t y, std::int32_t z,
                                             F&& f) const {
   if (dense) {
-    // Along x the cells of a row are consecutive dense indices: one run of `sorted` per row,
-    // unless x is the periodic axis (then the row may wrap: one run per cell).
-    const bool x_runs = grid.periodic_axis != 0;
-    for (std::int32_t dz = -1; dz <= 1; ++dz) {
-      const std::int32_t lz = grid.wrap(z + dz, 2) - cell_lo[2];
-      if (lz < 0 || lz >= cell_dim[2]) continue;
-      for (std::int32_t dy = -1; dy <= 1; ++dy) {
-        const std::int32_t ly = grid.wrap(y + dy, 1) - cell_lo[1];
-        if (ly < 0 || ly >= cell_dim[1]) continue;
-        const std::int32_t row = (lz * cell_dim[1] + ly) * cell_dim[0];
-        if (x_runs) {
-          const std::int32_t x0 = std::max(x - 1 - cell_lo[0], 0);
-          const std::int32_t x1 = std::min(x + 1 - cell_lo[0], cell_dim[0] - 1);
-          if (x0 > x1) continue;
-          const std::int32_t end = bucket_start[row + x1 + 1];
-          for (std::int32_t k = bucket_start[row + x0]; k < end; ++k) f(sorted[k]);
-        } else {
-          for (std::int32_t dx = -1; dx <= 1; ++dx) {
-            const std::int32_t lx = grid.wrap(x + dx, 0) - cell_lo[0];
-            if (lx < 0 || lx >= cell_dim[0]) continue;
-            const std::int32_t end = bucket_start[row + lx + 1];
-            for (std::int32_t k = bucket_start[row + lx]; k < end; ++k) f(sorted[k]);
-          }
-        }
-      }
-    }
+    for_each_run_in_neighbourhood(x, y, z, [&](std::int32_t k0, std::int32_t k1) {
+      for (std::int32_t k = k0; k < k1; ++k) f(sorted[k]);
+    });
     return;
   }
   for (std::int32_t dz = -1; dz <= 1; ++dz) {
@@ -167,6 +149,34 @@ void SpatialHash::for_each_in_neighbourhood(std::int32_t x, std::int32_t y, std:
             const std::int32_t j = sorted[k];
             if (cx[j] == qx && cy[j] == qy && cz[j] == qz) f(j);
           }
+        }
+      }
+    }
+  }
+}
+
+template <class F>
+void SpatialHash::for_each_run_in_neighbourhood(std::int32_t x, std::int32_t y, std::int32_t z,
+                                                F&& f) const {
+  // Along x the cells of a row are consecutive dense indices: one run of `sorted` per row,
+  // unless x is the periodic axis (then the row may wrap: one run per cell).
+  const bool x_runs = grid.periodic_axis != 0;
+  for (std::int32_t dz = -1; dz <= 1; ++dz) {
+    const std::int32_t lz = grid.wrap(z + dz, 2) - cell_lo[2];
+    if (lz < 0 || lz >= cell_dim[2]) continue;
+    for (std::int32_t dy = -1; dy <= 1; ++dy) {
+      const std::int32_t ly = grid.wrap(y + dy, 1) - cell_lo[1];
+      if (ly < 0 || ly >= cell_dim[1]) continue;
+      const std::int32_t row = (lz * cell_dim[1] + ly) * cell_dim[0];
+      if (x_runs) {
+        const std::int32_t x0 = std::max(x - 1 - cell_lo[0], 0);
+        const std::int32_t x1 = std::min(x + 1 - cell_lo[0], cell_dim[0] - 1);
+        if (x0 <= x1) f(bucket_start[row + x0], bucket_start[row + x1 + 1]);
+      } else {
+        for (std::int32_t dx = -1; dx <= 1; ++dx) {
+          const std::int32_t lx = grid.wrap(x + dx, 0) - cell_lo[0];
+          if (lx < 0 || lx >= cell_dim[0]) continue;
+          f(bucket_start[row + lx], bucket_start[row + lx + 1]);
         }
       }
     }

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <random>
 #include <set>
 #include <utility>
 
@@ -29,38 +30,75 @@ NeighbourList list_for(const ParticleModel& model, const ParticleState& state, f
   const float max_r = *std::max_element(state.radius_m.begin(), state.radius_m.end());
   build_spatial_hash(hash, model.broadphase, make_cell_grid(model, max_r, skin), 2.0,
                      state.x_m.data(), state.y_m.data(), state.z_m.data(), state.size(), 2);
+  // A box container gives the sorted cells their dense index, whose search reads the candidates'
+  // copied records (NeighbourList::search_records); the linked hash reads them by index.
+  EXPECT_EQ(hash.dense, model.broadphase == Broadphase::kSortedCells);
   NeighbourList list;
   build_neighbour_list(list, hash, model, state, skin, 2);
+  EXPECT_EQ(list.search_records.size(), hash.dense ? 4 * state.size() : 0);
   return list;
 }
 
+// `bed` with every centre moved by up to 0.35 radii along each axis (a fixed seed): the lattice's
+// distances (2.1 radii to a face neighbour, 2.97 diagonally) spread over the list's reach, so
+// that a search that misjudges a distance by a few percent lists a different set.
+ParticleState scattered(ParticleState bed) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> move(-0.35f * float(kRadius), 0.35f * float(kRadius));
+  for (std::size_t i = 0; i < bed.size(); ++i) {
+    bed.x_m[i] += move(rng);
+    bed.y_m[i] += move(rng);
+    bed.z_m[i] += move(rng);
+  }
+  return bed;
+}
+
 TEST(NeighbourList, ListsExactlyThePairsWithinReachPlusSkinInIncreasingOrder) {
+  // Both hash layouts, and x periodic (the dense hash's runs are then single cells that wrap).
   for (Broadphase kind : {Broadphase::kSortedCells, Broadphase::kLinkedHash}) {
-    ParticleModel model = box_model(0.06, 0.1);
-    model.broadphase = kind;
-    const ParticleState state = testing::box_bed(0.06, 0.04);
-    const float skin = 0.4f * static_cast<float>(kRadius);
-    const NeighbourList list = list_for(model, state, skin);
-    ASSERT_EQ(list.particles(), state.size());
-    const float reach_margin = static_cast<float>(model.contact_margin_m) + skin;
-    std::size_t pairs = 0;
-    for (std::size_t i = 0; i < state.size(); ++i) {
-      std::set<std::int32_t> expected;
-      for (std::size_t j = 0; j < state.size(); ++j) {
-        if (j == i) continue;
-        const float dx = state.x_m[i] - state.x_m[j], dy = state.y_m[i] - state.y_m[j],
-                    dz = state.z_m[i] - state.z_m[j];
-        const float reach = state.radius_m[i] + state.radius_m[j] + reach_margin;
-        if (dx * dx + dy * dy + dz * dz < reach * reach) expected.insert(std::int32_t(j));
+    for (int periodic_axis : {-1, 0}) {
+      ParticleModel model = box_model(0.06, 0.1);
+      model.broadphase = kind;
+      const ParticleState state = scattered(testing::box_bed(0.06, 0.04));
+      if (periodic_axis == 0) {  // a period that leaves 2.2 radii between the bed's x ends
+        const auto [lo, hi] = std::minmax_element(state.x_m.begin(), state.x_m.end());
+        model.periodic_axis = 0;
+        model.container.box.hi.x() = *hi - *lo + 2.2 * kRadius;
       }
-      const std::vector<std::int32_t> got(list.partner.begin() + list.start[i],
-                                          list.partner.begin() + list.start[i + 1]);
-      EXPECT_TRUE(std::is_sorted(got.begin(), got.end())) << "particle " << i;
-      EXPECT_EQ(std::set<std::int32_t>(got.begin(), got.end()), expected) << "particle " << i;
-      EXPECT_EQ(got.size(), expected.size()) << "particle " << i;
-      pairs += got.size();
+      const MinimumImage image(model);
+      const float skin = 0.4f * static_cast<float>(kRadius);
+      const NeighbourList list = list_for(model, state, skin);
+      ASSERT_EQ(list.particles(), state.size());
+      const float reach_margin = static_cast<float>(model.contact_margin_m) + skin;
+      std::size_t pairs = 0, across_the_seam = 0;
+      for (std::size_t i = 0; i < state.size(); ++i) {
+        std::set<std::int32_t> expected;
+        for (std::size_t j = 0; j < state.size(); ++j) {
+          if (j == i) continue;
+          float d[3] = {state.x_m[i] - state.x_m[j], state.y_m[i] - state.y_m[j],
+                        state.z_m[i] - state.z_m[j]};
+          const bool apart = periodic_axis == 0 && std::abs(d[0]) > 0.5f * image.period_m;
+          image.apply(d);
+          const float reach = state.radius_m[i] + state.radius_m[j] + reach_margin;
+          if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < reach * reach) {
+            expected.insert(std::int32_t(j));
+            across_the_seam += apart ? 1 : 0;
+          }
+        }
+        const std::vector<std::int32_t> got(list.partner.begin() + list.start[i],
+                                            list.partner.begin() + list.start[i + 1]);
+        EXPECT_TRUE(std::is_sorted(got.begin(), got.end())) << "particle " << i;
+        EXPECT_EQ(std::set<std::int32_t>(got.begin(), got.end()), expected) << "particle " << i;
+        EXPECT_EQ(got.size(), expected.size()) << "particle " << i;
+        pairs += got.size();
+      }
+      EXPECT_GT(pairs, 3 * state.size());  // a lattice bed: its face neighbours, fewer at the sides
+      if (periodic_axis == 0) {
+        EXPECT_GT(across_the_seam, 0u);
+      } else {
+        EXPECT_EQ(across_the_seam, 0u);
+      }
     }
-    EXPECT_GT(pairs, 3 * state.size());  // a lattice bed: its face neighbours, fewer at the sides
   }
 }
 
