@@ -32,6 +32,7 @@ test: build
 # Google Benchmark table (mean, median, stddev of 3 repetitions) on the terminal, and the whole
 # table as JSON in $(BUILD)/bench.json.
 bench: build
+	@echo "make bench on $$(bash bench/cpu_model.sh)"
 	@$(BUILD)/bin/talus_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
 	  --benchmark_out=$(BUILD)/bench.json --benchmark_out_format=json
 	@PYTHONPATH=$(BUILD)/python /usr/bin/python3 bench/bench_envs.py

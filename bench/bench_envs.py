@@ -11,7 +11,9 @@ runs of each. Run by `make bench` after the C++ benchmarks (which time the C++ s
     PYTHONPATH=build/python /usr/bin/python3 bench/bench_envs.py
 """
 
+import os
 import statistics
+import subprocess
 import time
 
 import numpy as np
@@ -20,11 +22,11 @@ import talus.envs as E
 
 
 def cpu_model():
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return "unknown CPU"
+    """The CPU as bench/cpu_model.sh prints it (model name, x86 family, model and stepping, cores):
+    a VM's bare "AMD EPYC" does not tell the machine types apart."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cpu_model.sh")
+    return subprocess.run(["bash", script], capture_output=True, text=True,
+                          check=True).stdout.strip()
 
 
 def single_env_rate(steps=200_000):

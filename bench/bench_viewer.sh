@@ -18,7 +18,7 @@ fi
 tmp=$(mktemp -d /tmp/talus-bench-viewer.XXXXXX)
 server_pid=
 trap '[ -n "$server_pid" ] && kill -INT $server_pid 2>/dev/null; rm -rf "$tmp"' EXIT
-echo "bench_viewer: CPU $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
+echo "bench_viewer: CPU $(bash "$(dirname "$0")/cpu_model.sh")"
 bench_one() { # LABEL [make_fake_run options]
   local label=$1
   shift

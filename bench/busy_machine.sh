@@ -9,8 +9,7 @@ repeat=${1:-3}
 talus=build/bin/talus
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"; [ -n "${busy:-}" ] && kill "$busy" 2>/dev/null || true' EXIT
-grep -m1 "model name" /proc/cpuinfo
-echo "cores: $(nproc)"
+bash bench/cpu_model.sh
 median_s() {  # median wall time of `repeat` runs of: talus run SCENARIO ARGS...
   local times=()
   for _ in $(seq "$repeat"); do

@@ -17,7 +17,7 @@ comparison_setup() {
   }
   mpi=(mpirun --oversubscribe)
   [ "$(id -u)" -eq 0 ] && mpi+=(--allow-run-as-root)
-  cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
+  cpu=$(bash "$(dirname "${BASH_SOURCE[0]}")/../cpu_model.sh")
   echo "CPU: $cpu"
   talus_solver=(--iterations "${TALUS_ITERATIONS:-8}" --relaxation "${TALUS_RELAXATION:-1}")
   cd "$work"

@@ -86,7 +86,7 @@ talus_line=$("$build/bin/talus_particle_bed" --in "$bed.csv" --out talus_settled
 talus_rate=$(sed -E 's/.*sim_s_per_wall_s=([0-9.e+-]+).*/\1/' <<< "$talus_line")
 talus_stats=$("$python" "$here/bed_stats.py" talus_settled.csv --cylinder-radius-m "$cylinder")
 
-echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "CPU: $(bash "$here/../cpu_model.sh")"
 echo "grains: rolling friction $rolling (talus: ${talus_grains[*]})"
 echo "LIGGGHTS 1 process : $lig1 simulated s per wall s"
 echo "LIGGGHTS 2 processes: $lig2 simulated s per wall s"
