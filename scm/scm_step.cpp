@@ -203,11 +203,14 @@ void contact_box(const ScmModel& m, ScmState& state, const IndexBox& box,
                  std::span<const BodyMotion> motions, double dt_s, long step_number,
                  ScmWorkspace& work, ScmStepReport& report) {
   // Every field but the flow's, which this stage neither reads nor writes (the deformation window
-  // writes them): a third less to copy in and out of the tiles.
+  // writes them): a third less to copy in and out of the tiles. The displaced and deposited
+  // volumes are written (zeroed below, then cut) but never read: they are scattered, not
+  // gathered.
   constexpr unsigned kContactFields = kAllNodeFields & ~(kFlowVelocity | kFlowDepth);
+  constexpr unsigned kZeroedFields = kDisplaced | kDeposited;
   NodeBlock& cb = work.contact_block;
   resize_block(cb, box);
-  state.gather(cb, kContactFields);
+  state.gather(cb, kContactFields & ~kZeroedFields);
   work.was_in_contact = cb.in_contact;
   std::fill(cb.in_contact.begin(), cb.in_contact.end(), 0);
   std::fill(cb.displaced_m3.begin(), cb.displaced_m3.end(), 0.0);

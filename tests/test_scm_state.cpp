@@ -219,8 +219,12 @@ TEST(ScmForces, ShearStressFollowsJanosiAndOpposesSlip) {
   EXPECT_NEAR(f.x(), -tau * 1e-4, 1e-12);
   EXPECT_NEAR(f.y(), 0.0, 1e-15);
   EXPECT_NEAR(f.z(), c.sigma_pa * 1e-4, 1e-12);
-  c.loosened = true;  // residual strength
+  c.loosened = true;  // residual strength: its own cohesion and friction angle
   const Vec3 g = node_force(soil, 1e-4, c, j, 0.0);
+  const double tau_r =
+      (soil.residual_cohesion_pa + c.sigma_pa * std::tan(soil.residual_friction_angle_rad)) *
+      (1.0 - std::exp(-1.0));
+  EXPECT_NEAR(g.x(), -tau_r * 1e-4, 1e-12);
   EXPECT_GT(g.x(), f.x());
 }
 
