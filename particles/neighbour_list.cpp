@@ -26,9 +26,15 @@ struct PairTest {
   MinimumImage image;
 
   bool listed(std::int64_t i, std::int32_t j) const {
-    float d[3] = {x[i] - x[j], y[i] - y[j], z[i] - z[j]};
+    return within_reach(x[i], y[i], z[i], r[i], x[j], y[j], z[j], r[j]);
+  }
+  // The test on values: from the arrays (listed) or from copied records (search_row), the same
+  // expression on the same floats.
+  bool within_reach(float xi, float yi, float zi, float ri, float xj, float yj, float zj,
+                    float rj) const {
+    float d[3] = {xi - xj, yi - yj, zi - zj};
     image.apply(d);
-    const float reach = r[i] + r[j] + margin;
+    const float reach = ri + rj + margin;
     return d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < reach * reach;
   }
 };
@@ -65,8 +71,8 @@ void copy_search_records(const SpatialHash& hash, const PairTest& test, int thre
 // used length. Each candidate is written unconditionally and kept by advancing the end: about 1
 // in 6 candidates of the 27 cells is within reach, at random, and as a branch this mispredicted
 // (a third of the search's samples in a profile of Bulldozing-v0's push). With `records` (a dense
-// hash's copy_search_records) the candidates' values are read from them in sequence; the test is
-// PairTest::listed's expression on the same floats.
+// hash's copy_search_records) the candidates' values are read from them in sequence, through the
+// same PairTest::within_reach.
 std::size_t search_row(const SpatialHash& hash, const PairTest& test, const float* records,
                        std::int64_t i, std::vector<std::int32_t>& buf, std::size_t used) {
   const std::size_t first = used;
@@ -86,13 +92,10 @@ std::size_t search_row(const SpatialHash& hash, const PairTest& test, const floa
           make_room(static_cast<std::size_t>(k1 - k0));
           for (std::int32_t k = k0; k < k1; ++k) {
             const float* rec = records + static_cast<std::size_t>(k) * kSearchRecord;
-            float d[3] = {xi - rec[0], yi - rec[1], zi - rec[2]};
-            test.image.apply(d);
-            const float reach = ri + rec[3] + test.margin;
             const std::int32_t j = sorted[k];
             out[used] = j;
             used += static_cast<std::size_t>(
-                (j != i) & (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < reach * reach));
+                (j != i) & test.within_reach(xi, yi, zi, ri, rec[0], rec[1], rec[2], rec[3]));
           }
         });
   } else {
