@@ -3,6 +3,8 @@
 // robot/rover_env_batch, wrench/quadruped_env_batch): one seed per instance, and actions that
 // are per_env numbers in [-1, 1] for each instance, checked before any instance moves.
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <span>
@@ -26,14 +28,19 @@ inline int threads_per_env(std::size_t num_envs, int threads) {
 /// Calls step_env(i) for every instance i < num_envs: in parallel, one thread per instance, when
 /// there are at least as many instances as threads; otherwise one after another, each instance's
 /// step then using threads_per_env() threads itself (the particle envs: a tier that gives the
-/// same bits on any thread count makes both orders give the same bits). step_env must not throw.
+/// same bits on any thread count makes both orders give the same bits). One after another, the
+/// teams an instance's step starts without naming a size (the SCM step's boxes) get that many
+/// threads too: OpenMP's default team size is set to it for the calls. step_env must not throw.
 template <class StepEnv>
 void step_each_env(std::size_t num_envs, int threads, StepEnv&& step_env) {
   if (threads_per_env(num_envs, threads) == 1 && threads > 1) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (std::size_t i = 0; i < num_envs; ++i) step_env(i);
   } else {
+    const int default_team = omp_get_max_threads();
+    omp_set_num_threads(threads_per_env(num_envs, threads));
     for (std::size_t i = 0; i < num_envs; ++i) step_env(i);
+    omp_set_num_threads(default_team);
   }
 }
 

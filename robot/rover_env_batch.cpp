@@ -272,8 +272,9 @@ void RoverEnvBatch::step(std::span<const double> actions, float* observations, d
                          std::uint8_t* terminated, std::uint8_t* truncated, int threads) {
   const std::size_t n = slots_.size(), a = wheel_actuators_.size();
   check_unit_actions(actions, n, a);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, threads))
-  for (std::size_t i = 0; i < n; ++i) {
+  // Fewer instances than threads: one after another, each soil step running its wheels side by
+  // side on the threads (scm_step.cpp, for_each_box).
+  step_each_env(n, threads, [&](std::size_t i) {
     RoverEnvSlot& s = slots_[i];
     if (s.ended) {
       start_episode(s);
@@ -283,7 +284,7 @@ void RoverEnvBatch::step(std::span<const double> actions, float* observations, d
       step_one(s, actions.subspan(i * a, a), rewards[i], terminated[i], truncated[i]);
     }
     observe(s, observations + i * kRoverObservationSize);
-  }
+  });
 }
 
 void RoverEnvBatch::observe(RoverEnvSlot& s, float* out) const {

@@ -163,13 +163,16 @@ void ScmState::gather_rows(NodeBlock& b, unsigned fields, int j_begin, int j_end
   }
 }
 
+void ScmState::allocate_tiles(const IndexBox& box) {
+  for (int tj = box.j0 / kTileNodes; tj * kTileNodes < box.j1; ++tj) {
+    for (int ti = box.i0 / kTileNodes; ti * kTileNodes < box.i1; ++ti) tile(ti, tj);
+  }
+}
+
 void ScmState::scatter(const NodeBlock& b, unsigned fields, std::size_t banded_min_nodes) {
   // The block's tiles are allocated first, on this thread: the bands then write into tiles that
   // exist, and the tile list does not grow (and move) while they hold pointers into it.
-  const int i1 = b.i0 + b.nx, j1 = b.j0 + b.ny;
-  for (int tj = b.j0 / kTileNodes; tj * kTileNodes < j1; ++tj) {
-    for (int ti = b.i0 / kTileNodes; ti * kTileNodes < i1; ++ti) tile(ti, tj);
-  }
+  allocate_tiles(IndexBox{b.i0, b.j0, b.i0 + b.nx, b.j0 + b.ny});
   for_node_bands(static_cast<std::size_t>(b.ny), b.size(), banded_min_nodes,
                  [&](std::size_t r0, std::size_t r1) {
                    scatter_rows(b, fields, b.j0 + static_cast<int>(r0),

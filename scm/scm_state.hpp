@@ -124,6 +124,11 @@ class ScmState {
   /// (the same bits for any thread count; scm/node_bands.hpp).
   void scatter(const NodeBlock& block, unsigned fields = kAllNodeFields,
                std::size_t banded_min_nodes = kBandedPassMinNodes);
+  /// Allocates the tiles of `box` (inside the map) that no step has touched, in the order a scatter
+  /// of the box would. Stages that scatter into disjoint boxes side by side on the threads call it
+  /// first for each box: a scatter into allocated tiles only looks them up, so the tile list does
+  /// not grow (and move) under another thread.
+  void allocate_tiles(const IndexBox& box);
   /// Sets the chosen double fields (NodeField bits of the doubles only) of every node of `box`
   /// (inside the map) to zero, allocating tiles on first touch: a scatter of a block of zeros
   /// without the block.

@@ -1,12 +1,14 @@
 #include "scm/scm_step.hpp"
 
 #include <fmt/format.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <exception>
 #include <limits>
 #include <stdexcept>
 
@@ -42,6 +44,47 @@ std::vector<IndexBox> disjoint_boxes(std::vector<IndexBox> boxes) {
 }
 
 void resize_block(NodeBlock& b, const IndexBox& f) { b.resize(f.i0, f.j0, f.width(), f.height()); }
+
+// Runs stage(boxes[b], scratch) for every box, then merge(b, scratch) with the scratch the stage
+// left (ScmBoxWork), box after box in order. Two or more boxes run side by side on the OpenMP
+// team, each with scratch of its own, unless a team is running already (a vector env steps its
+// instances on the threads): the rover's four wheels are four boxes in each stage, each a few
+// hundred to two thousand nodes, too few to split one box's passes (node_bands.hpp) but enough to
+// give each thread whole wheels. On one thread every box reuses one scratch, which stays in the
+// cache (four of them made the serial step 7 % slower). A stage reads and writes only its own
+// box's nodes of the state (the boxes are disjoint, their tiles allocated here first in box order,
+// as the stage's scatters would: ScmState::allocate_tiles) and its scratch, and merge runs in box
+// order either way, so every result is the same bits on any team. What a box throws on the team
+// is rethrown once all ran, the first box's in order.
+template <class Stage, class Merge>
+void for_each_box(ScmState& state, const std::vector<IndexBox>& boxes, ScmWorkspace& work,
+                  const Stage& stage, const Merge& merge) {
+  const std::size_t count = boxes.size();
+  if (count < 2 || omp_in_parallel() || omp_get_max_threads() == 1) {
+    if (work.boxes.empty()) work.boxes.resize(1);
+    for (std::size_t b = 0; b < count; ++b) {
+      stage(boxes[b], work.boxes.front());
+      merge(b, work.boxes.front());
+    }
+    return;
+  }
+  if (work.boxes.size() < count) work.boxes.resize(count);
+  for (const IndexBox& box : boxes) state.allocate_tiles(box);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::size_t b = 0; b < count; ++b) {
+    ScmBoxWork& bw = work.boxes[b];
+    bw.error = nullptr;
+    try {
+      stage(boxes[b], bw);
+    } catch (...) {
+      bw.error = std::current_exception();
+    }
+  }
+  for (std::size_t b = 0; b < count; ++b) {
+    if (work.boxes[b].error) std::rethrow_exception(work.boxes[b].error);
+  }
+  for (std::size_t b = 0; b < count; ++b) merge(b, work.boxes[b]);
+}
 
 // The bound from which a deformation window's per-node passes (copies, element-wise updates) run
 // in bands on the team (scm/node_bands.hpp). The flow fields keep the team busy every step (their
@@ -199,30 +242,33 @@ double erosion_reach_m(const ScmModel& m, const NodeBlock& cb) {
 // in contact with last step, so that nodes a body left are released): the bodies cut and load
 // the nodes in body order; the contacts get the nodes' final shear displacement; each body gets
 // the bounding box of its contact nodes and the relief of its box (for the deformation window).
+// Writes the box's nodes of the state, its own ScmBoxWork and, of `work`, the contact boxes and
+// erosion reaches of the bodies whose footprints it holds (no other box holds them).
 void contact_box(const ScmModel& m, ScmState& state, const IndexBox& box,
                  std::span<const BodyMotion> motions, double dt_s, long step_number,
-                 ScmWorkspace& work, ScmStepReport& report) {
+                 ScmWorkspace& work, ScmBoxWork& bw) {
   // Every field but the flow's, which this stage neither reads nor writes (the deformation window
   // writes them): a third less to copy in and out of the tiles. The displaced and deposited
   // volumes are written (zeroed below, then cut) but never read: they are scattered, not
   // gathered.
   constexpr unsigned kContactFields = kAllNodeFields & ~(kFlowVelocity | kFlowDepth);
   constexpr unsigned kZeroedFields = kDisplaced | kDeposited;
-  NodeBlock& cb = work.contact_block;
+  NodeBlock& cb = bw.contact_block;
   resize_block(cb, box);
   state.gather(cb, kContactFields & ~kZeroedFields);
-  work.was_in_contact = cb.in_contact;
+  bw.was_in_contact = cb.in_contact;
   std::fill(cb.in_contact.begin(), cb.in_contact.end(), 0);
   std::fill(cb.displaced_m3.begin(), cb.displaced_m3.end(), 0.0);
   std::fill(cb.deposited_m3.begin(), cb.deposited_m3.end(), 0.0);
-  const std::size_t first = work.contacts.size();
+  bw.contacts.clear();
+  bw.nodes_visited = 0;
   for (std::size_t b = 0; b < m.bodies.size(); ++b) {
     const IndexBox& fp = work.footprints[b];
     if (!box.contains(fp)) continue;
-    report.nodes_visited += static_cast<int>(fp.count());
-    contact_body(m, static_cast<int>(b), motions[b], fp, dt_s, cb, work.rows, work.contacts);
+    bw.nodes_visited += static_cast<int>(fp.count());
+    contact_body(m, static_cast<int>(b), motions[b], fp, dt_s, cb, bw.rows, bw.contacts);
   }
-  release_nodes(m.soil, cb, work.was_in_contact);
+  release_nodes(m.soil, cb, bw.was_in_contact);
   // The node states only this stage writes (sinkage, shear) are checked here, on the contact
   // block; the deformation window checks what it writes (check_finite names the first bad node).
   std::uint64_t non_finite = 0;
@@ -233,8 +279,7 @@ void contact_box(const ScmModel& m, ScmState& state, const IndexBox& box,
   if (non_finite != 0) check_finite(cb, step_number);
 
   const double erosion_reach = erosion_reach_m(m, cb);
-  for (std::size_t n = first; n < work.contacts.size(); ++n) {
-    ContactNode& c = work.contacts[n];
+  for (ContactNode& c : bw.contacts) {
     c.shear_x_m = cb.shear_x_m[c.k];
     c.shear_y_m = cb.shear_y_m[c.k];
     const int i = c.i, j = c.j;
@@ -242,10 +287,14 @@ void contact_box(const ScmModel& m, ScmState& state, const IndexBox& box,
     work.body_contact_boxes[b] = united(work.body_contact_boxes[b], IndexBox{i, j, i + 1, j + 1});
     work.body_erosion_reach_m[b] = erosion_reach;
   }
+  // The displaced volumes are summed by the step, box after box in node order: the report's
+  // total is the same bits whether the boxes ran side by side or not.
+  bw.displaced_in_contact.clear();
+  bw.max_flow_depth_m = 0.0;
   for (std::size_t k = 0; k < cb.size(); ++k) {
     if (!cb.in_contact[k]) continue;
-    report.displaced_volume_m3 += cb.displaced_m3[k];
-    report.max_flow_depth_m = std::max(report.max_flow_depth_m, cb.plastic_sinkage_m[k]);
+    bw.displaced_in_contact.push_back(cb.displaced_m3[k]);
+    bw.max_flow_depth_m = std::max(bw.max_flow_depth_m, cb.plastic_sinkage_m[k]);
   }
   state.scatter(cb, kContactFields);
 }
@@ -276,10 +325,11 @@ IndexBox deformation_box(const ScmModel& m, const IndexBox& contact_nodes, doubl
 // call. Per box, border_flow gives every node the same bits as over one box around them all: its
 // patches, their scan order restricted to a box and the shear transport's targets are the same.
 // Every body's contact box lies in exactly one window (its own grown box, merged).
-std::vector<IndexBox> flow_boxes(const ScmModel& m, const IndexBox& box, const ScmWorkspace& work) {
+std::vector<IndexBox> flow_boxes(const ScmModel& m, const IndexBox& box,
+                                 std::span<const IndexBox> body_contact_boxes) {
   if (m.method == FlowMethod::Fields) return {box};
   std::vector<IndexBox> grown_contacts;
-  for (const IndexBox& f : work.body_contact_boxes) {
+  for (const IndexBox& f : body_contact_boxes) {
     if (!box.contains(f)) continue;  // another window's body, or a body without contact
     const IndexBox g = grown(f, 2);
     grown_contacts.push_back({std::max(g.i0, box.i0), std::max(g.j0, box.j0),
@@ -290,23 +340,24 @@ std::vector<IndexBox> flow_boxes(const ScmModel& m, const IndexBox& box, const S
 
 // Stages 3-4 on one flow box of a deformation window (flow_boxes): the method moves the displaced
 // soil, eq. 30 adds it, and what this stage wrote is checked for NaN. Leaves the box's nodes in
-// `wb`, not yet scattered.
-void deform_flow_box(const ScmModel& m, ScmState& state, const IndexBox& box, double dt_s,
-                     long step_number, NodeBlock& wb, ScmWorkspace& work, ScmStepReport& report) {
+// `wb`, not yet scattered; only reads the state.
+void deform_flow_box(const ScmModel& m, const ScmState& state, const IndexBox& box, double dt_s,
+                     long step_number, std::span<const ContactNode> contacts, NodeBlock& wb,
+                     ScmBoxWork& bw) {
   // The block copies only what this stage reads (the step's inputs); the other fields were
   // settled (and checked) by the contact stage, and the block's copies of them would be unchanged.
   constexpr unsigned kRead = kHeight | kFlowVelocity | kDisplaced | kInContact | kLooseLayer;
   resize_block(wb, box);
   const std::size_t banding = window_banding(m);
   state.gather(wb, kRead, banding);
-  fill_window(m, wb, work.contacts, work.window);
+  fill_window(m, wb, contacts, bw.window);
   if (m.method == FlowMethod::Fields) {
     // The Rankine angles of eq. 9-11 use the soil's friction angle.
     FlowParameters flow = m.flow;
     flow.friction_angle_rad = m.soil.friction_angle_rad;
-    flow_by_local_fields(flow, dt_s, work.window);
+    flow_by_local_fields(flow, dt_s, bw.window);
   } else {
-    border_flow(m.soil.shear_band_m, dt_s, work.window, work.border);
+    border_flow(m.soil.shear_band_m, dt_s, bw.window, bw.border);
   }
 
   // Height update (eq. 30). The cut V_zeta / A_grid was already applied in the contact stage (the
@@ -315,7 +366,7 @@ void deform_flow_box(const ScmModel& m, ScmState& state, const IndexBox& box, do
   // would spread a NaN); check_finite names the first such node and the step. Raw pointers and one
   // concern per loop, as in fill_window, so that each loop vectorises. Bands of nodes on the
   // threads for a large block (scm/node_bands.hpp); the flags' OR is exact in any order.
-  const FlowWindow& w = work.window;
+  const FlowWindow& w = bw.window;
   const std::size_t n = wb.size();
   const double area = m.cell_area_m2();
   std::atomic<std::uint64_t> non_finite{0};
@@ -350,11 +401,8 @@ void deform_flow_box(const ScmModel& m, ScmState& state, const IndexBox& box, do
     std::copy_n(deposited, count, wb.deposited_m3.data() + begin);
     std::copy_n(flow_depth, count, wb.flow_depth_m.data() + begin);
   });
-  // The deposits' total in node order, on one thread: the report is the same bits for any team.
-  const double* deposited = w.deposited_volume_m3.data();
-  double deposited_sum = report.deposited_volume_m3;
-  for (std::size_t k = 0; k < n; ++k) deposited_sum += deposited[k];
-  report.deposited_volume_m3 = deposited_sum;
+  // The deposits' total is summed by the step from the blocks, in node order on one thread: the
+  // report is the same bits for any team.
   if (non_finite.load(std::memory_order_relaxed) != 0) {
     // The message shows every state of the node; the block did not copy the contact stage's.
     state.gather(wb, kPlasticSinkage | kShearX | kShearY);
@@ -368,43 +416,45 @@ void deform_flow_box(const ScmModel& m, ScmState& state, const IndexBox& box, do
 // (no flow, no deposit, no displaced soil): they are written as zeros without a pass over a block,
 // and the erosion's block copies the heights, contacts and loose layers only. The heights, and
 // every output, are the bits of one block over the whole window.
+// Reads and writes the window's nodes of the state only (the flow boxes lie inside it), and its own
+// ScmBoxWork: bw.flow_blocks[f] for f < bw.flow_box_count hold each flow box's outputs after it.
 void deform_window(const ScmModel& m, ScmState& state, const IndexBox& box, double dt_s,
-                   long step_number, ScmWorkspace& work, ScmStepReport& report) {
+                   long step_number, std::span<const ContactNode> contacts,
+                   std::span<const IndexBox> body_contact_boxes, ScmBoxWork& bw) {
   constexpr unsigned kMethodOutputs = kFlowVelocity | kFlowDepth | kDeposited | kDisplaced;
   constexpr unsigned kWritten = kHeight | kLooseLayer | kMethodOutputs;
-  const std::vector<IndexBox> flows = flow_boxes(m, box, work);
+  const std::vector<IndexBox> flows = flow_boxes(m, box, body_contact_boxes);
   const std::size_t banding = window_banding(m);
-  report.window_nodes += static_cast<int>(box.count());
+  bw.flow_box_count = flows.size();
   // Every flow box is deformed before any is written back: zero_fields below clears the soil
   // the contact stage displaced, which the flow reads.
-  if (work.flow_blocks.size() < flows.size()) work.flow_blocks.resize(flows.size());
+  if (bw.flow_blocks.size() < flows.size()) bw.flow_blocks.resize(flows.size());
   for (std::size_t f = 0; f < flows.size(); ++f) {
-    deform_flow_box(m, state, flows[f], dt_s, step_number, work.flow_blocks[f], work, report);
+    deform_flow_box(m, state, flows[f], dt_s, step_number, contacts, bw.flow_blocks[f], bw);
   }
-  NodeBlock* eroded = &work.erosion_block;
+  NodeBlock* eroded = &bw.erosion_block;
   unsigned eroded_fields = kHeight | kLooseLayer;
   if (flows.size() == 1 && flows.front() == box) {
-    eroded = &work.flow_blocks.front();
+    eroded = &bw.flow_blocks.front();
     eroded_fields = kWritten;
   } else {
     state.zero_fields(box, kMethodOutputs);
     for (std::size_t f = 0; f < flows.size(); ++f) {
-      state.scatter(work.flow_blocks[f], kWritten, banding);
+      state.scatter(bw.flow_blocks[f], kWritten, banding);
     }
     resize_block(*eroded, box);
     state.gather(*eroded, kHeight | kInContact | kLooseLayer, banding);
   }
   NodeBlock& eb = *eroded;
   const std::size_t n = eb.size();
-  work.heights_before_erosion.assign(eb.height_m.begin(), eb.height_m.end());
+  bw.heights_before_erosion.assign(eb.height_m.begin(), eb.height_m.end());
 
   // Erosion of the nodes not in contact to the angle of repose (keeps finite heights finite);
   // what it moves is loose where it lands and taken from the loose layer where it leaves.
-  report.erosion_updates =
-      std::max(report.erosion_updates, erode_window(m, eb, work.erosion_scratch));
+  bw.erosion_updates = erode_window(m, eb, bw.erosion_scratch);
   for_node_bands(n, n, banding, [&](std::size_t begin, std::size_t end) {
     const double* height = eb.height_m.data() + begin;
-    const double* before = work.heights_before_erosion.data() + begin;
+    const double* before = bw.heights_before_erosion.data() + begin;
     double* __restrict loose = eb.loose_layer_m.data() + begin;
     for (std::size_t k = 0; k < end - begin; ++k) add_loose(loose[k], height[k] - before[k]);
   });
@@ -450,12 +500,21 @@ ScmStepReport step(const ScmModel& m, ScmState& state, double dt_s,
     boxes.push_back(m.clamped(grown(work.footprints.back(), 1)));
   }
   for (const IndexBox& f : state.contact_boxes) boxes.push_back(m.clamped(grown(f, 1)));
-  work.contacts.clear();
   work.body_contact_boxes.assign(n_bodies, IndexBox{});
   work.body_erosion_reach_m.assign(n_bodies, 0.0);
-  for (const IndexBox& box : disjoint_boxes(std::move(boxes))) {
-    contact_box(m, state, box, motions, dt_s, step_number, work, report);
-  }
+  const std::vector<IndexBox> contact_boxes = disjoint_boxes(std::move(boxes));
+  work.contacts.clear();
+  for_each_box(
+      state, contact_boxes, work,
+      [&](const IndexBox& box, ScmBoxWork& bw) {
+        contact_box(m, state, box, motions, dt_s, step_number, work, bw);
+      },
+      [&](std::size_t, const ScmBoxWork& bw) {
+        work.contacts.insert(work.contacts.end(), bw.contacts.begin(), bw.contacts.end());
+        report.nodes_visited += bw.nodes_visited;
+        for (const double v : bw.displaced_in_contact) report.displaced_volume_m3 += v;
+        report.max_flow_depth_m = std::max(report.max_flow_depth_m, bw.max_flow_depth_m);
+      });
   report.nodes_in_contact = static_cast<int>(work.contacts.size());
 
   // 2. Forces (§3.2, eq. 34-38).
@@ -474,9 +533,20 @@ ScmStepReport step(const ScmModel& m, ScmState& state, double dt_s,
 
   // 3-6. Deformation (§3.1: flow fields or border path), height update (eq. 30), finite check and
   // erosion, on the disjoint windows around the bodies' contact patches.
-  for (const IndexBox& box : disjoint_boxes(std::move(windows))) {
-    deform_window(m, state, box, dt_s, step_number, work, report);
-  }
+  const std::vector<IndexBox> deformation_windows = disjoint_boxes(std::move(windows));
+  for_each_box(
+      state, deformation_windows, work,
+      [&](const IndexBox& box, ScmBoxWork& bw) {
+        deform_window(m, state, box, dt_s, step_number, work.contacts, work.body_contact_boxes, bw);
+      },
+      [&](std::size_t b, const ScmBoxWork& bw) {
+        report.window_nodes += static_cast<int>(deformation_windows[b].count());
+        report.erosion_updates = std::max(report.erosion_updates, bw.erosion_updates);
+        // The deposits' total, window after window, flow box after flow box, in node order.
+        for (std::size_t f = 0; f < bw.flow_box_count; ++f) {
+          for (const double v : bw.flow_blocks[f].deposited_m3) report.deposited_volume_m3 += v;
+        }
+      });
   return report;
 }
 

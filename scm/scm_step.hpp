@@ -2,6 +2,8 @@
 // One step of the Soil Contact Model (paper 002 §3): contact -> forces -> soil deformation (flow
 // fields or border path) -> height update (eq. 30) -> finiteness check -> erosion.
 
+#include <cstdint>
+#include <exception>
 #include <span>
 #include <vector>
 
@@ -13,24 +15,40 @@
 
 namespace talus::scm {
 
-/// Scratch memory of the step, kept between steps (nothing in it carries meaning across steps).
-struct ScmWorkspace {
+/// Scratch memory and partial results of one box of a stage that works on disjoint boxes of nodes
+/// (the contact stage's boxes of footprints, the deformation windows). Each box has its own, so
+/// that the boxes can run side by side on the threads (scm_step.cpp, for_each_box).
+struct ScmBoxWork {
+  // The contact stage.
   NodeBlock contact_block;  ///< the nodes under some bodies (one box of overlapping footprints)
+  std::vector<std::vector<ContactNode>> rows;
+  std::vector<ContactNode> contacts;         ///< the box's contacts, in body and node order
+  std::vector<double> displaced_in_contact;  ///< V_zeta of its contact nodes, in node order
+  std::vector<std::uint8_t> was_in_contact;
+  int nodes_visited = 0;
+  double max_flow_depth_m = 0.0;
+  // The deformation window.
   /// The flow boxes of one deformation window (scm_step.cpp: flow_boxes), one block each: the
   /// fields' window, or the border path's boxes around the bodies' contact patches.
   std::vector<NodeBlock> flow_blocks;
-  NodeBlock erosion_block;  ///< one deformation window, for its erosion (border path)
+  std::size_t flow_box_count = 0;  ///< the window's flow boxes: flow_blocks in use
+  NodeBlock erosion_block;         ///< one deformation window, for its erosion (border path)
   FlowWindow window;
   BorderFlowScratch border;
-  std::vector<std::vector<ContactNode>> rows;
-  std::vector<ContactNode> contacts;
   std::vector<double> erosion_scratch;
-  std::vector<std::uint8_t> was_in_contact;
-  std::vector<IndexBox> footprints;            ///< per body: the nodes under its bounding box
   std::vector<double> heights_before_erosion;  ///< a window's heights, for its loose layers
-  std::vector<IndexBox> body_contact_boxes;    ///< per body: the box of its contact nodes
-  std::vector<double> body_erosion_reach_m;    ///< per body: erosion_reach_m of its contact box [m]
-  std::vector<BodyMotion> end_motions;         ///< per body: its motion at the step's end
+  int erosion_updates = 0;
+  std::exception_ptr error;  ///< what the box's stage threw on a thread, rethrown in box order
+};
+
+/// Scratch memory of the step, kept between steps (nothing in it carries meaning across steps).
+struct ScmWorkspace {
+  std::vector<ScmBoxWork> boxes;             ///< one per box of the stage running
+  std::vector<ContactNode> contacts;         ///< every contact of the step, box by box
+  std::vector<IndexBox> footprints;          ///< per body: the nodes under its bounding box
+  std::vector<IndexBox> body_contact_boxes;  ///< per body: the box of its contact nodes
+  std::vector<double> body_erosion_reach_m;  ///< per body: erosion_reach_m of its contact box [m]
+  std::vector<BodyMotion> end_motions;       ///< per body: its motion at the step's end
 };
 
 struct ScmStepReport {

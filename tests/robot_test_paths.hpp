@@ -1,5 +1,6 @@
 #pragma once
-// Test helper: paths of the robot test models, and the message of the RobotError a callable throws.
+// Test helpers: paths of the robot test models, the message of the RobotError a callable throws,
+// and the velocity of a free body.
 
 #include <gtest/gtest.h>
 
@@ -45,6 +46,13 @@ std::string robot_error_of(F&& f) {
     return e.what();
   }
   return "";
+}
+
+/// The linear velocity of the model's first free joint (qvel[0..2]) [m/s]: the ball of the
+/// coupling tests' models.
+inline Vec3 first_free_joint_velocity(const robot::MujocoModel& robot) {
+  const double* v = robot.data()->qvel;
+  return Vec3(v[0], v[1], v[2]);
 }
 
 }  // namespace talus::test_support

@@ -12,6 +12,7 @@ namespace {
 
 using test_support::body_entry;
 using test_support::contains;
+using test_support::first_free_joint_velocity;
 using test_support::robot_data;
 using test_support::robot_error_of;
 using test_support::SpringGroundParams;
@@ -20,10 +21,6 @@ using test_support::SpringGroundTier;
 // The ball of bodies.xml: 10 kg, radius 0.1 m, free joint qpos[0..6], qvel[0..5].
 constexpr double kBallMass = 10.0;
 constexpr double kBallRadius = 0.1;
-
-Vec3 ball_velocity(const MujocoModel& robot) {
-  return Vec3(robot.data()->qvel[0], robot.data()->qvel[1], robot.data()->qvel[2]);
-}
 
 TEST(RobotCoupledSim, TwistIsTheVelocityOfTheShapeFrameOrigin) {
   MujocoModel robot = MujocoModel::load(robot_data("bodies.xml"));
@@ -58,7 +55,7 @@ TEST(RobotCoupledSim, ImpulseOfTheTierEqualsTheMomentumChangeOfALandingBody) {
     const auto links = resolve_coupling(robot, {body_entry("ball")});
     SpringGroundTier tier(tier_bodies(links), SpringGroundParams{1e5, 300.0, 0.0, 0.0, 0.0});
     CoupledSim sim(robot, links, tier, substeps);
-    const Vec3 v0 = ball_velocity(robot);
+    const Vec3 v0 = first_free_joint_velocity(robot);
     const int steps = 1000 / substeps;  // 1 s
     for (int i = 0; i < steps; ++i) sim.step();
     const double t = robot.time_s();
@@ -66,7 +63,7 @@ TEST(RobotCoupledSim, ImpulseOfTheTierEqualsTheMomentumChangeOfALandingBody) {
     EXPECT_EQ(tier.steps, steps);
     const double* g = robot.model()->opt.gravity;  // MuJoCo's default: 9.81 m/s^2
     const Vec3 gravity_impulse = kBallMass * Vec3(g[0], g[1], g[2]) * t;
-    const Vec3 dp = kBallMass * (ball_velocity(robot) - v0);
+    const Vec3 dp = kBallMass * (first_free_joint_velocity(robot) - v0);
     // It landed: the tier's impulse is about m g t (it carries the ball once it rests).
     EXPECT_GT(tier.impulse_N_s.z(), -0.5 * gravity_impulse.z());
     EXPECT_TRUE(dp.isApprox(tier.impulse_N_s + gravity_impulse, 1e-9))
@@ -145,7 +142,7 @@ SettleResult release_on_spring(double stiffness, double zeta, double dt_tier, in
   const int steps = static_cast<int>(std::lround(seconds / dt_tier));
   for (int i = 0; i < steps; ++i) sim.step();
   const double rest_z = kBallRadius + kBallMass * robot.model()->opt.gravity[2] / stiffness;
-  return {ball_velocity(robot).norm(), std::abs(robot.data()->qpos[2] - rest_z)};
+  return {first_free_joint_velocity(robot).norm(), std::abs(robot.data()->qpos[2] - rest_z)};
 }
 
 TEST(RobotCoupledSim, StabilityLimitOfTheExplicitCouplingOneStep) {

@@ -22,20 +22,16 @@ namespace {
 using particles::ParticleContactTier;
 using particles::ParticleModel;
 using particles::ParticleState;
+using test_support::first_free_joint_velocity;
 using test_support::robot_data;
 
-constexpr double kBallMass = 0.05;    // tests/data/robot/particle_ball.xml
-constexpr double kBallRadius = 0.03;  // [m]
-constexpr double kParticleR = 0.005;  // [m]
-constexpr double kDensity = 1631.0;   // [kg/m^3]
+constexpr double kParticleBallMass = 0.05;    // tests/data/robot/particle_ball.xml
+constexpr double kParticleBallRadius = 0.03;  // [m]
+constexpr double kParticleR = 0.005;          // [m]
+constexpr double kDensity = 1631.0;           // [kg/m^3]
 
 std::vector<CoupledLink> ball_link(const MujocoModel& robot) {
   return resolve_coupling(robot, {CouplingEntry{"ball", "", {}, Pose::Identity(), ""}});
-}
-
-Vec3 ball_velocity(const MujocoModel& robot) {
-  const double* v = robot.data()->qvel;
-  return Vec3(v[0], v[1], v[2]);
 }
 
 Vec3 particle_momentum(const ParticleState& s) {
@@ -86,9 +82,10 @@ TEST(RobotParticles, ParticleStreamPushesAFreeBallAndMomentumIsConserved) {
     sim.step();
     impulse += sim.wrenches()[0].f_W * sim.tier_time_step_s();
   }
-  const Vec3 p_ball = kBallMass * ball_velocity(robot);
+  const Vec3 p_ball = kParticleBallMass * first_free_joint_velocity(robot);
   // Pushed: the ball moves along +x at a good fraction of the stream's speed.
-  EXPECT_GT(p_ball.x(), 0.2 * kBallMass * 0.5) << "ball velocity " << ball_velocity(robot).x();
+  EXPECT_GT(p_ball.x(), 0.2 * kParticleBallMass * 0.5)
+      << "ball velocity " << first_free_joint_velocity(robot).x();
   EXPECT_GT(robot.data()->qpos[0], 0.005);
   // The ball received exactly the impulse the tier reported (no gravity).
   EXPECT_TRUE(p_ball.isApprox(impulse, 1e-9))
@@ -129,7 +126,7 @@ void ball_landing_on_a_bed(bool rotation) {
   bed.region = Aabb{Vec3(-side / 2 + inset, -side / 2 + inset, inset),
                     Vec3(side / 2 - inset, side / 2 - inset, 0.03)};
   ParticleContactTier tier(model, particles::make_lattice_bed(bed));
-  const double ball_z0 = 0.03 + kParticleR + kBallRadius + 0.01;
+  const double ball_z0 = 0.03 + kParticleR + kParticleBallRadius + 0.01;
   robot.data()->qpos[2] = ball_z0;
   mj_forward(robot.model(), robot.data());
   particles::SettleOptions settle;
@@ -140,7 +137,7 @@ void ball_landing_on_a_bed(bool rotation) {
   const double surface = particles::free_surface_z_m(tier.state());
 
   CoupledSim sim(robot, links, tier, 1);
-  const Vec3 v0 = ball_velocity(robot);
+  const Vec3 v0 = first_free_joint_velocity(robot);
   Vec3 impulse = Vec3::Zero(), late_impulse = Vec3::Zero(), p_late = Vec3::Zero();
   const int steps = 600, late = 100;
   for (int k = 0; k < steps; ++k) {
@@ -152,8 +149,8 @@ void ball_landing_on_a_bed(bool rotation) {
   }
   const double t = robot.time_s();
   const double* g = robot.model()->opt.gravity;
-  const Vec3 gravity_impulse = kBallMass * Vec3(g[0], g[1], g[2]) * t;
-  const Vec3 dp = kBallMass * (ball_velocity(robot) - v0);
+  const Vec3 gravity_impulse = kParticleBallMass * Vec3(g[0], g[1], g[2]) * t;
+  const Vec3 dp = kParticleBallMass * (first_free_joint_velocity(robot) - v0);
   EXPECT_TRUE(dp.isApprox(impulse + gravity_impulse, 1e-9))
       << "dp " << dp.transpose() << " vs impulse + gravity "
       << (impulse + gravity_impulse).transpose();
@@ -162,11 +159,11 @@ void ball_landing_on_a_bed(bool rotation) {
   // nearly still over the last 0.1 s (it bounces for ~0.3 s, then creeps and jiggles by tenths of
   // a mm: docs/robots.md), and over that time the bed's push balanced its weight (to 15 %).
   const Vec3 p_end(robot.data()->qpos[0], robot.data()->qpos[1], robot.data()->qpos[2]);
-  EXPECT_NEAR(p_end.z() - kBallRadius, surface, (rotation ? 4.0 : 2.0) * kParticleR)
+  EXPECT_NEAR(p_end.z() - kParticleBallRadius, surface, (rotation ? 4.0 : 2.0) * kParticleR)
       << "surface " << surface;
   EXPECT_LT((p_end - p_late).norm(), 1e-3) << "moved " << (p_end - p_late).transpose();
-  EXPECT_LT(ball_velocity(robot).norm(), 0.1);
-  const double weight = kBallMass * 9.81;
+  EXPECT_LT(first_free_joint_velocity(robot).norm(), 0.1);
+  const double weight = kParticleBallMass * 9.81;
   EXPECT_NEAR(late_impulse.z() / (late * sim.tier_time_step_s()), weight, 0.15 * weight);
 }
 

@@ -36,17 +36,27 @@ def test_the_env_keeps_gymnasiums_contract():
         env.step(np.zeros(4, np.float32))
 
 
+def rollout(seed, steps=5, **make_args):
+    """Observations and rewards of `steps` steps at rising wheel speeds from reset(seed)."""
+    env = E.make("RoverSlope-v0", episode_s=1.0, **make_args)
+    obs, _ = env.reset(seed=seed)
+    trace = [obs]
+    for k in range(steps):
+        obs, r, *_ = env.step(np.full(4, 0.4 + 0.05 * k, np.float32))
+        trace += [obs, np.array([r])]
+    return np.concatenate(trace)
+
+
 def test_a_seed_replays_the_episode_bit_for_bit():
-    def run(seed):
-        env = E.make("RoverSlope-v0", episode_s=1.0)
-        obs, _ = env.reset(seed=seed)
-        trace = [obs]
-        for k in range(5):
-            obs, r, *_ = env.step(np.full(4, 0.5 + 0.1 * k, np.float32))
-            trace += [obs, np.array([r])]
-        return np.concatenate(trace)
-    assert np.array_equal(run(3), run(3))
-    assert not np.array_equal(run(3), run(4))
+    assert np.array_equal(rollout(3), rollout(3))
+    assert not np.array_equal(rollout(3), rollout(4))
+
+
+def test_one_env_gives_the_same_bits_on_one_and_two_threads():
+    # Two threads run the soil step's four wheels side by side (scm_step.cpp, for_each_box).
+    assert np.array_equal(rollout(5, steps=8, threads=1), rollout(5, steps=8, threads=2))
+    with pytest.raises(ValueError, match="threads"):
+        E.make("RoverSlope-v0", threads=0)
 
 
 def test_the_vector_env_equals_its_envs_stepped_one_by_one():

@@ -81,11 +81,10 @@ class RoverSlopeEnv(BatchEnv):
     env_id = "RoverSlope-v0"
     action_meaning = "wheel speeds fl, fr, rl, rr"
 
-    def __init__(self, render_mode=None, **options):
-        """options: see OPTIONS (docs/envs.md)."""
-        if render_mode not in (None, "rgb_array"):
-            raise ValueError(f"render_mode: expected None or 'rgb_array', got {render_mode!r}")
-        self.render_mode = render_mode
+    def __init__(self, render_mode=None, threads=None, **options):
+        """options: see OPTIONS (docs/envs.md); threads: for the soil step, whose four wheels run
+        side by side (default: the cores this process may use; results do not depend on it)."""
+        self._configure(render_mode, threads)
         self._game = _RoverGame(1, **options)
         self.observation_space = observation_space()
         self.action_space = Box(-1.0, 1.0, (4,), np.float32)
