@@ -23,13 +23,17 @@ inline constexpr std::size_t kBandedPassMinNodes = 4096;
 /// shared (docs/scm.md, Speed).
 inline constexpr std::size_t kNeverBanded = std::numeric_limits<std::size_t>::max();
 
+/// Whether a pass may start a team of its own: no team is running already (a vector env steps its
+/// instances on the threads itself) and the default team has more than one thread.
+inline bool team_can_start() { return !omp_in_parallel() && omp_get_max_threads() > 1; }
+
 /// Calls band(begin, end) over [0, count) cut into one contiguous band per thread of the OpenMP
 /// team when the pass covers at least min_nodes nodes (`nodes`) and no team is running already (a
 /// vector env steps its instances on the threads itself), else band(0, count) once. `band` must
 /// not throw (an exception cannot leave an OpenMP region).
 template <class Band>
 void for_node_bands(std::size_t count, std::size_t nodes, std::size_t min_nodes, const Band& band) {
-  if (nodes < min_nodes || omp_in_parallel() || omp_get_max_threads() == 1) {
+  if (nodes < min_nodes || !team_can_start()) {
     band(std::size_t{0}, count);
     return;
   }

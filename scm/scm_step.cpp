@@ -60,7 +60,7 @@ template <class Stage, class Merge>
 void for_each_box(ScmState& state, const std::vector<IndexBox>& boxes, ScmWorkspace& work,
                   const Stage& stage, const Merge& merge) {
   const std::size_t count = boxes.size();
-  if (count < 2 || omp_in_parallel() || omp_get_max_threads() == 1) {
+  if (count < 2 || !team_can_start()) {
     if (work.boxes.empty()) work.boxes.resize(1);
     for (std::size_t b = 0; b < count; ++b) {
       stage(boxes[b], work.boxes.front());
@@ -287,15 +287,6 @@ void contact_box(const ScmModel& m, ScmState& state, const IndexBox& box,
     work.body_contact_boxes[b] = united(work.body_contact_boxes[b], IndexBox{i, j, i + 1, j + 1});
     work.body_erosion_reach_m[b] = erosion_reach;
   }
-  // The displaced volumes are summed by the step, box after box in node order: the report's
-  // total is the same bits whether the boxes ran side by side or not.
-  bw.displaced_in_contact.clear();
-  bw.max_flow_depth_m = 0.0;
-  for (std::size_t k = 0; k < cb.size(); ++k) {
-    if (!cb.in_contact[k]) continue;
-    bw.displaced_in_contact.push_back(cb.displaced_m3[k]);
-    bw.max_flow_depth_m = std::max(bw.max_flow_depth_m, cb.plastic_sinkage_m[k]);
-  }
   state.scatter(cb, kContactFields);
 }
 
@@ -512,8 +503,14 @@ ScmStepReport step(const ScmModel& m, ScmState& state, double dt_s,
       [&](std::size_t, const ScmBoxWork& bw) {
         work.contacts.insert(work.contacts.end(), bw.contacts.begin(), bw.contacts.end());
         report.nodes_visited += bw.nodes_visited;
-        for (const double v : bw.displaced_in_contact) report.displaced_volume_m3 += v;
-        report.max_flow_depth_m = std::max(report.max_flow_depth_m, bw.max_flow_depth_m);
+        // The displaced volumes, box after box in node order, from the box's block: the report's
+        // total is the same bits whether the boxes ran side by side or not.
+        const NodeBlock& cb = bw.contact_block;
+        for (std::size_t k = 0; k < cb.size(); ++k) {
+          if (!cb.in_contact[k]) continue;
+          report.displaced_volume_m3 += cb.displaced_m3[k];
+          report.max_flow_depth_m = std::max(report.max_flow_depth_m, cb.plastic_sinkage_m[k]);
+        }
       });
   report.nodes_in_contact = static_cast<int>(work.contacts.size());
 

@@ -20,13 +20,13 @@ namespace talus::scm {
 /// that the boxes can run side by side on the threads (scm_step.cpp, for_each_box).
 struct ScmBoxWork {
   // The contact stage.
-  NodeBlock contact_block;  ///< the nodes under some bodies (one box of overlapping footprints)
+  /// The nodes under some bodies (one box of overlapping footprints), as the stage left them: the
+  /// step sums their displaced volumes from it.
+  NodeBlock contact_block;
   std::vector<std::vector<ContactNode>> rows;
-  std::vector<ContactNode> contacts;         ///< the box's contacts, in body and node order
-  std::vector<double> displaced_in_contact;  ///< V_zeta of its contact nodes, in node order
+  std::vector<ContactNode> contacts;  ///< the box's contacts, in body and node order
   std::vector<std::uint8_t> was_in_contact;
   int nodes_visited = 0;
-  double max_flow_depth_m = 0.0;
   // The deformation window.
   /// The flow boxes of one deformation window (scm_step.cpp: flow_boxes), one block each: the
   /// fields' window, or the border path's boxes around the bodies' contact patches.

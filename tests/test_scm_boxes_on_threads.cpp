@@ -128,10 +128,7 @@ TEST(ScmBoxesOnThreads, FourBodiesGiveTheSameBitsOnOneTwoAndThreeThreads) {
 // run of that body alone (a box's results swapped with another's, or one box's scratch reused by
 // another on the team, would show here).
 TEST(ScmBoxesOnThreads, EachBoxCarriesItsOwnBodysResults) {
-  const int before = omp_get_max_threads();
-  omp_set_num_threads(2);
   const FourBoxRun all = four_boxes(2, FlowMethod::Border, 10);
-  omp_set_num_threads(before);
   for (std::size_t b = 0; b < 4; ++b) {
     ScmModel alone = four_box_map(FlowMethod::Border);
     alone.bodies = {alone.bodies[b]};
