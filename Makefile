@@ -27,10 +27,11 @@ demo: build
 
 # C++ tests (GoogleTest) and Python tests (pytest), through CTest.
 # ctest runs JOBS tests side by side; each test's OpenMP teams then default to one thread, so that
-# a test's team does not take the cores of the tests beside it (on 2 cores, 2026-12-07: the
-# Release suite 271 -> 210 s, the sanitized C++ shards 155 -> 126 s, the whole sanitized suite
-# 347 -> 291 s; every test passes either way). The tests of threading set their own team sizes (omp_set_num_threads, num_threads,
-# threads=), and torch's threads follow the same variable. TEST_OMP_THREADS= keeps the default.
+# a test's team does not take the cores of the tests beside it (on 2 cores, 2026-12-07, run back
+# to back: the Release suite 271 -> 210 s, the sanitized C++ shards 155 -> 126 s; every test
+# passes either way). The tests of threading set their own team sizes (omp_set_num_threads,
+# num_threads, threads=); torch's threads follow the same variable. TEST_OMP_THREADS= keeps
+# OpenMP's default.
 TEST_OMP_THREADS ?= 1
 TEST_ENV = $(if $(TEST_OMP_THREADS),OMP_NUM_THREADS=$(TEST_OMP_THREADS))
 test: build
